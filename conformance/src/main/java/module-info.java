@@ -1,0 +1,13 @@
+/**
+ * The conformance suite (DESIGN §2, §10): interval tables, property tests, real-etcd and real-Manager
+ * gates, fault injection, the adversarial v4 peer, performance harnesses. It sees only exported
+ * packages of the orbitkv modules, exactly as another implementation's tests would.
+ */
+module orbitkv.conformance {
+    requires orbitkv.membership;
+    requires orbitkv.inventory;
+    requires orbitkv.index;
+    requires orbitkv.transfer;
+    requires orbitkv.recovery;
+    requires orbitkv.server;
+}

@@ -1,0 +1,15 @@
+/**
+ * Membership: cluster identity, the etcd format guard, node epochs, incarnations, leases, the
+ * membership watch and views, and irrevocable fencing (DESIGN §3; RULES MEM-*, INV-7).
+ *
+ * <p>Exports only the contract package {@code orbitkv.membership}. The etcd implementation lives in
+ * non-exported packages; jetcd never appears in an exported signature, so it is not transitive.
+ */
+module orbitkv.membership {
+    exports orbitkv.membership;
+
+    requires jetcd.core;
+    requires io.grpc.stub; // jetcd's Lease.keepAlive takes an io.grpc.stub.StreamObserver
+    requires com.google.common;
+    requires org.slf4j;
+}

@@ -1,0 +1,31 @@
+/**
+ * The Manager process (DESIGN §7): DRAM/SSD payload tiers, the HTTP control and engine API, the CLI,
+ * configuration validation, metrics, and the wiring of membership, inventory, index, transfer and
+ * recovery. A launcher: it exports nothing.
+ */
+module orbitkv.server {
+    requires orbitkv.membership;
+    requires orbitkv.inventory;
+    requires orbitkv.index;
+    requires orbitkv.transfer;
+    requires orbitkv.recovery;
+
+    requires info.picocli;
+    requires com.fasterxml.jackson.databind;
+    requires io.netty.common;
+    requires io.netty.buffer;
+    requires io.netty.transport;
+    requires io.netty.codec.http;
+    requires io.netty.transport.unix.common;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.classes.io_uring;
+    requires io.grpc.netty;
+    requires jetcd.core;
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.writer.text;
+    requires org.slf4j;
+    requires jul.to.slf4j;
+
+    // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.
+    opens orbitkv.server.cli to info.picocli;
+}
