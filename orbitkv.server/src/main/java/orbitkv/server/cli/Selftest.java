@@ -147,7 +147,19 @@ final class Selftest {
                         EpollServerSocketChannel.class, EpollSocketChannel.class);
             }
             throw new IllegalStateException("no Netty native transport: io_uring: "
-                    + IoUring.unavailabilityCause() + "; epoll: " + Epoll.unavailabilityCause());
+                    + describe(IoUring.unavailabilityCause()) + "; epoll: " + describe(Epoll.unavailabilityCause()));
+        }
+
+        /** The cause chain with suppressed attempts: Netty records each library-loading try there. */
+        private static String describe(Throwable t) {
+            StringBuilder sb = new StringBuilder();
+            for (Throwable c = t; c != null && sb.length() < 4096; c = c.getCause()) {
+                sb.append(c).append(' ');
+                for (Throwable s : c.getSuppressed()) {
+                    sb.append("[tried: ").append(s).append("] ");
+                }
+            }
+            return sb.toString().trim();
         }
     }
 }

@@ -1,0 +1,10 @@
+// Generated once by: jdeps --multi-release 25 --ignore-missing-deps --generate-module-info (see dist/README.md).
+// Regenerate when grpc, jetcd, protobuf, Vert.x, common-protos or prometheus are upgraded.
+module com.google.protobuf {
+    requires java.logging;
+    requires jdk.unsupported;
+
+    exports com.google.protobuf;
+    exports com.google.protobuf.compiler;
+
+}

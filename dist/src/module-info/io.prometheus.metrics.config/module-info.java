@@ -1,0 +1,6 @@
+// Generated once by: jdeps --multi-release 25 --ignore-missing-deps --generate-module-info (see dist/README.md).
+// Regenerate when grpc, jetcd, protobuf, Vert.x, common-protos or prometheus are upgraded.
+module io.prometheus.metrics.config {
+    exports io.prometheus.metrics.config;
+
+}

@@ -1,0 +1,9 @@
+// Generated once by: jdeps --multi-release 25 --ignore-missing-deps --generate-module-info (see dist/README.md).
+// Regenerate when grpc, jetcd, protobuf, Vert.x, common-protos or prometheus are upgraded.
+module io.prometheus.writer.text {
+    requires transitive io.prometheus.metrics.config;
+    requires transitive io.prometheus.metrics.model;
+
+    exports io.prometheus.metrics.expositionformats;
+
+}

@@ -1,0 +1,8 @@
+// Generated once by: jdeps --multi-release 25 --ignore-missing-deps --generate-module-info (see dist/README.md).
+// Regenerate when grpc, jetcd, protobuf, Vert.x, common-protos or prometheus are upgraded.
+module java.annotation {
+    exports javax.annotation;
+    exports javax.annotation.security;
+    exports javax.annotation.sql;
+
+}
