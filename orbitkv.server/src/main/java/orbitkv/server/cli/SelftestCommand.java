@@ -16,11 +16,14 @@ final class SelftestCommand implements Callable<Integer> {
             description = "Bound on each check in milliseconds (1..600000). Default: ${DEFAULT-VALUE}.")
     long timeoutMs;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
         if (timeoutMs < 1 || timeoutMs > 600_000) {
             throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this), "--timeout-ms must be 1..600000, got " + timeoutMs);
+                    spec.commandLine(), "--timeout-ms must be 1..600000, got " + timeoutMs);
         }
         return new Selftest(System.out, timeoutMs).run();
     }
