@@ -240,7 +240,17 @@ public final class EtcdMembership implements Membership {
         }
         watchBackoff.reset();
         publish(AdmittedView.valid(cluster, revision, members));
-        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(revision + 1).build();
+        startWatch(generation, revision + 1);
+    }
+
+    /**
+     * Watches the member prefix from {@code fromRevision}. A compaction error is a gap (suspend and
+     * re-read, MEM-9); any other stream failure resumes from the view's revision + 1 after a backoff: the
+     * view stays exact as of its revision, and etcd replays every later event in order, or answers with
+     * a compaction error if that history is gone.
+     */
+    private void startWatch(long generation, long fromRevision) {
+        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
         watcher = client.getWatchClient().watch(bytes(keys.membersPrefix()), opt, new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
@@ -249,17 +259,35 @@ public final class EtcdMembership implements Membership {
 
             @Override
             public void onError(Throwable t) {
-                String cause = t instanceof io.etcd.jetcd.common.exception.CompactedException c
-                        ? "watch compacted at revision " + c.getCompactedRevision()
-                        : "watch failed: " + t;
-                enqueueWatch(generation, () -> suspendAndRetry(generation, cause));
+                if (t instanceof io.etcd.jetcd.common.exception.CompactedException c) {
+                    enqueueWatch(generation, () -> suspendAndRetry(generation,
+                            "watch from revision " + fromRevision + " compacted at revision " + c.getCompactedRevision()));
+                } else {
+                    enqueueWatch(generation, () -> resumeWatch(generation, t.toString()));
+                }
             }
 
             @Override
             public void onCompleted() {
-                enqueueWatch(generation, () -> suspendAndRetry(generation, "watch closed by etcd"));
+                enqueueWatch(generation, () -> resumeWatch(generation, "watch closed by etcd"));
             }
         });
+    }
+
+    private void resumeWatch(long generation, String cause) {
+        if (generation != watchGeneration || fenced()) {
+            return;
+        }
+        closeWatcher();
+        long next = ++watchGeneration;
+        long delay = watchBackoff.nextDelayMs();
+        LOG.debug("membership watch of {} interrupted ({}); resuming from revision {} in {} ms",
+                incarnation, cause, view.revision() + 1, delay);
+        watchThread.schedule(() -> {
+            if (next == watchGeneration && !fenced() && view.valid()) {
+                startWatch(next, view.revision() + 1);
+            }
+        }, delay, TimeUnit.MILLISECONDS);
     }
 
     private void enqueueWatch(long generation, Runnable task) {
