@@ -10,6 +10,9 @@ package orbitkv.membership.etcd;
  * @param issuedUnixMs wall-clock milliseconds when it was issued
  */
 record EpochRecord(long epoch, long issuedUnixMs) {
+    /** Issue time of a legacy epoch value (bare decimal): unknown, so the inactive-node policy never prunes it. */
+    static final long UNKNOWN_ISSUE_TIME = 0;
+
     EpochRecord {
         if (epoch < 0) {
             throw new IllegalArgumentException("node_epoch must be >= 0, got " + epoch);
@@ -26,6 +29,10 @@ record EpochRecord(long epoch, long issuedUnixMs) {
      * @throws IllegalArgumentException naming the malformed field
      */
     static EpochRecord parse(String text) {
+        if (text.matches("[0-9]{1,18}")) {
+            // An older binary's epoch key: a bare decimal. Its issue time is unknown (0): prune keeps it.
+            return new EpochRecord(Long.parseLong(text), UNKNOWN_ISSUE_TIME);
+        }
         String[] lines = text.split("\n", -1);
         if (lines.length != 3 || !lines[2].isEmpty()
                 || !lines[0].startsWith("node_epoch = ") || !lines[1].startsWith("issued_unix_ms = ")) {

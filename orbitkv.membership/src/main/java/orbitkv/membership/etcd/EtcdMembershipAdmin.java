@@ -345,7 +345,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
                     kept.add(node + " (unreadable epoch record)");
                     continue;
                 }
-                if (withMember.contains(node) || r.issuedUnixMs() > cutoffUnixMs) {
+                if (r.issuedUnixMs() == EpochRecord.UNKNOWN_ISSUE_TIME) {
+                    kept.add(node + " (issue time unknown: legacy epoch value)");
+                } else if (withMember.contains(node) || r.issuedUnixMs() > cutoffUnixMs) {
                     kept.add(node);
                 } else {
                     candidates.add(e);
