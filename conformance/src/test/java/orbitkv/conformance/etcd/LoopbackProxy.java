@@ -26,6 +26,18 @@ public final class LoopbackProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile Mode mode = Mode.FORWARD;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicLong bytesToEtcd = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bytesFromEtcd = new java.util.concurrent.atomic.AtomicLong();
+
+    /** TCP payload bytes forwarded client -> etcd (HTTP/2 framing and pings included). */
+    public long bytesToEtcd() {
+        return bytesToEtcd.get();
+    }
+
+    /** TCP payload bytes forwarded etcd -> client. */
+    public long bytesFromEtcd() {
+        return bytesFromEtcd.get();
+    }
 
     public LoopbackProxy(URI etcdClientUrl) throws IOException {
         this.target = new InetSocketAddress(etcdClientUrl.getHost(), etcdClientUrl.getPort());
@@ -62,15 +74,15 @@ public final class LoopbackProxy implements AutoCloseable {
                 Socket upstream = new Socket(target.getAddress(), target.getPort());
                 open.add(client);
                 open.add(upstream);
-                Thread.ofVirtual().start(() -> pump(client, upstream));
-                Thread.ofVirtual().start(() -> pump(upstream, client));
+                Thread.ofVirtual().start(() -> pump(client, upstream, bytesToEtcd));
+                Thread.ofVirtual().start(() -> pump(upstream, client, bytesFromEtcd));
             } catch (IOException e) {
                 closeQuietly(client);
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, java.util.concurrent.atomic.AtomicLong counter) {
         byte[] buf = new byte[16 * 1024];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
@@ -78,6 +90,7 @@ public final class LoopbackProxy implements AutoCloseable {
                 if (mode == Mode.FORWARD) {
                     out.write(buf, 0, n);
                     out.flush();
+                    counter.addAndGet(n);
                 }
                 // BLACKHOLE: read and drop, so the sender never sees back-pressure or a reset
             }
