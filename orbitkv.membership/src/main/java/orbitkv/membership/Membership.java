@@ -1,0 +1,72 @@
+package orbitkv.membership;
+
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import orbitkv.membership.etcd.EtcdMembership;
+
+/**
+ * One registered incarnation of this process and its view of the cluster (DESIGN §3).
+ *
+ * <p>Registration is one etcd transaction comparing the format value and mod revision and the node's
+ * epoch key, writing the next epoch and the member record on a fresh lease (MEM-2). Lease renewal and the
+ * membership watch then run as independent tasks (MEM-6); the view is bootstrapped at a fixed revision
+ * and watched from the next one (MEM-7); a watch gap suspends remote admission until membership is read
+ * again (MEM-9). When the conservative local deadline passes, or another registration replaces this
+ * record, the incarnation is fenced irrevocably (INV-7): {@link #view()} becomes invalid forever and one
+ * {@link MembershipEvent.Fenced} is delivered. Healing is a new registration ({@link #reregister()}).
+ *
+ * <p>Listeners are called in order on the membership's watch thread and must not block: a blocked
+ * listener delays the view, never the lease renewal.
+ */
+public interface Membership extends AutoCloseable {
+    /** At most this many listeners per membership. */
+    int MAX_LISTENERS = 64;
+
+    /** Registers with real etcd using the process's monotonic clock. */
+    static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config) {
+        return register(etcd, registrant, config, System::nanoTime);
+    }
+
+    /** Registers with an injected monotonic clock (nanoseconds) for the fencing deadline. */
+    static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
+                                       LongSupplier monotonicNanos) {
+        return EtcdMembership.register(etcd, registrant, config, monotonicNanos);
+    }
+
+    /** This process's incarnation. */
+    Incarnation incarnation();
+
+    /** The cluster (name and the UUID read from the format record at registration). */
+    ClusterIdentity cluster();
+
+    /** The current immutable view; invalid while suspended and forever once fenced. */
+    MembershipView view();
+
+    /** True once fenced (irrevocable). */
+    boolean fenced();
+
+    /** The conservative lease deadline and renewal counters. */
+    LeaseStatus leaseStatus();
+
+    /**
+     * Adds a listener; it first receives the current state as one event, then every later event in order.
+     *
+     * @throws IllegalStateException beyond {@link #MAX_LISTENERS}
+     */
+    void addListener(Consumer<MembershipEvent> listener);
+
+    /**
+     * Heals a fenced incarnation: a new registration of the same node id (a new incarnation at the next
+     * epoch) with the same endpoints and configuration.
+     *
+     * @throws IllegalStateException if this incarnation is not fenced
+     */
+    RegistrationResult reregister();
+
+    /**
+     * Graceful deregistration: revokes the lease (which deletes the member record), fences this
+     * incarnation with cause SHUTDOWN and releases the etcd client. Idempotent.
+     */
+    @Override
+    void close();
+}

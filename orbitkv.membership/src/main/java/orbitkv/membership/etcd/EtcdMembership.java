@@ -1,0 +1,544 @@
+package orbitkv.membership.etcd;
+
+import static orbitkv.membership.etcd.Keys.bytes;
+import static orbitkv.membership.etcd.Keys.text;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.EtcdEndpoints;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.LeaseStatus;
+import orbitkv.membership.Member;
+import orbitkv.membership.Membership;
+import orbitkv.membership.MembershipConfig;
+import orbitkv.membership.MembershipEvent;
+import orbitkv.membership.MembershipEvent.FenceCause;
+import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeId;
+import orbitkv.membership.Registrant;
+import orbitkv.membership.RegistrationResult;
+import orbitkv.membership.etcd.EtcdCalls.Backoff;
+import orbitkv.membership.etcd.EtcdCalls.EtcdCallFailed;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The jetcd implementation of {@link Membership} (DESIGN §3).
+ *
+ * <p>Two independent tasks (MEM-6), each on its own thread: the <b>renewal thread</b> sends one
+ * {@code LeaseKeepAlive} per renewal interval (each with a deadline, retried with bounded backoff) and
+ * checks the conservative deadline every {@value #DEADLINE_CHECK_MS} ms (MEM-8, INV-7); the <b>watch
+ * thread</b> bootstraps the member prefix at a fixed revision in bounded pages, watches from the next
+ * revision (MEM-7), applies events to immutable views, delivers listener events in order, and on a gap
+ * (watch {@code CompactedException}, raw OUT_OF_RANGE on a paged read, a closed watch, or more than
+ * {@value #MAX_PENDING_WATCH_RESPONSES} unprocessed watch responses) suspends remote admission and
+ * re-reads (MEM-9).
+ */
+public final class EtcdMembership implements Membership {
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdMembership.class);
+    static final long DEADLINE_CHECK_MS = 50;
+    /** Bound of watch responses waiting for the watch thread; beyond it the view is re-read (a gap). */
+    static final int MAX_PENDING_WATCH_RESPONSES = 1024;
+    /** Bound of admitted members read into one view. */
+    static final int MAX_MEMBERS = 10_000;
+
+    private final EtcdEndpoints etcd;
+    private final Registrant registrant;
+    private final MembershipConfig config;
+    private final LongSupplier clock;
+    private final Client client;
+    private final Keys keys;
+    private final ClusterIdentity cluster;
+    private final Incarnation incarnation;
+    private final long leaseId;
+    private final FenceDeadline deadline;
+    private final ScheduledThreadPoolExecutor renewalThread;
+    private final ScheduledThreadPoolExecutor watchThread;
+    private final Backoff renewalBackoff;
+    private final Backoff watchBackoff;
+    private final List<Consumer<MembershipEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicInteger pendingWatchResponses = new AtomicInteger();
+    private final AtomicLong confirmedRenewals = new AtomicLong();
+    private final AtomicLong failedRenewals = new AtomicLong();
+    private final Object lock = new Object();
+
+    // guarded by lock
+    private MembershipState state = MembershipState.ACTIVE;
+    private MembershipEvent lastEvent;
+    private boolean closed;
+    private volatile AdmittedView view;
+
+    // watch thread only
+    private Watch.Watcher watcher;
+    private long watchGeneration;
+
+    private EtcdMembership(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config, LongSupplier clock,
+                           Client client, Registrar.Claim claim) {
+        this.etcd = etcd;
+        this.registrant = registrant;
+        this.config = config;
+        this.clock = clock;
+        this.client = client;
+        this.keys = new Keys(registrant.keyPrefix());
+        this.cluster = claim.cluster();
+        this.incarnation = claim.incarnation();
+        this.leaseId = claim.leaseId();
+        this.deadline = new FenceDeadline(clock, claim.grantSentNanos(), claim.grantedTtlMs(),
+                config.fenceSafetyMarginMs());
+        this.renewalBackoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
+        this.watchBackoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
+        this.renewalThread = daemonExecutor("orbitkv-membership-renewal-" + incarnation.nodeId());
+        this.watchThread = daemonExecutor("orbitkv-membership-watch-" + incarnation.nodeId());
+        this.view = AdmittedView.invalid(cluster, claim.revision());
+        this.lastEvent = new MembershipEvent.Suspended(view, "bootstrapping");
+    }
+
+    /** See {@link Membership#register(EtcdEndpoints, Registrant, MembershipConfig, LongSupplier)}. */
+    public static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
+                                              LongSupplier clock) {
+        Client client = EtcdCalls.client(etcd, config.etcdCallTimeoutMs());
+        boolean handedOver = false;
+        try {
+            Registrar.Outcome outcome = new Registrar(client, registrant, config, clock).register();
+            if (outcome instanceof Registrar.Refused(RegistrationResult refusal)) {
+                return refusal;
+            }
+            Registrar.Claim claim = ((Registrar.Claimed) outcome).claim();
+            EtcdMembership m = new EtcdMembership(etcd, registrant, config, clock, client, claim);
+            handedOver = true;
+            LOG.info("registered {} in cluster {} ({}) at revision {}", claim.incarnation(),
+                    claim.cluster().name(), claim.cluster().uuid(), claim.revision());
+            m.start();
+            return new RegistrationResult.Registered(m);
+        } finally {
+            if (!handedOver) {
+                client.close();
+            }
+        }
+    }
+
+    private void start() {
+        renewalThread.scheduleWithFixedDelay(this::checkDeadline, 0, DEADLINE_CHECK_MS, TimeUnit.MILLISECONDS);
+        renewalThread.schedule(this::renewOnce, config.renewalIntervalMs(), TimeUnit.MILLISECONDS);
+        try {
+            // The first bootstrap runs before register() returns, so a Registered result normally carries a valid view.
+            watchThread.submit(this::bootstrap).get(4 * config.etcdCallTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn("first membership read of {} did not finish: {}; retrying in the background", incarnation, e.toString());
+        }
+    }
+
+    // ---------------------------------------------------------------- renewal thread (MEM-6, MEM-8)
+
+    private void checkDeadline() {
+        if (deadline.passed()) {
+            fence(FenceCause.LEASE_DEADLINE_PASSED, "no renewal confirmed since "
+                    + (clock.getAsLong() - deadline.lastConfirmedSendNanos()) / 1_000_000 + " ms");
+        }
+    }
+
+    private void renewOnce() {
+        if (fenced()) {
+            return;
+        }
+        long sent = clock.getAsLong();
+        client.getLeaseClient().keepAliveOnce(leaseId)
+                .orTimeout(config.etcdCallTimeoutMs(), TimeUnit.MILLISECONDS)
+                .whenCompleteAsync((r, t) -> onRenewal(sent, r == null ? 0 : r.getTTL(), t), renewalThread);
+    }
+
+    private void onRenewal(long sentNanos, long ttlSeconds, Throwable failure) {
+        if (fenced()) {
+            return;
+        }
+        long delayMs;
+        if (failure == null && ttlSeconds > 0) {
+            deadline.confirm(sentNanos, ttlSeconds * 1000);
+            confirmedRenewals.incrementAndGet();
+            renewalBackoff.reset();
+            delayMs = config.renewalIntervalMs();
+        } else if (failure == null || EtcdCalls.classify(failure).leaseNotFound()) {
+            fence(FenceCause.LEASE_LOST, "etcd reports lease " + Long.toHexString(leaseId) + " expired or revoked");
+            return;
+        } else {
+            failedRenewals.incrementAndGet();
+            delayMs = renewalBackoff.nextDelayMs();
+            LOG.debug("renewal of {} failed ({}), retrying in {} ms", incarnation, failure.toString(), delayMs);
+        }
+        renewalThread.schedule(this::renewOnce, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    // ---------------------------------------------------------------- watch thread (MEM-7, MEM-9)
+
+    /** Reads the member prefix at one fixed revision in bounded pages, then watches from the next revision. */
+    private void bootstrap() {
+        if (fenced()) {
+            return;
+        }
+        closeWatcher();
+        long generation = ++watchGeneration;
+        long revision = 0;
+        Map<NodeId, Member> members = new java.util.HashMap<>();
+        try {
+            ByteSequence from = bytes(keys.membersPrefix());
+            ByteSequence end = Keys.rangeEnd(keys.membersPrefix());
+            while (true) {
+                GetOption.Builder opt = GetOption.builder().withRange(end).withLimit(config.memberPageSize())
+                        .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+                if (revision > 0) {
+                    opt.withRevision(revision); // later pages at the first page's revision: one consistent cut
+                }
+                GetResponse page = EtcdCalls.await(client.getKVClient().get(from, opt.build()), config.etcdCallTimeoutMs());
+                if (revision == 0) {
+                    revision = page.getHeader().getRevision();
+                }
+                for (KeyValue kv : page.getKvs()) {
+                    Member m = decodeMember(kv);
+                    if (m != null) {
+                        members.put(m.nodeId(), m);
+                    }
+                }
+                if (members.size() > MAX_MEMBERS) {
+                    throw new EtcdCallFailed("more than " + MAX_MEMBERS + " member records", io.grpc.Status.Code.RESOURCE_EXHAUSTED, null);
+                }
+                if (!page.isMore() || page.getKvs().isEmpty()) {
+                    break;
+                }
+                byte[] last = page.getKvs().getLast().getKey().getBytes();
+                from = ByteSequence.from(java.util.Arrays.copyOf(last, last.length + 1)); // next key after last
+            }
+        } catch (EtcdCallFailed e) {
+            String cause = e.compacted() ? "membership read hit a compacted revision (OUT_OF_RANGE)" : e.getMessage();
+            suspendAndRetry(generation, cause);
+            return;
+        }
+        Member self = members.get(incarnation.nodeId());
+        if (self == null) {
+            fence(FenceCause.LEASE_LOST, "own member record is gone at revision " + revision);
+            return;
+        }
+        if (!self.incarnation().equals(incarnation)) {
+            fence(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record now holds " + self.incarnation());
+            return;
+        }
+        watchBackoff.reset();
+        publish(AdmittedView.valid(cluster, revision, members));
+        startWatch(generation, revision + 1);
+    }
+
+    /**
+     * Watches the member prefix from {@code fromRevision}. A compaction error is a gap (suspend and
+     * re-read, MEM-9); any other stream failure resumes from the view's revision + 1 after a backoff: the
+     * view stays exact as of its revision, and etcd replays every later event in order, or answers with
+     * a compaction error if that history is gone.
+     */
+    private void startWatch(long generation, long fromRevision) {
+        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(fromRevision).build();
+        watcher = client.getWatchClient().watch(bytes(keys.membersPrefix()), opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                enqueueWatch(generation, () -> apply(generation, response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                if (t instanceof io.etcd.jetcd.common.exception.CompactedException c) {
+                    enqueueWatch(generation, () -> suspendAndRetry(generation,
+                            "watch from revision " + fromRevision + " compacted at revision " + c.getCompactedRevision()));
+                } else {
+                    enqueueWatch(generation, () -> resumeWatch(generation, t.toString()));
+                }
+            }
+
+            @Override
+            public void onCompleted() {
+                enqueueWatch(generation, () -> resumeWatch(generation, "watch closed by etcd"));
+            }
+        });
+    }
+
+    private void resumeWatch(long generation, String cause) {
+        if (generation != watchGeneration || fenced()) {
+            return;
+        }
+        closeWatcher();
+        long next = ++watchGeneration;
+        long delay = watchBackoff.nextDelayMs();
+        LOG.debug("membership watch of {} interrupted ({}); resuming from revision {} in {} ms",
+                incarnation, cause, view.revision() + 1, delay);
+        watchThread.schedule(() -> {
+            if (next == watchGeneration && !fenced() && view.valid()) {
+                startWatch(next, view.revision() + 1);
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    private void enqueueWatch(long generation, Runnable task) {
+        if (pendingWatchResponses.incrementAndGet() > MAX_PENDING_WATCH_RESPONSES) {
+            pendingWatchResponses.decrementAndGet();
+            execute(() -> suspendAndRetry(generation, "more than " + MAX_PENDING_WATCH_RESPONSES
+                    + " watch responses pending"));
+            return;
+        }
+        execute(() -> {
+            pendingWatchResponses.decrementAndGet();
+            task.run();
+        });
+    }
+
+    private void apply(long generation, WatchResponse response) {
+        if (generation != watchGeneration || fenced() || response.getEvents().isEmpty()) {
+            return;
+        }
+        AdmittedView current = view;
+        if (!current.valid()) {
+            return; // suspended: the re-read brings the state
+        }
+        Map<NodeId, Member> members = current.memberMap();
+        long revision = current.revision();
+        for (WatchEvent event : response.getEvents()) {
+            KeyValue kv = event.getKeyValue();
+            revision = Math.max(revision, kv.getModRevision());
+            String node = text(kv.getKey()).substring(keys.membersPrefix().length());
+            boolean self = node.equals(incarnation.nodeId().value());
+            if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                if (self) {
+                    fence(FenceCause.LEASE_LOST, "own member record deleted at revision " + kv.getModRevision());
+                    return;
+                }
+                members.entrySet().removeIf(e -> e.getKey().value().equals(node));
+            } else if (event.getEventType() == WatchEvent.EventType.PUT) {
+                Member m = decodeMember(kv);
+                if (self && (m == null || !m.incarnation().equals(incarnation))) {
+                    fence(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record replaced at revision "
+                            + kv.getModRevision() + " by " + (m == null ? "an unreadable record" : m.incarnation()));
+                    return;
+                }
+                if (m != null) {
+                    members.put(m.nodeId(), m);
+                } else {
+                    members.entrySet().removeIf(e -> e.getKey().value().equals(node));
+                }
+            }
+        }
+        publish(AdmittedView.valid(cluster, revision, members));
+    }
+
+    private void suspendAndRetry(long generation, String cause) {
+        if (generation != watchGeneration || fenced()) {
+            return;
+        }
+        closeWatcher();
+        watchGeneration++; // callbacks of the old watch are stale from now on
+        MembershipEvent event;
+        synchronized (lock) {
+            if (state == MembershipState.FENCED) {
+                return;
+            }
+            state = state.to(MembershipState.SUSPENDED);
+            view = AdmittedView.invalid(cluster, view.revision());
+            event = new MembershipEvent.Suspended(view, cause);
+            lastEvent = event;
+        }
+        LOG.warn("membership of {} suspended: {}; re-reading membership", incarnation, cause);
+        deliver(event);
+        watchThread.schedule(this::bootstrap, watchBackoff.nextDelayMs(), TimeUnit.MILLISECONDS);
+    }
+
+    private void publish(AdmittedView next) {
+        MembershipEvent event;
+        synchronized (lock) {
+            if (state == MembershipState.FENCED) {
+                return;
+            }
+            state = state.to(MembershipState.ACTIVE);
+            view = next;
+            event = new MembershipEvent.Changed(next);
+            lastEvent = event;
+        }
+        deliver(event);
+    }
+
+    private Member decodeMember(KeyValue kv) {
+        String key = text(kv.getKey());
+        try {
+            Member m = MemberCodec.decode(text(kv.getValue()));
+            if (!key.equals(keys.member(m.nodeId().value()))) {
+                throw new IllegalArgumentException("record of node " + m.nodeId() + " stored under another key");
+            }
+            return m;
+        } catch (IllegalArgumentException e) {
+            LOG.warn("ignoring unreadable member record {}: {}", key, e.getMessage());
+            return null;
+        }
+    }
+
+    private void closeWatcher() {
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
+        }
+    }
+
+    private void deliver(MembershipEvent event) {
+        for (Consumer<MembershipEvent> l : listeners) {
+            try {
+                l.accept(event);
+            } catch (RuntimeException e) {
+                LOG.error("membership listener failed on {}", event.getClass().getSimpleName(), e);
+            }
+        }
+    }
+
+    private void execute(Runnable r) {
+        try {
+            watchThread.execute(r);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed: nothing left to deliver to
+        }
+    }
+
+    // ---------------------------------------------------------------- fencing (INV-7)
+
+    private void fence(FenceCause cause, String detail) {
+        MembershipEvent event;
+        synchronized (lock) {
+            if (state == MembershipState.FENCED) {
+                return;
+            }
+            state = state.to(MembershipState.FENCED);
+            view = AdmittedView.invalid(cluster, view.revision());
+            event = new MembershipEvent.Fenced(view, incarnation, cause);
+            lastEvent = event;
+        }
+        if (cause == FenceCause.SHUTDOWN) {
+            LOG.info("incarnation {} deregistered", incarnation);
+        } else {
+            LOG.warn("incarnation {} FENCED ({}): {}; remote admission stops, local service continues",
+                    incarnation, cause, detail);
+        }
+        renewalThread.shutdown();
+        execute(() -> {
+            closeWatcher();
+            deliver(event);
+        });
+        if (cause != FenceCause.SHUTDOWN) {
+            // Best effort: lets peers see the removal before the TTL runs out; a replaced record is not on this lease.
+            client.getLeaseClient().revoke(leaseId).orTimeout(config.etcdCallTimeoutMs(), TimeUnit.MILLISECONDS)
+                    .exceptionally(t -> null);
+        }
+    }
+
+    // ---------------------------------------------------------------- Membership API
+
+    @Override
+    public Incarnation incarnation() {
+        return incarnation;
+    }
+
+    @Override
+    public ClusterIdentity cluster() {
+        return cluster;
+    }
+
+    @Override
+    public MembershipView view() {
+        return view;
+    }
+
+    @Override
+    public boolean fenced() {
+        synchronized (lock) {
+            return state == MembershipState.FENCED;
+        }
+    }
+
+    @Override
+    public LeaseStatus leaseStatus() {
+        return new LeaseStatus(deadline.lastConfirmedSendNanos(), deadline.deadlineNanos(),
+                confirmedRenewals.get(), failedRenewals.get());
+    }
+
+    @Override
+    public void addListener(Consumer<MembershipEvent> listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+        synchronized (lock) {
+            if (listeners.size() >= MAX_LISTENERS) {
+                throw new IllegalStateException("membership listeners are bounded to " + MAX_LISTENERS);
+            }
+        }
+        execute(() -> {
+            MembershipEvent current;
+            synchronized (lock) {
+                current = lastEvent;
+            }
+            listener.accept(current);
+            listeners.add(listener);
+        });
+    }
+
+    @Override
+    public RegistrationResult reregister() {
+        if (!fenced()) {
+            throw new IllegalStateException("reregister heals a fenced incarnation; " + incarnation + " is not fenced");
+        }
+        return register(etcd, registrant, config, clock);
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        boolean wasFenced = fenced();
+        renewalThread.shutdownNow();
+        if (!wasFenced) {
+            try {
+                // Revoking deletes the member record at once: peers exclude this incarnation now, not after the TTL.
+                EtcdCalls.await(client.getLeaseClient().revoke(leaseId), config.etcdCallTimeoutMs());
+            } catch (EtcdCallFailed e) {
+                LOG.warn("deregistration of {} could not revoke its lease ({}); it expires after the TTL",
+                        incarnation, e.getMessage());
+            }
+            fence(FenceCause.SHUTDOWN, "closed");
+        }
+        watchThread.shutdown();
+        try {
+            watchThread.awaitTermination(config.etcdCallTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        watchThread.shutdownNow();
+        client.close();
+    }
+
+    private static ScheduledThreadPoolExecutor daemonExecutor(String name) {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
+    }
+}

@@ -1,0 +1,219 @@
+package orbitkv.membership.etcd;
+
+import static orbitkv.membership.etcd.Keys.bytes;
+import static orbitkv.membership.etcd.Keys.text;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.FormatRecord;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.MembershipConfig;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.Registrant;
+import orbitkv.membership.RegistrationResult;
+import orbitkv.membership.etcd.EtcdCalls.Backoff;
+import orbitkv.membership.etcd.EtcdCalls.EtcdCallFailed;
+
+/**
+ * One registration (DESIGN §3; MEM-1, MEM-2, MEM-3, MEM-5, MEM-8): read the format record, the node's
+ * epoch key and the epoch floor in one consistent read; grant a fresh lease; then one transaction that
+ * compares the format value <em>and</em> its mod revision, the epoch key's and the floor's mod revisions,
+ * and writes the next epoch and the member record on the lease. A lost compare on the epoch means a
+ * concurrent registration of the same node id won: refused as {@code Contended}, so exactly one of two
+ * racers wins. An ambiguous transaction (deadline, UNAVAILABLE) is resolved by reading the member key:
+ * our incarnation id there means it committed; otherwise the same compare-guarded transaction is retried,
+ * which can never commit twice.
+ */
+final class Registrar {
+    static final int MAX_ATTEMPTS = 5;
+
+    /** What a successful claim established. */
+    record Claim(ClusterIdentity cluster, Incarnation incarnation, long leaseId, long grantSentNanos,
+                 long grantedTtlMs, long revision) {}
+
+    /** Either a claim or a refusal carrying the public result. */
+    sealed interface Outcome permits Claimed, Refused {}
+
+    record Claimed(Claim claim) implements Outcome {}
+
+    record Refused(RegistrationResult result) implements Outcome {}
+
+    private final Client client;
+    private final KV kv;
+    private final Registrant who;
+    private final MembershipConfig config;
+    private final LongSupplier clock;
+    private final Keys keys;
+
+    Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock) {
+        this.client = client;
+        this.kv = client.getKVClient();
+        this.who = who;
+        this.config = config;
+        this.clock = clock;
+        this.keys = new Keys(who.keyPrefix());
+    }
+
+    Outcome register() {
+        Backoff backoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
+        String lastError = "no attempt";
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            try {
+                Outcome o = attempt();
+                if (o != null) {
+                    return o;
+                }
+                lastError = "format record changed during registration";
+            } catch (EtcdCallFailed e) {
+                lastError = e.getMessage();
+            }
+            sleep(backoff.nextDelayMs());
+        }
+        return new Refused(new RegistrationResult.Unavailable(
+                "registration failed after " + MAX_ATTEMPTS + " attempts: " + lastError));
+    }
+
+    /** One attempt; null means "re-read and try again" (the format record moved underneath us). */
+    private Outcome attempt() throws EtcdCallFailed {
+        String node = who.nodeId().value();
+        TxnResponse read = EtcdCalls.await(kv.txn()
+                .Then(get(keys.format()), get(keys.epoch(node)), get(keys.epochFloor()))
+                .commit(), config.etcdCallTimeoutMs());
+        List<GetResponse> gets = read.getGetResponses();
+        KeyValue format = first(gets.get(0));
+        if (format == null) {
+            return new Refused(new RegistrationResult.Unformatted(keys.format()));
+        }
+        String formatValue = text(format.getValue());
+        FormatRecord record = FormatRecord.parseCanonicalOrNull(formatValue);
+        if (record == null) {
+            return new Refused(new RegistrationResult.FormatMismatch(keys.format(),
+                    "protocol = " + ClusterIdentity.PROTOCOL + "\ncluster_uuid = <uuid>\n", formatValue));
+        }
+        Optional<java.util.UUID> expected = who.expectedClusterUuid();
+        if (expected.isPresent() && !expected.get().equals(record.clusterUuid())) {
+            return new Refused(new RegistrationResult.ClusterMismatch(
+                    expected.get().toString(), record.clusterUuid().toString()));
+        }
+        KeyValue epochKv = first(gets.get(1));
+        KeyValue floorKv = first(gets.get(2));
+        long epochRev = epochKv == null ? 0 : epochKv.getModRevision();
+        long floorRev = floorKv == null ? 0 : floorKv.getModRevision();
+        long last = Math.max(epochKv == null ? 0 : EpochRecord.parse(text(epochKv.getValue())).epoch(),
+                floorKv == null ? 0 : EpochRecord.parse(text(floorKv.getValue())).epoch());
+        NodeEpoch next = new NodeEpoch(Math.addExact(last, 1));
+        Incarnation incarnation = Incarnation.random(who.nodeId(), next);
+        Member member = new Member(incarnation, who.peer(), who.control(), ClusterIdentity.PROTOCOL);
+        ClusterIdentity cluster = new ClusterIdentity(who.clusterName(), record.clusterUuid());
+
+        long grantSent = clock.getAsLong();
+        var grant = EtcdCalls.await(client.getLeaseClient().grant(config.leaseTtlSeconds()), config.etcdCallTimeoutMs());
+        long leaseId = grant.getID();
+        Cmp[] compares = {
+            new Cmp(bytes(keys.format()), Cmp.Op.EQUAL, CmpTarget.value(format.getValue())),
+            new Cmp(bytes(keys.format()), Cmp.Op.EQUAL, CmpTarget.modRevision(format.getModRevision())),
+            new Cmp(bytes(keys.epoch(node)), Cmp.Op.EQUAL, CmpTarget.modRevision(epochRev)),
+            new Cmp(bytes(keys.epochFloor()), Cmp.Op.EQUAL, CmpTarget.modRevision(floorRev)),
+        };
+        Op[] writes = {
+            Op.put(bytes(keys.epoch(node)), bytes(new EpochRecord(next.value(), System.currentTimeMillis()).encode()),
+                    PutOption.DEFAULT),
+            Op.put(bytes(keys.member(node)), bytes(MemberCodec.encode(member)),
+                    PutOption.builder().withLeaseId(leaseId).build()),
+        };
+        for (int i = 1; i <= MAX_ATTEMPTS; i++) {
+            TxnResponse txn;
+            try {
+                txn = EtcdCalls.await(kv.txn().If(compares).Then(writes).Else(get(keys.epoch(node))).commit(),
+                        config.etcdCallTimeoutMs());
+            } catch (EtcdCallFailed ambiguous) {
+                Outcome resolved = resolveAmbiguous(incarnation, epochRev, leaseId, grantSent, grant.getTTL(), cluster);
+                if (resolved != null) {
+                    return resolved;
+                }
+                sleep(config.retryBackoffMinMs());
+                continue; // nothing committed and nobody else moved the epoch: the same guarded txn again
+            }
+            if (txn.isSucceeded()) {
+                return new Claimed(new Claim(cluster, incarnation, leaseId, grantSent, grant.getTTL() * 1000,
+                        txn.getHeader().getRevision()));
+            }
+            revokeQuietly(leaseId);
+            KeyValue nowEpoch = first(txn.getGetResponses().get(0));
+            long nowRev = nowEpoch == null ? 0 : nowEpoch.getModRevision();
+            if (nowRev != epochRev) {
+                return new Refused(new RegistrationResult.Contended(who.nodeId(),
+                        "another registration of node " + node + " committed epoch "
+                                + (nowEpoch == null ? "?" : EpochRecord.parse(text(nowEpoch.getValue())).epoch())
+                                + " between this registration's read and its transaction"));
+            }
+            return null; // format record or floor moved: re-read (reports a mismatch if the value changed)
+        }
+        revokeQuietly(leaseId);
+        throw new EtcdCallFailed("registration transaction stayed ambiguous after " + MAX_ATTEMPTS + " tries",
+                io.grpc.Status.Code.UNAVAILABLE, null);
+    }
+
+    /** After an ambiguous transaction: did ours commit (member key holds our id), or did another win? */
+    private Outcome resolveAmbiguous(Incarnation inc, long epochRev, long leaseId, long grantSent, long ttlSeconds,
+                                     ClusterIdentity cluster) throws EtcdCallFailed {
+        String node = inc.nodeId().value();
+        TxnResponse r = EtcdCalls.await(kv.txn().Then(get(keys.member(node)), get(keys.epoch(node))).commit(),
+                config.etcdCallTimeoutMs());
+        KeyValue m = first(r.getGetResponses().get(0));
+        if (m != null) {
+            try {
+                Member member = MemberCodec.decode(text(m.getValue()));
+                if (member.incarnation().equals(inc)) {
+                    return new Claimed(new Claim(cluster, inc, leaseId, grantSent, ttlSeconds * 1000, m.getModRevision()));
+                }
+            } catch (IllegalArgumentException ignored) {
+                // not ours
+            }
+        }
+        KeyValue e = first(r.getGetResponses().get(1));
+        if ((e == null ? 0 : e.getModRevision()) != epochRev) {
+            revokeQuietly(leaseId);
+            return new Refused(new RegistrationResult.Contended(inc.nodeId(),
+                    "another registration of node " + node + " committed while this one was ambiguous"));
+        }
+        return null;
+    }
+
+    private void revokeQuietly(long leaseId) {
+        try {
+            EtcdCalls.await(client.getLeaseClient().revoke(leaseId), config.etcdCallTimeoutMs());
+        } catch (EtcdCallFailed ignored) {
+            // the unused lease expires by itself after its TTL; it holds no key
+        }
+    }
+
+    private static Op get(String key) {
+        return Op.get(bytes(key), GetOption.DEFAULT);
+    }
+
+    private static KeyValue first(GetResponse r) {
+        return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms); // retry backoff between etcd attempts, not test synchronization
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
