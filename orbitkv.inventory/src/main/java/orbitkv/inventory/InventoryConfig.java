@@ -12,7 +12,9 @@ package orbitkv.inventory;
  * @param frameEncodedBytesMax the serialized v4 {@code SourceFrame} carrying one interval or page must not exceed this (SES-10)
  * @param frameDecodedBytesMax decoded size of one frame's records ({@code orbitkv.inventory} record formula) must not exceed this (SES-10)
  * @param pageRecordsMax snapshot page bound in records (SNAP-2)
- * @param pageBytesMax snapshot page bound in accounted record bytes (SNAP-2); a page must fit a frame
+ * @param pageBytesMax snapshot page bound in accounted record bytes (SNAP-2), at most
+ *     {@code frameEncodedBytesMax - PAGE_FRAME_OVERHEAD_BYTES} so a page fits a frame; a page always holds
+ *     at least one record
  * @param coalescingWindowMs quiet period a reader waits after the latest unread mutation before reading (PUB-5)
  * @param maxIntentionalWaitMs cap on the intentional wait after the first unread mutation; 0 = read immediately (PUB-5)
  * @param waitersMax bound on concurrent readers blocked on the broadcast sequence signal (DELTA-14, INV-9)
@@ -34,8 +36,13 @@ public record InventoryConfig(
     public static final int JOURNAL_ENTRY_FIXED_BYTES = 64;
     /** Largest accounted journal entry: fixed part + 255-byte namespace + 64-byte key. */
     public static final int JOURNAL_ENTRY_BYTES_MAX = JOURNAL_ENTRY_FIXED_BYTES + Namespace.MAX_BYTES + StateKey.MAX_KEY_BYTES;
-    /** Smallest frame bound accepted: below it not even an empty delta frame fits. */
-    public static final int FRAME_ENCODED_BYTES_MIN = 64;
+    /** Smallest frame bound accepted: an empty delta frame and one small record must fit. */
+    public static final int FRAME_ENCODED_BYTES_MIN = 128;
+    /**
+     * Frame bytes reserved around a page's records: a page's accounted record bytes plus this never
+     * exceed its encoded {@code SourceFrame} (envelope, view id, ordinal, namespace table framing).
+     */
+    public static final int PAGE_FRAME_OVERHEAD_BYTES = 64;
 
     /** Default: 64 MiB of journal retention. */
     public static final long DEFAULT_JOURNAL_BYTES_MAX = 64L << 20;
@@ -95,7 +102,7 @@ public record InventoryConfig(
 
     public InventoryConfig withFrameEncodedBytesMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, v,
-                frameDecodedBytesMax, pageRecordsMax, Math.min(pageBytesMax, v), coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, Math.min(pageBytesMax, v - PAGE_FRAME_OVERHEAD_BYTES), coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
     }
 
     public InventoryConfig withFrameDecodedBytesMax(int v) {
@@ -134,8 +141,9 @@ public record InventoryConfig(
         atLeast("frameEncodedBytesMax", frameEncodedBytesMax, "FRAME_ENCODED_BYTES_MIN", FRAME_ENCODED_BYTES_MIN);
         atLeast("frameDecodedBytesMax", frameDecodedBytesMax, "frameEncodedBytesMax", frameEncodedBytesMax);
         atLeast("pageRecordsMax", pageRecordsMax, "1", 1);
-        atLeast("pageBytesMax", pageBytesMax, "JOURNAL_ENTRY_BYTES_MAX (one largest record)", JOURNAL_ENTRY_BYTES_MAX);
-        atMost("pageBytesMax", pageBytesMax, "frameEncodedBytesMax", frameEncodedBytesMax);
+        atLeast("pageBytesMax", pageBytesMax, "1", 1);
+        atMost("pageBytesMax", pageBytesMax, "frameEncodedBytesMax - PAGE_FRAME_OVERHEAD_BYTES",
+                (long) frameEncodedBytesMax - PAGE_FRAME_OVERHEAD_BYTES);
         atLeast("coalescingWindowMs", coalescingWindowMs, "0", 0);
         atLeast("maxIntentionalWaitMs", maxIntentionalWaitMs, "0", 0);
         atMost("coalescingWindowMs", coalescingWindowMs, "maxIntentionalWaitMs", maxIntentionalWaitMs);
