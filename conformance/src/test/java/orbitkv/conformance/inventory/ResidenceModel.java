@@ -13,13 +13,13 @@ import orbitkv.inventory.StateKey;
 /**
  * An independent oracle of the source inventory, written from the design alone (DESIGN §4): the full
  * history of residency records (sequence i is history[i-1]), the resident map at any sequence, journal
- * retention by the documented entry formula (64 + key + namespace bytes; the longest suffix of history
+ * retention by the documented entry formula (96 + key + namespace bytes; the longest suffix of history
  * within both bounds), and a receiver view that applies deltas and pages. It never calls the code under
  * test.
  */
 final class ResidenceModel {
     /** Documented accounted bytes of a journal entry besides key and namespace. */
-    static final int ENTRY_FIXED_BYTES = 64;
+    static final int ENTRY_FIXED_BYTES = 96;
 
     record Residence(StateKey key, Medium medium) {}
 

@@ -11,7 +11,8 @@ import orbitkv.inventory.ResidenceRecord;
  *
  * <p>Accounted bytes per entry: {@link InventoryConfig#JOURNAL_ENTRY_FIXED_BYTES} + key length + namespace
  * length ({@link #entryBytes}). The fixed part covers the ring slot, the record object and the StateKey
- * object with its key array header; it is measured by {@code JournalBenchmark.bytesPerEntry}.
+ * object with its key array header; it is measured by {@code JournalFootprintBenchmark}. The namespace
+ * term over-counts a namespace object shared by many keys (the usual case: one per representation).
  */
 final class Journal {
     private static final int INITIAL_CAPACITY = 1024;
