@@ -46,13 +46,15 @@ final class IntervalPartitioner {
             if (input == null) {
                 return out.isEmpty() ? new ReadOutcome.Trimmed(cursor, journal.oldestRetained()) : new ReadOutcome.Intervals(out);
             }
-            Object cut = cut(cursor, input, inputPrefixByBytes(input), scope);
-            if (cut instanceof ReadOutcome.RecordTooLarge tooLarge) {
-                return out.isEmpty() ? tooLarge : new ReadOutcome.Intervals(out);
+            switch (cut(cursor, input, inputPrefixByBytes(input), scope)) {
+                case Cut.TooLarge(ReadOutcome.RecordTooLarge tooLarge) -> {
+                    return out.isEmpty() ? tooLarge : new ReadOutcome.Intervals(out);
+                }
+                case Cut.Fits(CoalescedInterval next) -> {
+                    appendMergingEmpty(out, next);
+                    cursor = next.interval().to();
+                }
             }
-            CoalescedInterval next = (CoalescedInterval) cut;
-            appendMergingEmpty(out, next);
-            cursor = next.interval().to();
         }
         return new ReadOutcome.Intervals(out);
     }
@@ -69,8 +71,15 @@ final class IntervalPartitioner {
         return input.length;
     }
 
+    /** The result of cutting one input interval. */
+    private sealed interface Cut {
+        record Fits(CoalescedInterval interval) implements Cut {}
+
+        record TooLarge(ReadOutcome.RecordTooLarge outcome) implements Cut {}
+    }
+
     /** Coalesces {@code input[0 .. length)}, shortening the input until the frame fits (DELTA-3). */
-    private Object cut(long cursor, ResidenceRecord[] input, int length, Scope scope) {
+    private Cut cut(long cursor, ResidenceRecord[] input, int length, Scope scope) {
         while (true) {
             List<ResidenceRecord> records = Coalescer.coalesce(input, length, scope);
             Interval interval = new Interval(cursor, cursor + length);
@@ -88,11 +97,11 @@ final class IntervalPartitioner {
                 bound = config.frameEncodedBytesMax();
                 which = ReadOutcome.FrameBound.FRAME_ENCODED_BYTES_MAX;
                 if (over <= bound) {
-                    return new CoalescedInterval(interval, records);
+                    return new Cut.Fits(new CoalescedInterval(interval, records));
                 }
             }
             if (length == 1) {
-                return new ReadOutcome.RecordTooLarge(input[0].sequence(), which, over, bound);
+                return new Cut.TooLarge(new ReadOutcome.RecordTooLarge(input[0].sequence(), which, over, bound));
             }
             // Proportional guess, strictly shorter: coalescing may not shrink in proportion, so loop.
             length = (int) Math.max(1, Math.min(length - 1, (long) length * bound / over));
