@@ -19,7 +19,9 @@ import orbitkv.inventory.wire.Delta;
  * {@code frameDecodedBytesMax}, the <em>input</em> interval is shortened and coalesced again. One
  * coalesced interval's keys are never split over several outputs. A single position that still does not
  * fit is {@link ReadOutcome.RecordTooLarge}. Adjacent intervals whose scoped output is empty are merged
- * into one coverage-only interval (DELTA-11): they prove the same emptiness with fewer frames.
+ * into one coverage-only interval (DELTA-11): they prove the same emptiness with fewer frames. One read
+ * cuts at most {@link #INPUT_INTERVALS_PER_OUTPUT} × {@code intervalsMax} input intervals, so a sparse
+ * scope over a long history is bounded work per call; the reader continues from the returned end.
  */
 final class IntervalPartitioner {
     /** Copies journal entries under the inventory lock, or reports the oldest retained sequence. */
@@ -29,6 +31,9 @@ final class IntervalPartitioner {
 
         long oldestRetained();
     }
+
+    /** Input intervals a read may cut per requested output interval (bounds merged empty coverage). */
+    static final int INPUT_INTERVALS_PER_OUTPUT = 64;
 
     private final InventoryConfig config;
     private final JournalCopier journal;
@@ -41,7 +46,9 @@ final class IntervalPartitioner {
     ReadOutcome read(long fromExclusive, long through, Scope scope, int intervalsMax) {
         List<CoalescedInterval> out = new ArrayList<>();
         long cursor = fromExclusive;
-        while (cursor < through && out.size() < intervalsMax) {
+        long cutsLeft = (long) INPUT_INTERVALS_PER_OUTPUT * intervalsMax;
+        // At intervalsMax outputs, keep cutting only while the last output is empty coverage that can grow.
+        while (cursor < through && cutsLeft-- > 0 && (out.size() < intervalsMax || out.getLast().records().isEmpty())) {
             ResidenceRecord[] input = journal.copyAfter(cursor, through, config.inputRecordsMax());
             if (input == null) {
                 return out.isEmpty() ? new ReadOutcome.Trimmed(cursor, journal.oldestRetained()) : new ReadOutcome.Intervals(out);
@@ -51,6 +58,9 @@ final class IntervalPartitioner {
                     return out.isEmpty() ? tooLarge : new ReadOutcome.Intervals(out);
                 }
                 case Cut.Fits(CoalescedInterval next) -> {
+                    if (out.size() == intervalsMax && !next.records().isEmpty()) {
+                        return new ReadOutcome.Intervals(out); // no room; the next read cuts it again
+                    }
                     appendMergingEmpty(out, next);
                     cursor = next.interval().to();
                 }
