@@ -1,0 +1,86 @@
+package orbitkv.inventory;
+
+import io.prometheus.metrics.core.metrics.Histogram;
+import java.util.function.LongSupplier;
+
+/**
+ * The source inventory of one Manager incarnation (DESIGN §4): the ordered resident map
+ * {@code (StateKey, medium) → residence} and the bounded journal of residency changes, with the readers
+ * built on them (coalesced intervals, snapshot scans, the broadcast wake-up, coalescing windows).
+ *
+ * <p>Every successful mutation takes the next residency sequence of this incarnation, contiguously from 1,
+ * under the inventory lock together with the resident-map change and the journal append, then stamps the
+ * publication time (PERF-1). Mutations never block on readers: a full journal trims its oldest entries
+ * (BND-5) and a reader that needed them gets {@link ReadOutcome.Trimmed}. Nothing is encoded under the
+ * inventory lock (BND-1). All methods are thread-safe.
+ */
+public interface InventorySource {
+    /** A new, empty source for one incarnation using the host's monotonic clock. */
+    static InventorySource create(InventoryConfig config) {
+        return create(config, System::nanoTime);
+    }
+
+    /** A new, empty source; {@code monoNanos} stands in for {@code System.nanoTime()} (tests inject it). */
+    static InventorySource create(InventoryConfig config, LongSupplier monoNanos) {
+        return orbitkv.inventory.source.SourceInventory.create(config, monoNanos);
+    }
+
+    /** The configuration this source was created with. */
+    InventoryConfig config();
+
+    /**
+     * Records that {@code (key, medium)} is resident with {@code sizeBytes} (a new residence generation,
+     * also when it was already resident: INV-3).
+     *
+     * @throws IllegalArgumentException if {@code sizeBytes < 0}; nothing changes
+     */
+    MutationResult put(StateKey key, Medium medium, long sizeBytes);
+
+    /** Records that {@code (key, medium)} is no longer resident; only that medium (PUB-8). */
+    MutationResult delete(StateKey key, Medium medium);
+
+    /** The last assigned residency sequence (0 before the first mutation). */
+    long headSequence();
+
+    /** The oldest retained journal sequence ({@code head + 1} when nothing is retained). */
+    long oldestRetainedSequence();
+
+    /** Journal and publication status, consistent under the lock (DIAG-1). */
+    JournalStatus status();
+
+    /** The latest publication stamp (PERF-1); a volatile read, no lock. */
+    PublicationStamp lastPublication();
+
+    /**
+     * Coalesced intervals of the journal after {@code fromExclusive} through the current head, restricted
+     * to {@code scope}, partitioned by the input and frame bounds (PUB-1, DELTA-3); at most
+     * {@code intervalsMax} intervals. Equivalent to {@code read(fromExclusive, headSequence(), scope, intervalsMax)}.
+     */
+    ReadOutcome read(long fromExclusive, Scope scope, int intervalsMax);
+
+    /**
+     * As {@link #read(long, Scope, int)} but ending at {@code min(throughInclusive, head)}.
+     *
+     * @throws IllegalArgumentException if {@code fromExclusive < 0}, {@code throughInclusive < fromExclusive}
+     *     or {@code intervalsMax < 1}
+     */
+    ReadOutcome read(long fromExclusive, long throughInclusive, Scope scope, int intervalsMax);
+
+    /** Opens a snapshot attempt: captures S0 now (SNAP-1). */
+    SnapshotScan openSnapshot(Scope scope);
+
+    /**
+     * Waits until the head is above {@code seenSequence} or {@code timeoutNanos} elapse; one append wakes
+     * every waiter (DELTA-14). At most {@code waitersMax} wait at once.
+     */
+    AwaitOutcome awaitAbove(long seenSequence, long timeoutNanos) throws InterruptedException;
+
+    /** A new coalescing window on this source's clock and configuration (PUB-4, PUB-5). */
+    CoalescingWindow openWindow();
+
+    /**
+     * Intentional coalescing wait, in seconds, recorded by every window of this source (DIAG-3); not
+     * registered anywhere: the owner of the metrics registry registers it.
+     */
+    Histogram intentionalWaitSeconds();
+}

@@ -1,0 +1,207 @@
+package orbitkv.inventory.codec;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import orbitkv.inventory.CoalescedInterval;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.ResidenceOrder;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.wire.Delta;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.inventory.wire.Record;
+import orbitkv.inventory.wire.RecordOp;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.inventory.wire.Uuid;
+
+/**
+ * Exact records to and from the v4 wire (PUB-9, SES-9, SES-10): {@link ResidenceRecord} ↔ wire
+ * {@link Record} with a per-frame namespace table (dictionary encoding of the namespace only, with a
+ * strict decoded-size bound). Encoding happens outside the inventory lock (BND-1). Decoding validates the
+ * whole message before any record object is built: unknown enum → reject, a fixed64 above 2^63-1 →
+ * integer overflow, sequence {@code >= 1} and inside the interval, namespace index in range, key 1..64 bytes,
+ * records strictly increasing by {@code (StateKey, medium)}, decoded bytes within the bound.
+ */
+public final class FrameCodec {
+    /** Decoded bytes of one record besides its key and namespace (the receiver's accounting unit). */
+    public static final int RECORD_DECODED_FIXED_BYTES = 48;
+
+    private static final Uuid WIDEST_UUID = Uuid.newBuilder().setMsb(-1).setLsb(-1).build();
+
+    private FrameCodec() {}
+
+    /** The namespace table and wire records of {@code records} (in their order). */
+    public record EncodedRecords(List<ByteString> namespaces, List<Record> records) {}
+
+    /** Encodes records with a namespace table in first-appearance order. */
+    public static EncodedRecords encodeRecords(List<ResidenceRecord> records) {
+        List<ByteString> table = new ArrayList<>();
+        List<Record> out = new ArrayList<>(records.size());
+        Namespace lastNs = null;
+        java.util.HashMap<Namespace, Integer> index = new java.util.HashMap<>();
+        int lastIndex = -1;
+        for (ResidenceRecord r : records) {
+            Namespace ns = r.key().namespace();
+            if (!ns.equals(lastNs)) {
+                Integer i = index.get(ns);
+                if (i == null) {
+                    i = table.size();
+                    index.put(ns, i);
+                    table.add(UnsafeByteOperations.unsafeWrap(ns.bytes()));
+                }
+                lastNs = ns;
+                lastIndex = i;
+            }
+            out.add(Record.newBuilder()
+                    .setNamespaceIndex(lastIndex)
+                    .setKey(UnsafeByteOperations.unsafeWrap(r.key().key()))
+                    .setMedium(toWire(r.medium()))
+                    .setOp(r.isDelete() ? RecordOp.RECORD_OP_DELETE : RecordOp.RECORD_OP_PUT)
+                    .setSequence(r.sequence())
+                    .setSizeBytes(r.sizeBytes())
+                    .build());
+        }
+        return new EncodedRecords(table, out);
+    }
+
+    /** The wire delta of one coalesced interval (DELTA-1). */
+    public static Delta encodeDelta(Interval interval, List<ResidenceRecord> records) {
+        EncodedRecords e = encodeRecords(records);
+        return Delta.newBuilder().setFrom(interval.from()).setTo(interval.to())
+                .addAllNamespaces(e.namespaces()).addAllRecords(e.records()).build();
+    }
+
+    /** Serialized size of the {@link SourceFrame} carrying {@code delta} (session id and frame number are fixed width). */
+    public static int frameEncodedBytes(Delta delta) {
+        return SourceFrame.newBuilder().setSessionId(WIDEST_UUID).setFrameNumber(Long.MAX_VALUE).setDelta(delta)
+                .build().getSerializedSize();
+    }
+
+    /** Decoded bytes of records: {@link #RECORD_DECODED_FIXED_BYTES} + key + namespace per record. */
+    public static long decodedBytes(List<ResidenceRecord> records) {
+        long total = 0;
+        for (ResidenceRecord r : records) {
+            total += RECORD_DECODED_FIXED_BYTES + r.key().keyLength() + r.key().namespace().length();
+        }
+        return total;
+    }
+
+    /** Result of decoding. */
+    public sealed interface Decoded<T> permits Decoded.Ok, Decoded.Rejected {
+        record Ok<T>(T value) implements Decoded<T> {}
+
+        record Rejected<T>(ErrorCause cause, String detail) implements Decoded<T> {}
+    }
+
+    /** Decodes and validates a delta against {@code decodedBytesMax} (SES-9, SES-10, DELTA-1). */
+    public static Decoded<CoalescedInterval> decodeDelta(Delta delta, long decodedBytesMax) {
+        Objects.requireNonNull(delta, "delta must not be null");
+        if (delta.getFrom() < 0 || delta.getTo() < 0) {
+            return reject(ErrorCause.INTEGER_OVERFLOW, "delta from/to exceed 2^63-1");
+        }
+        if (delta.getTo() <= delta.getFrom()) {
+            return reject(ErrorCause.MALFORMED_FRAME, "delta to (" + delta.getTo() + ") must be > from (" + delta.getFrom() + ")");
+        }
+        Interval interval = new Interval(delta.getFrom(), delta.getTo());
+        Decoded<List<ResidenceRecord>> records = decodeRecords(delta.getNamespacesList(), delta.getRecordsList(), interval, decodedBytesMax);
+        return switch (records) {
+            case Decoded.Ok<List<ResidenceRecord>> ok -> new Decoded.Ok<>(new CoalescedInterval(interval, ok.value()));
+            case Decoded.Rejected<List<ResidenceRecord>> r -> reject(r.cause(), r.detail());
+        };
+    }
+
+    /**
+     * Decodes and validates records with their namespace table. When {@code within} is non-null every
+     * sequence must lie inside it. Checks sizes first, so nothing is allocated for a frame over the bound.
+     */
+    public static Decoded<List<ResidenceRecord>> decodeRecords(List<ByteString> table, List<Record> records,
+            Interval within, long decodedBytesMax) {
+        if (table.size() > records.size()) {
+            return reject(ErrorCause.MALFORMED_FRAME, "namespace table has " + table.size() + " entries for " + records.size() + " records");
+        }
+        for (int i = 0; i < table.size(); i++) {
+            int len = table.get(i).size();
+            if (len < 1 || len > Namespace.MAX_BYTES) {
+                return reject(ErrorCause.MALFORMED_FRAME, "namespace " + i + " must be 1.." + Namespace.MAX_BYTES + " bytes, got " + len);
+            }
+        }
+        long decoded = 0;
+        for (int i = 0; i < records.size(); i++) {
+            Record w = records.get(i);
+            String problem = problem(w, table.size());
+            if (problem != null) {
+                ErrorCause cause = problem.startsWith("unknown") ? ErrorCause.UNKNOWN_ENUM_VALUE
+                        : problem.contains("2^63") ? ErrorCause.INTEGER_OVERFLOW : ErrorCause.MALFORMED_FRAME;
+                return reject(cause, "record " + i + ": " + problem);
+            }
+            if (within != null && !within.contains(w.getSequence())) {
+                return reject(ErrorCause.MALFORMED_FRAME, "record " + i + ": sequence " + w.getSequence() + " is outside " + within);
+            }
+            decoded += RECORD_DECODED_FIXED_BYTES + w.getKey().size() + table.get(w.getNamespaceIndex()).size();
+            if (decoded > decodedBytesMax) {
+                return reject(ErrorCause.FRAME_TOO_LARGE, "decoded records exceed frameDecodedBytesMax (" + decodedBytesMax + ")");
+            }
+        }
+        Namespace[] namespaces = new Namespace[table.size()];
+        for (int i = 0; i < namespaces.length; i++) {
+            namespaces[i] = new Namespace(table.get(i).toByteArray());
+        }
+        List<ResidenceRecord> out = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            Record w = records.get(i);
+            StateKey key = new StateKey(namespaces[w.getNamespaceIndex()], w.getKey().toByteArray());
+            Medium medium = w.getMedium() == orbitkv.inventory.wire.Medium.MEDIUM_DRAM ? Medium.DRAM : Medium.SSD;
+            ResidenceRecord r = w.getOp() == RecordOp.RECORD_OP_PUT
+                    ? ResidenceRecord.put(key, medium, w.getSequence(), w.getSizeBytes())
+                    : ResidenceRecord.delete(key, medium, w.getSequence());
+            if (!out.isEmpty() && ResidenceOrder.compare(out.getLast(), r) >= 0) {
+                return reject(ErrorCause.MALFORMED_FRAME, "record " + i + " is not after record " + (i - 1) + " in (StateKey, medium) order");
+            }
+            out.add(r);
+        }
+        return new Decoded.Ok<>(out);
+    }
+
+    /** The first field-level problem of one wire record, or null. */
+    private static String problem(Record w, int tableSize) {
+        if (w.getMediumValue() != 1 && w.getMediumValue() != 2) {
+            return "unknown medium value " + w.getMediumValue();
+        }
+        if (w.getOpValue() != 1 && w.getOpValue() != 2) {
+            return "unknown op value " + w.getOpValue();
+        }
+        if (w.getNamespaceIndex() < 0 || w.getNamespaceIndex() >= tableSize) {
+            return "namespace_index " + Integer.toUnsignedString(w.getNamespaceIndex()) + " is not below the table size " + tableSize;
+        }
+        int keyLen = w.getKey().size();
+        if (keyLen < 1 || keyLen > StateKey.MAX_KEY_BYTES) {
+            return "key must be 1.." + StateKey.MAX_KEY_BYTES + " bytes, got " + keyLen;
+        }
+        if (w.getSequence() < 0) {
+            return "sequence exceeds 2^63-1";
+        }
+        if (w.getSequence() < 1) {
+            return "sequence must be >= 1, got 0";
+        }
+        if (w.getSizeBytes() < 0) {
+            return "size_bytes exceeds 2^63-1";
+        }
+        if (w.getOp() == RecordOp.RECORD_OP_DELETE && w.getSizeBytes() != 0) {
+            return "a delete carries size_bytes 0, got " + w.getSizeBytes();
+        }
+        return null;
+    }
+
+    private static <T> Decoded<T> reject(ErrorCause cause, String detail) {
+        return new Decoded.Rejected<>(cause, detail);
+    }
+
+    static orbitkv.inventory.wire.Medium toWire(Medium m) {
+        return m == Medium.DRAM ? orbitkv.inventory.wire.Medium.MEDIUM_DRAM : orbitkv.inventory.wire.Medium.MEDIUM_SSD;
+    }
+}

@@ -1,0 +1,307 @@
+package orbitkv.inventory.source;
+
+import io.prometheus.metrics.core.metrics.Histogram;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import orbitkv.inventory.AwaitOutcome;
+import orbitkv.inventory.CoalescingWindow;
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.JournalStatus;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.MutationResult;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.PublicationStamp;
+import orbitkv.inventory.ReadOutcome;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.SnapshotScan;
+import orbitkv.inventory.StateKey;
+
+/**
+ * The source inventory of one incarnation (DESIGN §4; INV-3, INV-4, BND-1, BND-5, PERF-1, DELTA-14).
+ * One {@link ReentrantLock} (the inventory lock) guards the ordered resident map and the journal; a
+ * mutation assigns the next sequence, changes the map, appends to the journal and stamps the publication
+ * time in one critical section. Readers copy bounded journal ranges or map pages under the lock and
+ * coalesce, filter-sort and encode after releasing it.
+ */
+public final class SourceInventory implements InventorySource {
+    /** Histogram bounds of the intentional coalescing wait, in seconds (0.1 ms .. 1 s). */
+    static final double[] WAIT_BUCKETS_SECONDS = {0.0001, 0.0005, 0.001, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.025, 0.1, 1.0};
+
+    private final InventoryConfig config;
+    private final LongSupplier clock;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final TreeMap<ResidenceKey, ResidenceRecord> resident = new TreeMap<>();
+    private final Journal journal;
+    private final SequenceSignal signal;
+    private final IntervalPartitioner partitioner;
+    private final Histogram intentionalWaitSeconds;
+    private volatile PublicationStamp lastPublication = PublicationStamp.NONE;
+
+    private SourceInventory(InventoryConfig config, LongSupplier clock) {
+        this.config = Objects.requireNonNull(config, "inventory config must not be null");
+        this.clock = Objects.requireNonNull(clock, "monotonic clock must not be null");
+        this.journal = new Journal(config.journalRecordsMax(), config.journalBytesMax());
+        this.signal = new SequenceSignal(config.waitersMax());
+        this.partitioner = new IntervalPartitioner(config, new LockedCopier());
+        this.intentionalWaitSeconds = Histogram.builder()
+                .name("orbitkv_inventory_intentional_wait_seconds")
+                .help("Intentional coalescing wait before a reader reads (not transport lag)")
+                .classicUpperBounds(WAIT_BUCKETS_SECONDS)
+                .classicOnly()
+                .build();
+    }
+
+    /** Factory behind {@link InventorySource#create}. */
+    public static InventorySource create(InventoryConfig config, LongSupplier monoNanos) {
+        return new SourceInventory(config, monoNanos);
+    }
+
+    @Override
+    public InventoryConfig config() {
+        return config;
+    }
+
+    @Override
+    public MutationResult put(StateKey key, Medium medium, long sizeBytes) {
+        Objects.requireNonNull(key, "put key must not be null");
+        Objects.requireNonNull(medium, "put medium must not be null");
+        if (sizeBytes < 0) {
+            throw new IllegalArgumentException("put sizeBytes must be >= 0, got " + sizeBytes);
+        }
+        ResidenceRecord record;
+        long stamp;
+        lock.lock();
+        try {
+            record = ResidenceRecord.put(key, medium, journal.nextSequence(), sizeBytes);
+            resident.put(new ResidenceKey(key, medium), record);
+            journal.append(record);
+            stamp = publish(record.sequence());
+        } finally {
+            lock.unlock();
+        }
+        signal.publish(record.sequence());
+        return new MutationResult.Recorded(record, stamp);
+    }
+
+    @Override
+    public MutationResult delete(StateKey key, Medium medium) {
+        Objects.requireNonNull(key, "delete key must not be null");
+        Objects.requireNonNull(medium, "delete medium must not be null");
+        ResidenceRecord record;
+        long stamp;
+        lock.lock();
+        try {
+            if (resident.remove(new ResidenceKey(key, medium)) == null) {
+                return new MutationResult.NotResident(key, medium);
+            }
+            record = ResidenceRecord.delete(key, medium, journal.nextSequence());
+            journal.append(record);
+            stamp = publish(record.sequence());
+        } finally {
+            lock.unlock();
+        }
+        signal.publish(record.sequence());
+        return new MutationResult.Recorded(record, stamp);
+    }
+
+    /** Under the lock, after the map change and the journal append (PERF-1). */
+    private long publish(long sequence) {
+        long now = clock.getAsLong();
+        lastPublication = new PublicationStamp(sequence, now);
+        return now;
+    }
+
+    @Override
+    public long headSequence() {
+        return lastPublication.sequence();
+    }
+
+    @Override
+    public long oldestRetainedSequence() {
+        lock.lock();
+        try {
+            return journal.oldestRetained();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public JournalStatus status() {
+        lock.lock();
+        try {
+            return new JournalStatus(journal.head(), journal.oldestRetained(), journal.size(), journal.bytes(),
+                    journal.peakBytes(), journal.trimmed(), lastPublication);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public PublicationStamp lastPublication() {
+        return lastPublication;
+    }
+
+    @Override
+    public ReadOutcome read(long fromExclusive, Scope scope, int intervalsMax) {
+        long head = headSequence();
+        return read(fromExclusive, Math.max(head, fromExclusive), scope, intervalsMax);
+    }
+
+    @Override
+    public ReadOutcome read(long fromExclusive, long throughInclusive, Scope scope, int intervalsMax) {
+        Objects.requireNonNull(scope, "read scope must not be null");
+        if (fromExclusive < 0) {
+            throw new IllegalArgumentException("read fromExclusive must be >= 0, got " + fromExclusive);
+        }
+        if (throughInclusive < fromExclusive) {
+            throw new IllegalArgumentException("read throughInclusive (" + throughInclusive + ") must be >= fromExclusive (" + fromExclusive + ")");
+        }
+        if (intervalsMax < 1) {
+            throw new IllegalArgumentException("read intervalsMax must be >= 1, got " + intervalsMax);
+        }
+        long head = headSequence();
+        if (fromExclusive > head) {
+            return new ReadOutcome.BeyondHead(fromExclusive, head);
+        }
+        return partitioner.read(fromExclusive, Math.min(throughInclusive, head), scope, intervalsMax);
+    }
+
+    @Override
+    public SnapshotScan openSnapshot(Scope scope) {
+        Objects.requireNonNull(scope, "snapshot scope must not be null");
+        lock.lock();
+        try {
+            return new SnapshotPager(this, scope, journal.head());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public AwaitOutcome awaitAbove(long seenSequence, long timeoutNanos) throws InterruptedException {
+        return signal.awaitAbove(seenSequence, timeoutNanos);
+    }
+
+    @Override
+    public CoalescingWindow openWindow() {
+        return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(), clock, intentionalWaitSeconds);
+    }
+
+    @Override
+    public Histogram intentionalWaitSeconds() {
+        return intentionalWaitSeconds;
+    }
+
+    /** Waiters currently blocked on the sequence signal (for tests and diagnostics). */
+    int signalWaiters() {
+        return signal.waiting();
+    }
+
+    /** A bounded batch of the ordered resident map, taken under one lock hold (SNAP-2). */
+    record ScanBatch(List<ResidenceRecord> records, ResidenceKey last, boolean exhausted, long bytes, boolean stoppedByBytes) {}
+
+    /**
+     * Under the lock: in-scope records after {@code after} (null = from the start), at most
+     * {@code recordsMax} records and {@code bytesMax} accounted bytes (always at least one record if any),
+     * examining at most {@code examineMax} entries; out-of-scope namespaces are skipped by seeking to the
+     * next subscribed namespace, so filtering never walks or clones the whole map (BND-4).
+     */
+    ScanBatch scanBatch(ResidenceKey after, Scope scope, int recordsMax, long bytesMax, int examineMax) {
+        List<ResidenceRecord> out = new ArrayList<>(Math.min(recordsMax, 256));
+        long bytes = 0;
+        int examined = 0;
+        ResidenceKey last = after;
+        lock.lock();
+        try {
+            Iterator<Map.Entry<ResidenceKey, ResidenceRecord>> it = tail(after, false).entrySet().iterator();
+            while (it.hasNext()) {
+                if (examined++ >= examineMax) {
+                    return new ScanBatch(out, last, false, bytes, false);
+                }
+                Map.Entry<ResidenceKey, ResidenceRecord> e = it.next();
+                Namespace ns = e.getKey().key().namespace();
+                if (!scope.contains(ns)) {
+                    last = e.getKey();
+                    Namespace next = nextInScope(scope, ns);
+                    if (next == null) {
+                        return new ScanBatch(out, last, true, bytes, false);
+                    }
+                    it = tail(ResidenceKey.firstOf(next), true).entrySet().iterator();
+                    continue;
+                }
+                long b = Journal.entryBytes(e.getValue());
+                if (!out.isEmpty() && bytes + b > bytesMax) {
+                    return new ScanBatch(out, last, false, bytes, true);
+                }
+                out.add(e.getValue());
+                bytes += b;
+                last = e.getKey();
+                if (out.size() == recordsMax) {
+                    return new ScanBatch(out, last, !it.hasNext(), bytes, false);
+                }
+            }
+            return new ScanBatch(out, last, true, bytes, false);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private NavigableMap<ResidenceKey, ResidenceRecord> tail(ResidenceKey from, boolean inclusive) {
+        return from == null ? resident : resident.tailMap(from, inclusive);
+    }
+
+    /** The least subscribed namespace above {@code ns}, or null (AllNamespaces contains every namespace). */
+    private static Namespace nextInScope(Scope scope, Namespace ns) {
+        if (!(scope instanceof Scope.NamespaceList list)) {
+            return null;
+        }
+        int i = java.util.Collections.binarySearch(list.namespaces(), ns);
+        int next = i >= 0 ? i + 1 : -i - 1;
+        return next < list.namespaces().size() ? list.namespaces().get(next) : null;
+    }
+
+    /** Under the lock: the head (S1 capture, SNAP-3). */
+    long lockedHead() {
+        lock.lock();
+        try {
+            return journal.head();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    ReadOutcome readThrough(long fromExclusive, long through, Scope scope, int intervalsMax) {
+        return partitioner.read(fromExclusive, through, scope, intervalsMax);
+    }
+
+    /** Copies under the lock; null when {@code fromExclusive} is no longer retained. */
+    private final class LockedCopier implements IntervalPartitioner.JournalCopier {
+        @Override
+        public ResidenceRecord[] copyAfter(long fromExclusive, long through, int max) {
+            lock.lock();
+            try {
+                if (fromExclusive < journal.oldestRetained() - 1) {
+                    return null;
+                }
+                return journal.copyAfter(fromExclusive, through, max);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public long oldestRetained() {
+            return SourceInventory.this.oldestRetainedSequence();
+        }
+    }
+}
