@@ -7,6 +7,7 @@ package orbitkv.server.http;
  */
 public enum ApiError {
     // 400: malformed request
+    MALFORMED_HTTP(400),
     MALFORMED_JSON(400),
     MISSING_FIELD(400),
     INVALID_FIELD_TYPE(400),
@@ -29,6 +30,7 @@ public enum ApiError {
     CLUSTER_MISMATCH(409),
     OLD_INCARNATION(409),
     SCOPE_DIGEST_MISMATCH(409),
+    PROTOCOL_MISMATCH(409),
     // 413: too large
     BODY_TOO_LARGE(413),
     TOO_MANY_RECORDS(413),
@@ -42,6 +44,7 @@ public enum ApiError {
     TOO_MANY_REQUESTS_IN_FLIGHT(429),
     // 503
     METADATA_UNAVAILABLE(503),
+    NOT_YET_WIRED(503),
     STANDALONE(503),
     MEMBERSHIP_EXPIRED(503),
     TIER_NO_EVICTABLE_SPACE(503),

@@ -184,6 +184,17 @@ public final class DramTier implements AutoCloseable {
         }
     }
 
+    /** The residence of {@code key} in this tier (sequence and size), without pinning; counts as a use for LRU. */
+    public java.util.Optional<Residence> residence(StateKey key) {
+        lock.lock();
+        try {
+            Block b = index.get(key);
+            return b == null ? java.util.Optional.empty() : java.util.Optional.of(new Residence(Medium.DRAM, b.sequence, b.size));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public boolean contains(StateKey key) {
         lock.lock();
         try {

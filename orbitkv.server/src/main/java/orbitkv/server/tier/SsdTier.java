@@ -218,6 +218,17 @@ public final class SsdTier implements AutoCloseable {
         }
     }
 
+    /** The residence of {@code key} in this tier (sequence and size), without pinning; counts as a use for LRU. */
+    public java.util.Optional<Residence> residence(StateKey key) {
+        lock.lock();
+        try {
+            FileBlock b = index.get(key);
+            return b == null ? java.util.Optional.empty() : java.util.Optional.of(new Residence(Medium.SSD, b.sequence, b.size));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public boolean contains(StateKey key) {
         lock.lock();
         try {
