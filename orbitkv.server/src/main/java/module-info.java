@@ -28,6 +28,7 @@ module orbitkv.server {
     requires io.prometheus.metrics.model;
     requires org.slf4j;
     requires jul.to.slf4j;
+    requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains and exits 0 instead of the JVM default 143
 
     // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.
     opens orbitkv.server.cli to info.picocli;
