@@ -10,6 +10,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -31,6 +32,8 @@ import orbitkv.server.tier.LocalTiers;
 public final class HttpApiServer implements AutoCloseable {
     private static final int HTTP_HEADER_BYTES_MAX = 16 * 1024;
     private static final int HTTP_INITIAL_LINE_BYTES_MAX = 8 * 1024;
+    /** A connection that sends nothing for this long is closed (idle keep-alive, or a stalled body holding a permit). */
+    static final int READ_IDLE_SECONDS = 120;
 
     private final EventLoopGroup group;
     private final Channel listener;
@@ -92,7 +95,8 @@ public final class HttpApiServer implements AutoCloseable {
                         @Override
                         protected void initChannel(Channel ch) {
                             connections.add(ch);
-                            ch.pipeline().addLast(new HttpServerCodec(HTTP_INITIAL_LINE_BYTES_MAX, HTTP_HEADER_BYTES_MAX, 64 * 1024))
+                            ch.pipeline().addLast(new ReadTimeoutHandler(READ_IDLE_SECONDS))
+                                    .addLast(new HttpServerCodec(HTTP_INITIAL_LINE_BYTES_MAX, HTTP_HEADER_BYTES_MAX, 64 * 1024))
                                     .addLast(new FlowControlHandler())
                                     .addLast(new HttpApiHandler(api, metrics, limits, admission, executor));
                         }
