@@ -16,6 +16,8 @@ module orbitkv.server {
     requires io.netty.buffer;
     requires io.netty.transport;
     requires io.netty.codec.http;
+    requires io.netty.codec;
+    requires io.netty.handler;
     requires io.netty.transport.unix.common;
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.classes.io_uring;
@@ -23,9 +25,13 @@ module orbitkv.server {
     requires jetcd.core;
     requires io.prometheus.metrics.core;
     requires io.prometheus.writer.text;
+    requires io.prometheus.metrics.model;
     requires org.slf4j;
     requires jul.to.slf4j;
+    requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains and exits 0 instead of the JVM default 143
 
     // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.
     opens orbitkv.server.cli to info.picocli;
+    // Jackson serializes the HTTP API's response records (ApiModel) reflectively; nothing else is opened.
+    opens orbitkv.server.http to com.fasterxml.jackson.databind;
 }

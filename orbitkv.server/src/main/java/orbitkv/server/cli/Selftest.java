@@ -6,19 +6,8 @@ import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.uring.IoUring;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringServerSocketChannel;
-import io.netty.channel.uring.IoUringSocketChannel;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.UUID;
@@ -31,6 +20,7 @@ import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.ClusterIdentity;
+import orbitkv.server.net.NativeTransport;
 
 /** The checks behind {@code orbitkv selftest}; each prints one line {@code ok <check>: <detail>}. */
 final class Selftest {
@@ -46,7 +36,7 @@ final class Selftest {
         checkNamedModule();
         checkProtobufReflection();
         NativeTransport transport = NativeTransport.detect();
-        out.println("ok netty-native-transport: " + transport.name);
+        out.println("ok netty-native-transport: " + transport.name());
         checkGrpcRoundTrip(transport);
         checkJetcdClient();
         out.println("selftest passed");
@@ -71,14 +61,14 @@ final class Selftest {
     }
 
     private void checkGrpcRoundTrip(NativeTransport transport) throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.handler);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.handler());
         Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .bossEventLoopGroup(group).workerEventLoopGroup(group)
-                .channelType(transport.serverChannel)
+                .channelType(transport.serverChannel())
                 .addService(new EchoService())
                 .build().start();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .eventLoopGroup(group).channelType(transport.clientChannel)
+                .eventLoopGroup(group).channelType(transport.clientChannel())
                 .usePlaintext().build();
         try {
             UUID sessionId = UUID.randomUUID();
@@ -97,7 +87,7 @@ final class Selftest {
             if (!frame.getSessionId().equals(uuid(sessionId)) || frame.getFrameNumber() != 1) {
                 throw new IllegalStateException("gRPC echo returned a different session or frame: " + frame);
             }
-            out.println("ok grpc-bidi-roundtrip: 127.0.0.1:" + server.getPort() + " over " + transport.name);
+            out.println("ok grpc-bidi-roundtrip: 127.0.0.1:" + server.getPort() + " over " + transport.name());
         } finally {
             channel.shutdownNow().awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
             server.shutdownNow().awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
@@ -131,35 +121,6 @@ final class Selftest {
                 @Override public void onError(Throwable t) {}
                 @Override public void onCompleted() { replies.onCompleted(); }
             };
-        }
-    }
-
-    /** io_uring when the kernel allows it, else epoll; neither is a failure, not a fallback to NIO. */
-    record NativeTransport(String name, IoHandlerFactory handler,
-                           Class<? extends ServerChannel> serverChannel, Class<? extends Channel> clientChannel) {
-        static NativeTransport detect() {
-            if (IoUring.isAvailable()) {
-                return new NativeTransport("io_uring", IoUringIoHandler.newFactory(),
-                        IoUringServerSocketChannel.class, IoUringSocketChannel.class);
-            }
-            if (Epoll.isAvailable()) {
-                return new NativeTransport("epoll", EpollIoHandler.newFactory(),
-                        EpollServerSocketChannel.class, EpollSocketChannel.class);
-            }
-            throw new IllegalStateException("no Netty native transport: io_uring: "
-                    + describe(IoUring.unavailabilityCause()) + "; epoll: " + describe(Epoll.unavailabilityCause()));
-        }
-
-        /** The cause chain with suppressed attempts: Netty records each library-loading try there. */
-        private static String describe(Throwable t) {
-            StringBuilder sb = new StringBuilder();
-            for (Throwable c = t; c != null && sb.length() < 4096; c = c.getCause()) {
-                sb.append(c).append(' ');
-                for (Throwable s : c.getSuppressed()) {
-                    sb.append("[tried: ").append(s).append("] ");
-                }
-            }
-            return sb.toString().trim();
         }
     }
 }

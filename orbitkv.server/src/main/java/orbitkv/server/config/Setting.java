@@ -1,0 +1,130 @@
+package orbitkv.server.config;
+
+import java.util.Locale;
+
+/**
+ * Every Manager setting: its option name (the flag is {@code --name}; the config file key is {@code name}),
+ * its value kind, its default (null = none) and one doc line. This table is the single source of truth for
+ * the CLI, the config file and docs/api.md's configuration section (BND-6).
+ *
+ * <p>Settings marked "passed to ..." belong to DESIGN §9 and are consumed by the inventory, index or
+ * recovery module when the wiring lands; they are parsed and cross-validated now so that an unsafe
+ * combination is refused at startup already.
+ */
+public enum Setting {
+    // DESIGN §7 CLI contract
+    CLUSTER("cluster", Kind.TEXT, null, "cluster name (the etcd guard prefix); required unless --standalone"),
+    NODE_ID("node-id", Kind.TEXT, null, "stable node id, 1..64 of [A-Za-z0-9._-]; default 'standalone' with --standalone"),
+    ETCD("etcd", Kind.TEXT, null, "comma-separated etcd client URLs http://host:port; required unless --standalone"),
+    PEER_LISTEN("peer-listen", Kind.TEXT, "127.0.0.1:0", "HOST:PORT of the peer (InventorySession, transfer) listener; port 0 picks one"),
+    HTTP_LISTEN("http-listen", Kind.TEXT, "127.0.0.1:8090", "HOST:PORT of the HTTP API; port 0 picks one"),
+    DRAM("dram", Kind.SIZE, "1GiB", "DRAM tier bytes (SIZE: bytes or KiB/MiB/GiB suffix)"),
+    SSD_DIR("ssd-dir", Kind.TEXT, null, "directory of the SSD tier; its block files are deleted at start (no durable restart)"),
+    SSD("ssd", Kind.SIZE, null, "SSD tier bytes (SIZE); requires --ssd-dir"),
+    METADATA_NAMESPACE("metadata-namespace", Kind.TEXT_LIST, null, "subscribe to this namespace (repeatable; omitted = all namespaces)"),
+    METADATA_EMPTY_SCOPE("metadata-empty-scope", Kind.FLAG, "false", "subscribe to no namespace (local cache only)"),
+    STANDALONE("standalone", Kind.FLAG, "false", "run without etcd: no distributed metadata, coverage Unavailable"),
+    LOG_LEVEL("log-level", Kind.TEXT, "INFO", "ERROR, WARN, INFO, DEBUG or TRACE"),
+    // Tiers and HTTP (consumed by this module)
+    DRAM_DIR("dram-dir", Kind.TEXT, "/dev/shm", "directory of the DRAM arena file (a tmpfs)"),
+    DRAM_PINS_MAX("dram-pins-max", Kind.COUNT, "4096", "concurrently pinned DRAM blocks"),
+    SSD_PINS_MAX("ssd-pins-max", Kind.COUNT, "1024", "concurrently pinned SSD blocks"),
+    SSD_QUEUE_WRITES_MAX("ssd-queue-writes-max", Kind.COUNT, "1024", "queued SSD writes"),
+    SSD_QUEUE_BYTES_MAX("ssd-queue-bytes-max", Kind.SIZE, "256MiB", "queued SSD write bytes"),
+    BLOCK_BYTES_MAX("block-bytes-max", Kind.SIZE, "16MiB", "payload bytes of one block"),
+    SAVE_BODY_BYTES_MAX("save-body-bytes-max", Kind.SIZE, "256MiB", "body bytes of one /cache/save request"),
+    JSON_BODY_BYTES_MAX("json-body-bytes-max", Kind.SIZE, "64KiB", "body bytes of one JSON request"),
+    HTTP_REQUESTS_IN_FLIGHT_MAX("http-requests-in-flight-max", Kind.COUNT, "256", "HTTP requests executing at once"),
+    SHUTDOWN_DRAIN_MS("shutdown-drain-ms", Kind.MS, "10000", "bound on draining requests at shutdown"),
+    AWAIT_TIMEOUT_MS_MAX("await-timeout-ms-max", Kind.MS, "30000", "cap of /cache/metadata/await timeout_ms (at most 30000)"),
+    AWAIT_WAITERS_MAX("await-waiters-max", Kind.COUNT, "64", "concurrent /cache/metadata/await waiters"),
+    // DESIGN §9, passed to orbitkv.inventory
+    COALESCING_WINDOW_MS("coalescing-window-ms", Kind.MS, "2", "coalescing window (0 disables coalescing)"),
+    COALESCING_WAIT_MAX_MS("coalescing-wait-max-ms", Kind.MS, "5", "max intentional publication wait"),
+    FRAME_INPUT_RECORDS_MAX("frame-input-records-max", Kind.COUNT, "1024", "input interval records per frame"),
+    FRAME_INPUT_BYTES_MAX("frame-input-bytes-max", Kind.SIZE, "512KiB", "input interval bytes per frame"),
+    FRAME_ENCODED_BYTES_MAX("frame-encoded-bytes-max", Kind.SIZE, "1MiB", "encoded bytes of one frame"),
+    FRAME_DECODED_BYTES_MAX("frame-decoded-bytes-max", Kind.SIZE, "4MiB", "decoded bytes of one frame"),
+    RECEIVE_WINDOW_BYTES("receive-window-bytes", Kind.SIZE, "8MiB", "outstanding frame bytes per session (credits)"),
+    SNAPSHOT_PAGE_RECORDS_MAX("snapshot-page-records-max", Kind.COUNT, "1024", "records per snapshot page"),
+    SNAPSHOT_PAGE_BYTES_MAX("snapshot-page-bytes-max", Kind.SIZE, "512KiB", "bytes per snapshot page"),
+    JOURNAL_RETENTION_BYTES_MAX("journal-retention-bytes-max", Kind.SIZE, "64MiB", "retained journal bytes"),
+    JOURNAL_RETENTION_RECORDS_MAX("journal-retention-records-max", Kind.COUNT, "1000000", "retained journal records"),
+    ACK_PENDING_PROGRESS_MS("ack-pending-progress-ms", Kind.MS, "10", "ACK at the latest after this much pending progress"),
+    IDLE_LIVENESS_MS("idle-liveness-ms", Kind.MS, "1000", "liveness interval of an idle session"),
+    // DESIGN §9, passed to orbitkv.index
+    FRESHNESS_BUDGET_MS("freshness-budget-ms", Kind.MS, "5000", "receipt age beyond which an owner view is stale"),
+    INDEX_BUDGET_BYTES("index-budget-bytes", Kind.SIZE, "256MiB", "GlobalIndex bytes (rows + reverse index + staging)"),
+    PEER_SESSIONS_MAX("peer-sessions-max", Kind.COUNT, "128", "subscriber sessions of this requester"),
+    // DESIGN §9, passed to orbitkv.recovery
+    ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
+    ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),
+    ROUTE_OBSERVATIONS_MIN("route-observations-min", Kind.COUNT, "32", "comparable successes before cost-driven switching"),
+    ROUTE_REPLANS_MAX("route-replans-max", Kind.COUNT, "2", "replans within the original deadline");
+
+    /** How a raw value is parsed. */
+    public enum Kind {
+        /** Free text, validated by the setting's consumer. */
+        TEXT,
+        /** Repeatable text. */
+        TEXT_LIST,
+        /** A boolean switch without a value on the command line. */
+        FLAG,
+        /** Bytes with an optional KiB/MiB/GiB suffix. */
+        SIZE,
+        /** Milliseconds, a non-negative integer. */
+        MS,
+        /** A count, a positive integer. */
+        COUNT
+    }
+
+    private final String optionName;
+    private final Kind kind;
+    private final String defaultValue;
+    private final String doc;
+
+    Setting(String optionName, Kind kind, String defaultValue, String doc) {
+        this.optionName = optionName;
+        this.kind = kind;
+        this.defaultValue = defaultValue;
+        this.doc = doc;
+    }
+
+    /** The name without dashes: the config file key. */
+    public String optionName() {
+        return optionName;
+    }
+
+    /** {@code --name}. */
+    public String flag() {
+        return "--" + optionName;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The default as text, or null when the setting has none. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String doc() {
+        return doc;
+    }
+
+    /** The setting with config-file key {@code name}, or null. */
+    public static Setting byOptionName(String name) {
+        for (Setting s : values()) {
+            if (s.optionName.equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return flag().toLowerCase(Locale.ROOT);
+    }
+}

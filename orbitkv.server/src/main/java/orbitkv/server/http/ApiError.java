@@ -1,0 +1,65 @@
+package orbitkv.server.http;
+
+/**
+ * Every stable error code of the HTTP API v1 with its status (DESIGN §7). The wire form is
+ * {@code {"error": {"code": name(), "message": str}}}; codes are a user-facing contract listed in
+ * docs/api.md: never rename one, only add. A refused request changes no state.
+ */
+public enum ApiError {
+    // 400: malformed request
+    MALFORMED_HTTP(400),
+    MALFORMED_JSON(400),
+    MISSING_FIELD(400),
+    INVALID_FIELD_TYPE(400),
+    INVALID_NAMESPACE(400),
+    INVALID_KEY(400),
+    INVALID_MEDIUM(400),
+    INVALID_FIELD_VALUE(400),
+    INVALID_QUERY_PARAMETER(400),
+    DUPLICATE_KEY(400),
+    NO_RECORDS(400),
+    TRUNCATED_RECORD(400),
+    INVALID_KEY_LENGTH(400),
+    UNEXPECTED_BODY(400),
+    // 404 / 405
+    UNKNOWN_PATH(404),
+    METHOD_NOT_ALLOWED(405),
+    // 408
+    AWAIT_TIMEOUT(408),
+    // 409: fence conflicts
+    CLUSTER_MISMATCH(409),
+    OLD_INCARNATION(409),
+    SCOPE_DIGEST_MISMATCH(409),
+    PROTOCOL_MISMATCH(409),
+    // 413: too large
+    BODY_TOO_LARGE(413),
+    TOO_MANY_RECORDS(413),
+    TOO_MANY_KEYS(413),
+    PAYLOAD_TOO_LARGE(413),
+    BLOCK_EXCEEDS_TIER(413),
+    // 415
+    UNSUPPORTED_CONTENT_TYPE(415),
+    // 429
+    TOO_MANY_WAITERS(429),
+    TOO_MANY_REQUESTS_IN_FLIGHT(429),
+    // 503
+    METADATA_UNAVAILABLE(503),
+    NOT_YET_WIRED(503),
+    STANDALONE(503),
+    MEMBERSHIP_EXPIRED(503),
+    TIER_NO_EVICTABLE_SPACE(503),
+    TIER_PINS_EXHAUSTED(503),
+    SHUTTING_DOWN(503),
+    // 500: a bug or an I/O failure of local storage, never an input problem
+    INTERNAL(500);
+
+    private final int status;
+
+    ApiError(int status) {
+        this.status = status;
+    }
+
+    public int status() {
+        return status;
+    }
+}

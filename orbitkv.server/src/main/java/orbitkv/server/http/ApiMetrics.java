@@ -1,0 +1,103 @@
+package orbitkv.server.http;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.function.Function;
+import orbitkv.server.tier.LocalTiers;
+import orbitkv.server.tier.SsdTier;
+import orbitkv.server.tier.TierCounters;
+import orbitkv.server.tier.TierRefusal;
+import orbitkv.server.tier.TierUsage;
+
+/**
+ * The Manager's Prometheus metrics (DIAG-2, DIAG-3). Labels are bounded enumerations only: endpoint,
+ * status class, error code, medium, refusal reason. Never a per-block, per-request, namespace or incarnation
+ * label (DIAG-2). Tier figures are read by callbacks at scrape time.
+ */
+final class ApiMetrics {
+    static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Counter requests;
+    private final Counter errors;
+
+    ApiMetrics(LocalTiers tiers) {
+        requests = Counter.builder().name("orbitkv_http_requests").help("HTTP requests answered, by endpoint and status class")
+                .labelNames("endpoint", "status_class").register(registry);
+        errors = Counter.builder().name("orbitkv_http_errors").help("HTTP error answers by stable error code")
+                .labelNames("code").register(registry);
+        tierGauge(tiers, "orbitkv_tier_blocks", "resident blocks", u -> (double) u.blocks());
+        tierGauge(tiers, "orbitkv_tier_resident_bytes", "payload bytes of resident blocks", u -> (double) u.residentBytes());
+        tierGauge(tiers, "orbitkv_tier_capacity_bytes", "tier bound in bytes", u -> (double) u.capacityBytes());
+        tierGauge(tiers, "orbitkv_tier_allocated_bytes", "bytes taken incl. alignment and pinned retired blocks",
+                u -> (double) u.allocatedBytes());
+        tierGauge(tiers, "orbitkv_tier_pins_held", "pins currently held", u -> (double) u.pinsHeld());
+        tierCounter(tiers, "orbitkv_tier_stored", "blocks stored", TierCounters::storedTotal);
+        tierCounter(tiers, "orbitkv_tier_evicted", "blocks evicted by LRU to make room", TierCounters::evictedTotal);
+        tierCounter(tiers, "orbitkv_tier_reads", "blocks pinned for reading", TierCounters::readsTotal);
+        CounterWithCallback.builder().name("orbitkv_tier_refused").help("tier refusals by reason (never silent loss)")
+                .labelNames("medium", "reason").callback(cb -> {
+                    for (TierRefusal r : TierRefusal.values()) {
+                        cb.call(tiers.dram().counters().refusedTotal(r), "DRAM", r.name());
+                        if (tiers.ssd() != null) {
+                            cb.call(tiers.ssd().counters().refusedTotal(r), "SSD", r.name());
+                        }
+                    }
+                }).register(registry);
+        SsdTier ssd = tiers.ssd();
+        if (ssd != null) {
+            GaugeWithCallback.builder().name("orbitkv_ssd_queue_writes").help("queued SSD writes")
+                    .callback(cb -> cb.call(ssd.queueDepth()[0])).register(registry);
+            GaugeWithCallback.builder().name("orbitkv_ssd_queue_bytes").help("queued SSD write bytes")
+                    .callback(cb -> cb.call(ssd.queueDepth()[1])).register(registry);
+            CounterWithCallback.builder().name("orbitkv_ssd_superseded_writes")
+                    .help("queued SSD writes discarded because a newer save or an evict superseded them")
+                    .callback(cb -> cb.call(ssd.supersededWrites())).register(registry);
+        }
+        GaugeWithCallback.builder().name("orbitkv_inventory_head_sequence").help("latest residency sequence")
+                .callback(cb -> cb.call(tiers.headSequence())).register(registry);
+    }
+
+    void answered(String endpoint, int status) {
+        requests.labelValues(endpoint, (status / 100) + "xx").inc();
+    }
+
+    void error(ApiError code) {
+        errors.labelValues(code.name()).inc();
+    }
+
+    byte[] scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            writer.write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    private void tierGauge(LocalTiers tiers, String name, String help, Function<TierUsage, Double> value) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("medium").callback(cb -> {
+            cb.call(value.apply(tiers.dram().usage()), "DRAM");
+            if (tiers.ssd() != null) {
+                cb.call(value.apply(tiers.ssd().usage()), "SSD");
+            }
+        }).register(registry);
+    }
+
+    private void tierCounter(LocalTiers tiers, String name, String help, Function<TierCounters, Long> value) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("medium").callback(cb -> {
+            cb.call(value.apply(tiers.dram().counters()), "DRAM");
+            if (tiers.ssd() != null) {
+                cb.call(value.apply(tiers.ssd().counters()), "SSD");
+            }
+        }).register(registry);
+    }
+}

@@ -1,0 +1,71 @@
+package orbitkv.server.http;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * The JSON response bodies of HTTP API v1 (DESIGN §7), serialized by Jackson with snake_case names.
+ * Field names are a user-facing contract (docs/api.md): additions only.
+ */
+final class ApiModel {
+    private ApiModel() {}
+
+    /** {@code {"node_id", "node_epoch", "incarnation"}}. */
+    record Owner(String nodeId, long nodeEpoch, String incarnation) {}
+
+    record SavedBlock(String key, String medium, long sequence, long size) {}
+
+    /** A record of the save body that was not stored because of tier state (not of the request). */
+    record RefusedBlock(String key, String code, String message) {}
+
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
+    record SaveResponse(String namespace, List<SavedBlock> saved, long headSequence, List<RefusedBlock> refused) {}
+
+    record Replica(Owner owner, String medium, long sequence, long size, boolean local, boolean stale) {}
+
+    record Candidate(String key, List<Replica> replicas, boolean truncated) {}
+
+    record QueryResponse(String coverage, long viewGeneration, int recoverablePrefix, List<Candidate> candidates) {}
+
+    record EvictResponse(long evicted, long headSequence) {}
+
+    record Fence(String protocol, String clusterUuid, long sourceNodeEpoch, String sourceIncarnation,
+                 long inventorySequence) {}
+
+    record SyncFenceResponse(Fence inventoryFence) {}
+
+    record SyncStandaloneResponse(boolean standalone) {}
+
+    record AwaitResponse(long appliedSequence, String viewId) {}
+
+    record Cluster(String name, String uuid) {}
+
+    /** {@code namespaces} is a list of strings or the string "all". */
+    record ScopeView(String digest, long generation, Object namespaces) {}
+
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record MembershipStatus(Long revision, boolean valid, int members) {}
+
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record Stamp(Long sequence, Long monoNs) {}
+
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record InventoryStatus(long headSequence, Long oldestRetained, Long journalBytes, Long journalPeakBytes,
+                           Stamp lastPublication) {}
+
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record OwnerStatus(Owner owner, String state, String viewId, long watermark, long sourceHead, long receiptAgeMs,
+                       long rows, long bytes, Stamp installed, String lastResetCause) {}
+
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record StatusResponse(String protocol, Cluster cluster, Owner self, ScopeView scope, MembershipStatus membership,
+                          String coverage, InventoryStatus inventory, List<OwnerStatus> owners, String nextPageToken) {}
+
+    record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes) {}
+
+    record HealthResponse(String status, String mode, List<TierHealth> tiers) {}
+
+    record ErrorBody(String code, String message) {}
+
+    record ErrorResponse(ErrorBody error) {}
+}

@@ -1,0 +1,50 @@
+package orbitkv.server.net;
+
+import io.netty.channel.Channel;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+
+/**
+ * The Netty native transport of this host: io_uring when the kernel allows it, else epoll; neither is a
+ * failure, never a silent fallback to NIO. Shared by the HTTP API, the peer listener and selftest.
+ *
+ * @param name "io_uring" or "epoll"
+ * @param handler the I/O handler factory for event loop groups
+ * @param serverChannel the server socket channel class
+ * @param clientChannel the client socket channel class
+ */
+public record NativeTransport(String name, IoHandlerFactory handler,
+                              Class<? extends ServerChannel> serverChannel, Class<? extends Channel> clientChannel) {
+    public static NativeTransport detect() {
+        if (IoUring.isAvailable()) {
+            return new NativeTransport("io_uring", IoUringIoHandler.newFactory(),
+                    IoUringServerSocketChannel.class, IoUringSocketChannel.class);
+        }
+        if (Epoll.isAvailable()) {
+            return new NativeTransport("epoll", EpollIoHandler.newFactory(),
+                    EpollServerSocketChannel.class, EpollSocketChannel.class);
+        }
+        throw new IllegalStateException("no Netty native transport: io_uring: "
+                + describe(IoUring.unavailabilityCause()) + "; epoll: " + describe(Epoll.unavailabilityCause()));
+    }
+
+    /** The cause chain with suppressed attempts: Netty records each library-loading try there. */
+    private static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null && sb.length() < 4096; c = c.getCause()) {
+            sb.append(c).append(' ');
+            for (Throwable s : c.getSuppressed()) {
+                sb.append("[tried: ").append(s).append("] ");
+            }
+        }
+        return sb.toString().trim();
+    }
+}

@@ -1,0 +1,61 @@
+package orbitkv.server.tier;
+
+/**
+ * A bound on a count and a byte total held together (INV-9), for example the SSD write queue. Thread-safe.
+ * {@link #tryAdd} refuses (returns false) instead of exceeding either side; releasing more than was added
+ * is a programming error and throws.
+ */
+final class CountBytesBound {
+    private final String name;
+    private final int countMax;
+    private final long bytesMax;
+    private int count;
+    private long bytes;
+
+    CountBytesBound(String name, int countMax, long bytesMax) {
+        if (countMax < 1 || bytesMax < 1) {
+            throw new IllegalArgumentException(name + " bound must be >= 1 entry and >= 1 byte, got "
+                    + countMax + " entries, " + bytesMax + " bytes");
+        }
+        this.name = name;
+        this.countMax = countMax;
+        this.bytesMax = bytesMax;
+    }
+
+    synchronized boolean tryAdd(long entryBytes) {
+        if (entryBytes < 0) {
+            throw new IllegalArgumentException(name + ": entry bytes must be >= 0, got " + entryBytes);
+        }
+        if (count + 1 > countMax || bytes + entryBytes > bytesMax) {
+            return false;
+        }
+        count++;
+        bytes += entryBytes;
+        return true;
+    }
+
+    synchronized void release(long entryBytes) {
+        if (count < 1 || entryBytes > bytes || entryBytes < 0) {
+            throw new IllegalStateException(name + ": release of " + entryBytes + " bytes exceeds held "
+                    + count + " entries, " + bytes + " bytes");
+        }
+        count--;
+        bytes -= entryBytes;
+    }
+
+    synchronized int count() {
+        return count;
+    }
+
+    synchronized long bytes() {
+        return bytes;
+    }
+
+    int countMax() {
+        return countMax;
+    }
+
+    long bytesMax() {
+        return bytesMax;
+    }
+}

@@ -1,0 +1,79 @@
+package orbitkv.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.Scope;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class ManagerConfigTest {
+    @Test
+    @DisplayName("DESIGN §9 defaults: every setting with a default parses to the design's initial bound")
+    void defaults() {
+        ManagerConfig c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true"));
+        assertThat(c.nodeId().value()).isEqualTo(ManagerConfig.STANDALONE_NODE_ID);
+        assertThat(c.scope()).isEqualTo(Scope.all());
+        assertThat(c.tiers().dramBytes()).isEqualTo(1L << 30);
+        assertThat(c.tiers().hasSsd()).isFalse();
+        assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
+        assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
+        assertThat(c.inventory()).isEqualTo(new ManagerConfig.Inventory(2, 5, 1024, 512 << 10, 1 << 20, 4 << 20,
+                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000));
+        assertThat(c.index()).isEqualTo(new ManagerConfig.Index(5000, 256L << 20, 128));
+        assertThat(c.route()).isEqualTo(new ManagerConfig.Route(8, 128, 32, 2));
+        assertThat(c.httpListen()).isEqualTo(new ListenAddress("127.0.0.1", 8090));
+    }
+
+    @Test
+    @DisplayName("IDX-4 repeated --metadata-namespace gives a canonical scope; --metadata-empty-scope gives none")
+    void scopes() {
+        ManagerConfig c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.METADATA_NAMESPACE, List.of("b", "a", "b")));
+        assertThat(c.scope()).isEqualTo(Scope.of(List.of(Namespace.utf8("a"), Namespace.utf8("b"))));
+        ManagerConfig none = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.METADATA_EMPTY_SCOPE, "true"));
+        assertThat(none.scope()).isEqualTo(Scope.none());
+        List<String> many = java.util.stream.IntStream.range(0, 257).mapToObj(i -> "ns" + i).toList();
+        assertThatThrownBy(() -> ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.METADATA_NAMESPACE, many)))
+                .hasMessage("--metadata-namespace is given 257 times; a scope holds at most 256 namespaces");
+    }
+
+    @Test
+    @DisplayName("BND-6 the config file is JSON keyed by option names; flags win; unknown keys and wrong types are refused")
+    void configFile() {
+        RawValues file = ConfigFile.parse("f.json", """
+                {"standalone": true, "dram": "2GiB", "metadata-namespace": ["x", "y"], "dram-pins-max": 9}
+                """.getBytes(StandardCharsets.UTF_8));
+        ManagerConfig fromFile = ManagerConfig.from(file);
+        assertThat(fromFile.tiers().dramBytes()).isEqualTo(2L << 30);
+        assertThat(fromFile.tiers().dramPinsMax()).isEqualTo(9);
+        ManagerConfig flagsWin = ManagerConfig.from(file.overlay(new RawValues()
+                .put(Setting.DRAM, "3GiB").put(Setting.METADATA_NAMESPACE, List.of("z"))));
+        assertThat(flagsWin.tiers().dramBytes()).isEqualTo(3L << 30);
+        assertThat(flagsWin.scope()).isEqualTo(Scope.of(List.of(Namespace.utf8("z"))));
+        assertThatThrownBy(() -> ConfigFile.parse("f.json", "{\"dramm\": \"1GiB\"}".getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("--config f.json: unknown setting 'dramm'");
+        assertThatThrownBy(() -> ConfigFile.parse("f.json", "{\"standalone\": \"yes\"}".getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("--config f.json: 'standalone' must be true or false, got \"yes\"");
+        assertThatThrownBy(() -> ConfigFile.parse("f.json", "[1]".getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("--config f.json must hold one JSON object");
+        assertThatThrownBy(() -> ConfigFile.parse("f.json", "{\"metadata-namespace\": \"a\"}".getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("--config f.json: 'metadata-namespace' must be a non-empty array of strings");
+    }
+
+    @Test
+    @DisplayName("every setting has a doc line, and a default unless it is required or optional by contract")
+    void settingTableComplete() {
+        for (Setting s : Setting.values()) {
+            assertThat(s.doc()).as(s.flag()).isNotBlank();
+            boolean noDefaultAllowed = List.of(Setting.CLUSTER, Setting.NODE_ID, Setting.ETCD, Setting.SSD_DIR,
+                    Setting.SSD, Setting.METADATA_NAMESPACE).contains(s);
+            assertThat(s.defaultValue() == null).as(s.flag()).isEqualTo(noDefaultAllowed);
+        }
+    }
+}
