@@ -284,17 +284,10 @@ public final class ScopedGlobalIndex implements GlobalIndex {
         byte[][] keyBytes = new byte[n][];
         int[] tags = new int[2 * n];
         int[] hashes = new int[2 * n];
+        boolean[] inScope = new boolean[n];
         for (int i = 0; i < n; i++) {
-            StateKey k = keys.get(i);
-            int ns = ctx.scope().contains(k.namespace()) ? ctx.namespaces().find(k.namespace()) : -1;
-            if (ns < 0) {
-                continue;
-            }
-            keyBytes[i] = k.key();
-            for (int m = 0; m < 2; m++) {
-                tags[2 * i + m] = ResidenceTable.tag(ns, m);
-                hashes[2 * i + m] = ResidenceTable.hash(tags[2 * i + m], keyBytes[i]);
-            }
+            inScope[i] = ctx.scope().contains(keys.get(i).namespace());
+            resolve(keys.get(i), i, keyBytes, tags, hashes);
         }
         long budgetNanos = ctx.config().freshnessBudgetMs() * 1_000_000;
         Medium[] media = Medium.values();
@@ -312,7 +305,12 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                 }
                 for (int i = 0; i < n; i++) {
                     if (keyBytes[i] == null) {
-                        continue;
+                        // A namespace is interned before any row of it is applied under this lock, so an
+                        // id that was unknown before the lock may be known now: resolve again, or this
+                        // lookup could see part of a frame's namespaces (DELTA-2).
+                        if (!inScope[i] || !resolve(keys.get(i), i, keyBytes, tags, hashes)) {
+                            continue;
+                        }
                     }
                     for (int m = 0; m < 2; m++) {
                         int slot = t.find(tags[2 * i + m], keyBytes[i], hashes[2 * i + m]);
@@ -331,6 +329,20 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                 ctx.lookupHold().record(System.nanoTime() - t0);
             }
         }
+    }
+
+    /** Fills the row-form probe of key {@code i}; false while its namespace has no id (no rows anywhere). */
+    private boolean resolve(StateKey k, int i, byte[][] keyBytes, int[] tags, int[] hashes) {
+        int ns = ctx.scope().contains(k.namespace()) ? ctx.namespaces().find(k.namespace()) : -1;
+        if (ns < 0) {
+            return false;
+        }
+        keyBytes[i] = k.key();
+        for (int m = 0; m < 2; m++) {
+            tags[2 * i + m] = ResidenceTable.tag(ns, m);
+            hashes[2 * i + m] = ResidenceTable.hash(tags[2 * i + m], keyBytes[i]);
+        }
+        return true;
     }
 
     /** IDX-9: at most {@code perMedium} replicas per medium, fresh before stale, then by owner. */
