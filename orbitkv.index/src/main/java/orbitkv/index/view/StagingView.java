@@ -15,7 +15,7 @@ final class StagingView {
     final long s0;
     final long beginFrame;
     final TranscriptDigest.Builder transcript;
-    ResidenceTable table = new ResidenceTable(ResidenceTable.MIN_CAPACITY);
+    ResidenceTable table = new ResidenceTable(0);
     long chargedBytes;
     long pagesStaged;
     long lastFrame;
