@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -57,6 +58,16 @@ public class GlobalIndexBenchmark {
             }
             lookups.add(ks);
         }
+    }
+
+    /** Prints the lock-hold histograms' bucket bounds at p50/p99 (IDX-1, DIAG-3) for the trial. */
+    @TearDown(Level.Trial)
+    public void printLockHolds() {
+        var a = world.index.applyLockHold();
+        var l = world.index.lookupLockHold();
+        System.out.printf("%nlock holds: apply n=%d p50<=%dns p99<=%dns; lookup n=%d p50<=%dns p99<=%dns%n",
+                a.total(), a.quantileUpperBoundNanos(0.5), a.quantileUpperBoundNanos(0.99),
+                l.total(), l.quantileUpperBoundNanos(0.5), l.quantileUpperBoundNanos(0.99));
     }
 
     /** One 1,024-record frame to owner 0: overwrites of existing keys with fresh sequences (validated, then applied). */
