@@ -18,12 +18,15 @@ import orbitkv.membership.Incarnation;
  * @param receiptAgeMs requester-side age of the last frame or liveness ({@code -1} if never; IDX-12)
  * @param rows installed rows
  * @param bytes budget bytes charged for this owner (installed + staging)
- * @param installedMonoNanos {@code System.nanoTime()}-domain stamp taken after the install or last applied
- *     frame was committed under the index lock ({@code -1} if none; PERF-1)
+ * @param installedSequence the watermark that {@code installedMonoNanos} belongs to: S1 of the last commit
+ *     or {@code to} of the last applied frame that carried records ({@code -1} if none). Duplicates and
+ *     record-less progress never rewrite it (PERF-1, measurement contract s2.10-performance-v2)
+ * @param installedMonoNanos monotonic-clock stamp ({@code System.nanoTime()} in production) taken after the
+ *     rows, coverage and accounting of that installation were committed under the index lock ({@code -1} if none)
  * @param lastResetCause the last reset, if any
  * @param snapshot the current staging attempt, if any
  */
 public record OwnerViewStatus(Incarnation owner, OwnerState state, Optional<UUID> viewId,
         Optional<ScopeDigest> scopeDigest, long watermark, long sourceHead, long receiptAgeMs, long rows, long bytes,
-        long installedMonoNanos, Optional<ResetCause> lastResetCause, Optional<SnapshotProgress> snapshot) {
+        long installedSequence, long installedMonoNanos, Optional<ResetCause> lastResetCause, Optional<SnapshotProgress> snapshot) {
 }

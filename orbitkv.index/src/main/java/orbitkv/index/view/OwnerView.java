@@ -65,6 +65,7 @@ final class OwnerView {
     private volatile boolean everReceived;
     private volatile long sourceHead = -1;
     private volatile long installedMonoNanos = -1;
+    private volatile long installedSequence = -1;
 
     OwnerView(Incarnation owner, IndexContext ctx) {
         this.owner = owner;
@@ -253,6 +254,7 @@ final class OwnerView {
             watermark = marker.s1();
             transition(OwnerState.INSTALLED);
             ctx.coverage().viewChanged();
+            installedSequence = marker.s1();
             installedMonoNanos = ctx.monoNanos().getAsLong();
         } finally {
             rowsLock.writeLock().unlock();
@@ -404,7 +406,12 @@ final class OwnerView {
                 transition(OwnerState.INSTALLED);
             }
             ctx.coverage().viewChanged();
-            installedMonoNanos = ctx.monoNanos().getAsLong();
+            if (!frame.records().isEmpty()) {
+                // PERF-1: stamped after rows, coverage and accounting are committed, still under the lock;
+                // record-less progress does not rewrite the installation time of the last records.
+                installedSequence = interval.to();
+                installedMonoNanos = ctx.monoNanos().getAsLong();
+            }
         } finally {
             rowsLock.writeLock().unlock();
             ctx.applyHold().record(System.nanoTime() - t0);
@@ -468,7 +475,7 @@ final class OwnerView {
         long age = everReceived ? Math.max(0, (nowNanos - lastReceiptNanos) / 1_000_000) : -1;
         return new OwnerViewStatus(owner, state, Optional.ofNullable(viewId), Optional.ofNullable(viewDigest),
                 watermark, sourceHead, age, rows, installedBytes + (s == null ? 0 : s.chargedBytes),
-                installedMonoNanos, Optional.ofNullable(lastResetCause),
+                installedSequence, installedMonoNanos, Optional.ofNullable(lastResetCause),
                 s == null ? Optional.empty()
                         : Optional.of(new SnapshotProgress(s.s0, s.pagesStaged, s.table.size(), s.replayCursor)));
     }

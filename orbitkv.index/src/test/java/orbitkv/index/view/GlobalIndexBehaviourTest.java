@@ -205,6 +205,18 @@ class GlobalIndexBehaviourTest {
         assertThat(first.rows()).isEqualTo(3);
         assertThat(first.bytes()).isEqualTo(3 * RowCost.bytes(7));
         assertThat(first.installedMonoNanos()).isEqualTo(1_000_000_000L);
+        assertThat(first.installedSequence()).isEqualTo(42);
+        // PERF-1: record-less progress advances the watermark but keeps the installation stamp.
+        f.index.applyDelta(owners[0], new UUID(9, 9), 5, Interval.of(42, 50), List.of());
+        OwnerViewStatus progressed = f.index.ownerStatus(1, Optional.empty()).owners().getFirst();
+        assertThat(progressed.watermark()).isEqualTo(50);
+        assertThat(progressed.installedSequence()).isEqualTo(42);
+        assertThat(progressed.installedMonoNanos()).isEqualTo(1_000_000_000L);
+        f.index.applyDelta(owners[0], new UUID(9, 9), 6, Interval.of(50, 51),
+                List.of(ResidenceRecord.put(Fixture.key("z"), Medium.SSD, 51, 9)));
+        OwnerViewStatus applied = f.index.ownerStatus(1, Optional.empty()).owners().getFirst();
+        assertThat(applied.installedSequence()).isEqualTo(51);
+        assertThat(applied.installedMonoNanos()).isEqualTo(2_500_000_000L);
         assertThat(first.scopeDigest()).contains(Fixture.SCOPE.digest());
         assertThat(all.get(1).state()).isEqualTo(OwnerState.AWAITING);
         assertThat(all.get(1).receiptAgeMs()).isEqualTo(-1);
