@@ -93,15 +93,20 @@ final class OwnerView {
         return installed;
     }
 
-    /** The single transition method of the owner state machine; throws naming an illegal edge. */
+    /** Throws naming the edge unless {@code from -> to} is an edge of the owner state machine. */
+    static void requireEdge(OwnerState from, OwnerState to) {
+        if (!EDGES.get(from).contains(to)) {
+            throw new IllegalStateException("owner view state machine: illegal edge " + from + " -> " + to);
+        }
+    }
+
+    /** The single transition method of the owner state machine; a self-edge is a no-op. */
     private void transition(OwnerState to) {
         OwnerState from = state;
         if (from == to) {
             return;
         }
-        if (!EDGES.get(from).contains(to)) {
-            throw new IllegalStateException("owner view " + owner + ": illegal edge " + from + " -> " + to);
-        }
+        requireEdge(from, to);
         state = to;
         ctx.coverage().stateChanged(this, from, to);
     }
