@@ -22,6 +22,8 @@ import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.membership.Incarnation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything the index knows about one source incarnation: at most one installed view and one staging
@@ -33,6 +35,7 @@ import orbitkv.membership.Incarnation;
  * or not at all (DELTA-2). Growth copies and staging work happen outside the write lock.
  */
 final class OwnerView {
+    private static final Logger LOG = LoggerFactory.getLogger(OwnerView.class);
     private static final Map<OwnerState, Set<OwnerState>> EDGES = new EnumMap<>(OwnerState.class);
 
     static {
@@ -191,6 +194,7 @@ final class OwnerView {
             }
         }
         if (!reserveForReplacement(bytes)) {
+            LOG.warn("owner {} staging view {} refused: it cannot fit the index budget even alone", owner, s.viewId);
             dropStaging();
             lastResetCause = ResetCause.BUDGET_EXCEEDED;
             ctx.viewsWithdrawn().incrementAndGet();
@@ -311,6 +315,8 @@ final class OwnerView {
             ctx.applyHold().record(System.nanoTime() - t0);
         }
         ctx.budget().release(installedBytes);
+        LOG.warn("owner {} view {} at {} withdrawn: it cannot fit the index budget ({} bytes freed)", owner, viewId,
+                watermark, installedBytes);
         installedBytes = 0;
         viewId = null;
         viewDigest = null;
