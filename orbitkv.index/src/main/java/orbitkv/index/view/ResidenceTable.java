@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * Rows of one owner view: an open-addressing (linear probing, backward-shift deletion) table keyed by
- * {@code (namespace id, medium, key bytes)} with parallel primitive arrays, so a row costs a slot share
+ * {@code (namespace id, medium, key bytes)} with parallel primitive arrays (key reference, hash+tag word,
+ * sequence, size), so a row costs a slot share
  * plus one key array instead of boxed records (see {@link RowCost}). A size of {@link #TOMBSTONE} marks a
  * staged delete (SNAP-9); installed tables never hold tombstones.
  *
@@ -16,9 +17,12 @@ final class ResidenceTable {
     static final long TOMBSTONE = -1;
     static final int MIN_CAPACITY = 16;
 
+    /** Marks an occupied slot in {@link #meta}; tags are below 2^17, so bit 31 is free. */
+    private static final long OCCUPIED = 1L << 31;
+
     private byte[][] keys;
-    private int[] tags;
-    private int[] hashes;
+    /** {@code hash << 32 | OCCUPIED | tag}; 0 = empty. One read decides most probes without touching the key. */
+    private long[] meta;
     private long[] sequences;
     private long[] sizes;
     private int size;
@@ -53,8 +57,7 @@ final class ResidenceTable {
 
     private void allocate(int capacity) {
         keys = new byte[capacity][];
-        tags = new int[capacity];
-        hashes = new int[capacity];
+        meta = new long[capacity];
         sequences = new long[capacity];
         sizes = new long[capacity];
         mask = capacity - 1;
@@ -69,15 +72,24 @@ final class ResidenceTable {
         return keys.length;
     }
 
+    private static long meta(int tag, int hash) {
+        return (long) hash << 32 | OCCUPIED | tag;
+    }
+
+    private int homeOf(int slot) {
+        return (int) (meta[slot] >>> 32) & mask;
+    }
+
     /** The slot of the row, or -1. */
     int find(int tag, byte[] key, int hash) {
+        long m = meta(tag, hash);
         int i = hash & mask;
         while (true) {
-            byte[] k = keys[i];
-            if (k == null) {
+            long x = meta[i];
+            if (x == 0) {
                 return -1;
             }
-            if (hashes[i] == hash && tags[i] == tag && Arrays.equals(k, key)) {
+            if (x == m && Arrays.equals(keys[i], key)) {
                 return i;
             }
             i = (i + 1) & mask;
@@ -93,7 +105,7 @@ final class ResidenceTable {
     }
 
     int tagAt(int slot) {
-        return tags[slot];
+        return (int) (meta[slot] & (OCCUPIED - 1));
     }
 
     byte[] keyAt(int slot) {
@@ -112,8 +124,8 @@ final class ResidenceTable {
     ResidenceTable grownCopy(int inserts) {
         ResidenceTable t = new ResidenceTable(size + inserts);
         for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != null) {
-                t.insertFresh(tags[i], keys[i], hashes[i], sequences[i], sizes[i]);
+            if (meta[i] != 0) {
+                t.insertFresh(tagAt(i), keys[i], (int) (meta[i] >>> 32), sequences[i], sizes[i]);
             }
         }
         return t;
@@ -121,10 +133,13 @@ final class ResidenceTable {
 
     private void insertFresh(int tag, byte[] key, int hash, long seq, long sz) {
         int i = hash & mask;
-        while (keys[i] != null) {
+        while (meta[i] != 0) {
             i = (i + 1) & mask;
         }
-        set(i, tag, key, hash, seq, sz);
+        keys[i] = key;
+        meta[i] = meta(tag, hash);
+        sequences[i] = seq;
+        sizes[i] = sz;
         size++;
     }
 
@@ -142,12 +157,11 @@ final class ResidenceTable {
         sizes[slot] = sz;
     }
 
-    private void set(int i, int tag, byte[] key, int hash, long seq, long sz) {
-        keys[i] = key;
-        tags[i] = tag;
-        hashes[i] = hash;
-        sequences[i] = seq;
-        sizes[i] = sz;
+    private void move(int from, int to) {
+        keys[to] = keys[from];
+        meta[to] = meta[from];
+        sequences[to] = sequences[from];
+        sizes[to] = sizes[from];
     }
 
     /** Removes the row at {@code slot} by backward shift, keeping every probe chain intact. */
@@ -156,17 +170,18 @@ final class ResidenceTable {
         int j = slot;
         while (true) {
             j = (j + 1) & mask;
-            if (keys[j] == null) {
+            if (meta[j] == 0) {
                 break;
             }
-            int home = hashes[j] & mask;
+            int home = homeOf(j);
             boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
             if (movable) {
-                set(hole, tags[j], keys[j], hashes[j], sequences[j], sizes[j]);
+                move(j, hole);
                 hole = j;
             }
         }
         keys[hole] = null;
+        meta[hole] = 0;
         size--;
     }
 
@@ -179,7 +194,7 @@ final class ResidenceTable {
         long freed = 0;
         for (int i = 0; i < keys.length; i++) {
             // A backward shift may move an unvisited row into slot i: re-check it before advancing.
-            while (keys[i] != null && sizes[i] == TOMBSTONE) {
+            while (meta[i] != 0 && sizes[i] == TOMBSTONE) {
                 freed += RowCost.bytes(keys[i].length);
                 removeAt(i);
             }
@@ -198,9 +213,10 @@ final class ResidenceTable {
         long bytes = 0;
         int i = from;
         for (; i < keys.length && cleared < maxRows; i++) {
-            if (keys[i] != null) {
+            if (meta[i] != 0) {
                 bytes += RowCost.bytes(keys[i].length);
                 keys[i] = null;
+                meta[i] = 0;
                 cleared++;
                 size--;
             }

@@ -9,7 +9,7 @@ package orbitkv.index.view;
  *   SLOT_SHARE_BYTES = ceil(28 / 0.375) = 75
  * </pre>
  *
- * A slot is 28 bytes of parallel arrays (4 key reference, 4 tag, 4 hash, 8 sequence, 8 size); the table
+ * A slot is 28 bytes of parallel arrays (4 key reference, 8 hash+tag word, 8 sequence, 8 size); the table
  * doubles at load 0.75, so its load never drops below 0.375 and a row's share of slots is at most
  * 28 / 0.375 bytes. The key is one {@code byte[]} (16-byte header, 8-byte alignment). The owner partition
  * table is also the reverse owner index (a removed owner's rows are exactly its table), so the reverse

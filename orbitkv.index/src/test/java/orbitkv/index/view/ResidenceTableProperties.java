@@ -115,8 +115,8 @@ class ResidenceTableProperties {
                 t.insert(1, k, ResidenceTable.hash(1, k), i + 1, 4096);
                 charged += RowCost.bytes(k.length);
             }
-            // Real footprint: 5 parallel arrays (16-byte headers) of 28 bytes per slot, plus one byte[] per key.
-            long footprint = 5 * 16 + 28L * t.capacity() + rows * ((16 + 32 + 7) & ~7L);
+            // Real footprint: 4 parallel arrays (16-byte headers) of 28 bytes per slot, plus one byte[] per key.
+            long footprint = 4 * 16 + 28L * t.capacity() + rows * ((16 + 32 + 7) & ~7L);
             assertThat(footprint).as("rows=%d capacity=%d", rows, t.capacity())
                     .isLessThanOrEqualTo(Math.max(charged, RowCost.bytes(32) * 1L) + 5 * 16 + 28L * ResidenceTable.MIN_CAPACITY);
         }
