@@ -255,16 +255,13 @@ public final class ScopedGlobalIndex implements GlobalIndex {
         long now = ctx.monoNanos().getAsLong();
         Coverage coverage = coverageOf(c, now, outOfScope);
         int n = keys.size();
-        List<List<Replica>> found = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            found.add(null);
-        }
+        CandidateCollector[] found = new CandidateCollector[n];
         if (c.membershipValid()) {
             probeOwners(keys, found, now);
         }
         List<KeyCandidates> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(limit(keys.get(i), found.get(i), cfg.replicasPerMediumMax()));
+            out.add(found[i] == null ? new KeyCandidates(keys.get(i), List.of(), false) : found[i].finish(keys.get(i)));
         }
         return new LookupOutcome.Candidates(coverage, c.viewGeneration(), out);
     }
@@ -279,7 +276,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
         return Coverage.CompleteAtWatermarks;
     }
 
-    private void probeOwners(List<StateKey> keys, List<List<Replica>> found, long now) {
+    private void probeOwners(List<StateKey> keys, CandidateCollector[] found, long now) {
         int n = keys.size();
         byte[][] keyBytes = new byte[n][];
         int[] tags = new int[2 * n];
@@ -315,12 +312,10 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                     for (int m = 0; m < 2; m++) {
                         int slot = t.find(tags[2 * i + m], keyBytes[i], hashes[2 * i + m]);
                         if (slot >= 0) {
-                            List<Replica> l = found.get(i);
-                            if (l == null) {
-                                l = new ArrayList<>(4);
-                                found.set(i, l);
+                            if (found[i] == null) {
+                                found[i] = new CandidateCollector(ctx.config().replicasPerMediumMax());
                             }
-                            l.add(new Replica(o.owner, media[m], t.sequenceAt(slot), t.sizeAt(slot), stale));
+                            found[i].offer(o.owner, media[m], t.sequenceAt(slot), t.sizeAt(slot), stale);
                         }
                     }
                 }
@@ -345,23 +340,47 @@ public final class ScopedGlobalIndex implements GlobalIndex {
         return true;
     }
 
-    /** IDX-9: at most {@code perMedium} replicas per medium, fresh before stale, then by owner. */
-    private static KeyCandidates limit(StateKey key, List<Replica> all, int perMedium) {
-        if (all == null) {
-            return new KeyCandidates(key, List.of(), false);
+    /**
+     * IDX-9: keeps at most {@code perMedium} fresh and {@code perMedium} stale replicas per medium while
+     * owners are probed in owner order, so a hot key held by every owner costs a bounded number of
+     * objects; {@link #finish} returns fresh before stale, at most {@code perMedium} per medium, and flags
+     * anything left out (a truncated list is still positive evidence).
+     */
+    static final class CandidateCollector {
+        private final int perMedium;
+        private final List<Replica> kept = new ArrayList<>(4);
+        private final int[] fresh = new int[2];
+        private final int[] stale = new int[2];
+        private boolean truncated;
+
+        CandidateCollector(int perMedium) {
+            this.perMedium = perMedium;
         }
-        all.sort(Comparator.comparing(Replica::stale).thenComparing(Replica::medium));
-        List<Replica> kept = new ArrayList<>(Math.min(all.size(), 2 * perMedium));
-        int[] perMediumCount = new int[2];
-        boolean truncated = false;
-        for (Replica r : all) {
-            if (perMediumCount[r.medium().ordinal()]++ < perMedium) {
-                kept.add(r);
+
+        void offer(Incarnation owner, Medium medium, long sequence, long sizeBytes, boolean isStale) {
+            int[] counts = isStale ? stale : fresh;
+            if (counts[medium.ordinal()] < perMedium) {
+                counts[medium.ordinal()]++;
+                kept.add(new Replica(owner, medium, sequence, sizeBytes, isStale));
             } else {
                 truncated = true;
             }
         }
-        return new KeyCandidates(key, kept, truncated);
+
+        KeyCandidates finish(StateKey key) {
+            kept.sort(Comparator.comparing(Replica::stale).thenComparing(Replica::medium)); // stable: owner order
+            List<Replica> out = new ArrayList<>(kept.size());
+            int[] taken = new int[2];
+            boolean cut = truncated;
+            for (Replica r : kept) {
+                if (taken[r.medium().ordinal()]++ < perMedium) {
+                    out.add(r);
+                } else {
+                    cut = true;
+                }
+            }
+            return new KeyCandidates(key, out, cut);
+        }
     }
 
     @Override

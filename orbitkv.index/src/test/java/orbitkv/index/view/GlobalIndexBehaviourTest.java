@@ -129,7 +129,7 @@ class GlobalIndexBehaviourTest {
     }
 
     @Test
-    @DisplayName("IDX-9 at most 4 replicas per medium per key; a truncated list is flagged")
+    @DisplayName("IDX-9 SNAP-11 IDX-10 at most 4 replicas per medium per key, fresh before stale; a truncated list is flagged")
     void replicasTruncatedPerMedium() {
         Fixture f = new Fixture(IndexConfig.defaults());
         Incarnation[] owners = new Incarnation[6];
@@ -149,6 +149,19 @@ class GlobalIndexBehaviourTest {
         assertThat(c.keys().getFirst().replicas()).filteredOn(r -> r.medium() == Medium.DRAM).hasSize(4);
         assertThat(c.keys().getFirst().replicas()).filteredOn(r -> r.medium() == Medium.SSD).hasSize(1);
         assertThat(c.coverage()).isEqualTo(Coverage.CompleteAtWatermarks);
+        // Fresh evidence first: owners 4 and 5 stay fresh, 0..3 pass the freshness budget.
+        f.clock.addAndGet(6_000_000_000L);
+        f.index.observeLiveness(owners[4], 9);
+        f.index.observeLiveness(owners[5], 9);
+        LookupOutcome.Candidates mixed = (LookupOutcome.Candidates) f.index.lookup(List.of(Fixture.key("hot")));
+        assertThat(mixed.keys().getFirst().replicas()).filteredOn(r -> r.medium() == Medium.DRAM)
+                .extracting(r -> r.owner(), r -> r.stale())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(owners[4], false),
+                        org.assertj.core.groups.Tuple.tuple(owners[5], false),
+                        org.assertj.core.groups.Tuple.tuple(owners[0], true),
+                        org.assertj.core.groups.Tuple.tuple(owners[1], true));
+        assertThat(mixed.keys().getFirst().truncated()).isTrue();
+        assertThat(mixed.coverage()).isEqualTo(Coverage.PartialHints);
     }
 
     @Test
