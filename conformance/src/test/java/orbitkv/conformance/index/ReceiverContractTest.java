@@ -1,0 +1,77 @@
+package orbitkv.conformance.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import orbitkv.inventory.CommitMarker;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.RejectReason;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.TranscriptDigest;
+import orbitkv.inventory.wire.ErrorCause;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Golden vectors of the snapshot transcript digest (computed independently with Python's hashlib from
+ * the byte layout in docs/parts/index-transcript-digest.md) and the receiver's refusal mapping onto the
+ * v4 wire ErrorCause.
+ */
+class ReceiverContractTest {
+    static StateKey key(String k) {
+        return new StateKey(Namespace.utf8("ns-a"), k.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @DisplayName("SNAP-7 SES-11 transcript digest golden vector: begin, one page, one replay delta")
+    void transcriptGoldenVector() {
+        Scope scope = Scope.of(List.of(Namespace.utf8("ns-a")));
+        assertThat(scope.digest().hex()).isEqualTo("7fe90e8eec77f360f649229157385e02c2099d2062577a75f9f20d5061a19b32");
+        TranscriptDigest d = TranscriptDigest.builder()
+                .begin(1, new UUID(0x0102030405060708L, 0x090a0b0c0d0e0f10L), scope.digest(), 5)
+                .page(2, 1, List.of(ResidenceRecord.put(key("k1"), Medium.DRAM, 3, 100)))
+                .replay(3, Interval.of(5, 7), List.of(ResidenceRecord.delete(key("k1"), Medium.DRAM, 6),
+                        ResidenceRecord.put(key("k2"), Medium.SSD, 7, 4096)))
+                .finish();
+        assertThat(d.hex()).isEqualTo("f1aa7f33ec8f9ea8f91be69e129d4ffc08d50f08c94f4ff546d49493aa61dfba");
+    }
+
+    @Test
+    @DisplayName("SNAP-7 transcript digest of nothing is SHA-256 of the domain and version alone")
+    void transcriptEmptyVector() {
+        assertThat(TranscriptDigest.builder().finish().hex())
+                .isEqualTo("dbb69c76e53d45fe36320a64f2e6060a98556ecf7ef67dd50be618880632a1fe");
+    }
+
+    @Test
+    @DisplayName("SNAP-7 a finished transcript builder refuses further frames; digests are exactly 32 bytes")
+    void transcriptMisuse() {
+        TranscriptDigest.Builder b = TranscriptDigest.builder();
+        b.finish();
+        assertThatThrownBy(b::finish).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> new TranscriptDigest(new byte[31])).hasMessageContaining("exactly 32 bytes");
+    }
+
+    @Test
+    @DisplayName("SNAP-7 a commit marker with max scanned sequence above S1 cannot be represented")
+    void commitMarkerValidation() {
+        TranscriptDigest d = TranscriptDigest.builder().finish();
+        assertThatThrownBy(() -> new CommitMarker(10, 1, 1, 2, 11, d)).hasMessageContaining("max scanned sequence");
+        assertThatThrownBy(() -> new CommitMarker(10, 1, 3, 2, 1, d)).hasMessageContaining("last frame");
+    }
+
+    @Test
+    @DisplayName("SES-9 every receiver refusal maps onto a v4 wire ErrorCause")
+    void rejectReasonsMapOntoWire() {
+        for (RejectReason r : RejectReason.values()) {
+            assertThat(ErrorCause.valueOf(r.wireCause())).as(r.name()).isNotNull();
+        }
+    }
+}

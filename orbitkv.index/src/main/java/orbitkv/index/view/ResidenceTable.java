@@ -1,0 +1,226 @@
+package orbitkv.index.view;
+
+import java.util.Arrays;
+
+/**
+ * Rows of one owner view: an open-addressing (linear probing, backward-shift deletion) table keyed by
+ * {@code (namespace id, medium, key bytes)} with parallel primitive arrays (key reference, hash+tag word,
+ * sequence, size), so a row costs a slot share
+ * plus one key array instead of boxed records (see {@link RowCost}). A size of {@link #TOMBSTONE} marks a
+ * staged delete (SNAP-9); installed tables never hold tombstones.
+ *
+ * <p>Not thread-safe: exactly one applier mutates a table (its owner view's apply mutex), and readers of
+ * an installed table hold the owner's read lock while the applier holds the write lock.
+ */
+final class ResidenceTable {
+    /** Size marker of a staged delete. */
+    static final long TOMBSTONE = -1;
+    static final int MIN_CAPACITY = 16;
+
+    /** Marks an occupied slot in {@link #meta}; tags are below 2^17, so bit 31 is free. */
+    private static final long OCCUPIED = 1L << 31;
+
+    private byte[][] keys;
+    /** {@code hash << 32 | OCCUPIED | tag}; 0 = empty. One read decides most probes without touching the key. */
+    private long[] meta;
+    private long[] sequences;
+    private long[] sizes;
+    private int size;
+    private int mask;
+    private int threshold;
+
+    ResidenceTable(int expectedRows) {
+        allocate(capacityFor(expectedRows));
+    }
+
+    /**
+     * The probe hash of a row. It ignores the medium bit of {@code tag} on purpose: the DRAM and SSD rows
+     * of one StateKey share a home slot, so linear probing keeps them adjacent and a lookup of both
+     * media costs one cache miss instead of two.
+     */
+    static int hash(int tag, byte[] key) {
+        int h = Arrays.hashCode(key) * 0x9E3779B9 ^ (tag >>> 1) * 0x85EBCA6B;
+        return h ^ (h >>> 16);
+    }
+
+    static int tag(int namespaceId, int mediumOrdinal) {
+        return namespaceId << 1 | mediumOrdinal;
+    }
+
+    private static int capacityFor(int rows) {
+        long needed = Math.max(MIN_CAPACITY, (long) Math.ceil(rows / 0.75) + 1);
+        if (needed > (1 << 30)) {
+            throw new IllegalStateException("residence table cannot hold " + rows + " rows");
+        }
+        return Integer.highestOneBit((int) needed - 1) << 1;
+    }
+
+    private void allocate(int capacity) {
+        keys = new byte[capacity][];
+        meta = new long[capacity];
+        sequences = new long[capacity];
+        sizes = new long[capacity];
+        mask = capacity - 1;
+        threshold = (int) (capacity * 0.75);
+    }
+
+    int size() {
+        return size;
+    }
+
+    int capacity() {
+        return keys.length;
+    }
+
+    private static long meta(int tag, int hash) {
+        return (long) hash << 32 | OCCUPIED | tag;
+    }
+
+    private int homeOf(int slot) {
+        return (int) (meta[slot] >>> 32) & mask;
+    }
+
+    /** The slot of the row, or -1. */
+    int find(int tag, byte[] key, int hash) {
+        long m = meta(tag, hash);
+        int i = hash & mask;
+        while (true) {
+            long x = meta[i];
+            if (x == 0) {
+                return -1;
+            }
+            if (x == m && Arrays.equals(keys[i], key)) {
+                return i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    long sequenceAt(int slot) {
+        return sequences[slot];
+    }
+
+    long sizeAt(int slot) {
+        return sizes[slot];
+    }
+
+    int tagAt(int slot) {
+        return (int) (meta[slot] & (OCCUPIED - 1));
+    }
+
+    byte[] keyAt(int slot) {
+        return keys[slot];
+    }
+
+    /** True iff {@code inserts} more rows would pass the load threshold. */
+    boolean needsGrowth(int inserts) {
+        return size + inserts > threshold;
+    }
+
+    /**
+     * A copy large enough for {@code inserts} more rows. Readers may keep reading this table while the
+     * copy is built because only the single applier mutates it.
+     */
+    ResidenceTable grownCopy(int inserts) {
+        ResidenceTable t = new ResidenceTable(size + inserts);
+        for (int i = 0; i < keys.length; i++) {
+            if (meta[i] != 0) {
+                t.insertFresh(tagAt(i), keys[i], (int) (meta[i] >>> 32), sequences[i], sizes[i]);
+            }
+        }
+        return t;
+    }
+
+    private void insertFresh(int tag, byte[] key, int hash, long seq, long sz) {
+        int i = hash & mask;
+        while (meta[i] != 0) {
+            i = (i + 1) & mask;
+        }
+        keys[i] = key;
+        meta[i] = meta(tag, hash);
+        sequences[i] = seq;
+        sizes[i] = sz;
+        size++;
+    }
+
+    /** Inserts a new row (the caller checked absence and capacity). */
+    void insert(int tag, byte[] key, int hash, long seq, long sz) {
+        if (size + 1 > threshold) {
+            throw new IllegalStateException("residence table over its load threshold: grow before inserting");
+        }
+        insertFresh(tag, key, hash, seq, sz);
+    }
+
+    /** Overwrites the sequence and size of an existing row. */
+    void overwrite(int slot, long seq, long sz) {
+        sequences[slot] = seq;
+        sizes[slot] = sz;
+    }
+
+    private void move(int from, int to) {
+        keys[to] = keys[from];
+        meta[to] = meta[from];
+        sequences[to] = sequences[from];
+        sizes[to] = sizes[from];
+    }
+
+    /** Removes the row at {@code slot} by backward shift, keeping every probe chain intact. */
+    void removeAt(int slot) {
+        int hole = slot;
+        int j = slot;
+        while (true) {
+            j = (j + 1) & mask;
+            if (meta[j] == 0) {
+                break;
+            }
+            int home = homeOf(j);
+            boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+            if (movable) {
+                move(j, hole);
+                hole = j;
+            }
+        }
+        keys[hole] = null;
+        meta[hole] = 0;
+        size--;
+    }
+
+    /**
+     * Removes every tombstone in place (commit of a staging view, SNAP-9).
+     *
+     * @return the sum of {@link RowCost#bytes} of the removed rows
+     */
+    long removeTombstones() {
+        long freed = 0;
+        for (int i = 0; i < keys.length; i++) {
+            // A backward shift may move an unvisited row into slot i: re-check it before advancing.
+            while (meta[i] != 0 && sizes[i] == TOMBSTONE) {
+                freed += RowCost.bytes(keys[i].length);
+                removeAt(i);
+            }
+        }
+        return freed;
+    }
+
+    /**
+     * Clears up to {@code maxRows} rows of a table nobody reads any more, starting at slot {@code from}
+     * (bounded cleanup of a removed owner, IDX-1).
+     *
+     * @return {@code [nextSlot, rowsCleared, bytesFreed]}
+     */
+    long[] clearBatch(int from, int maxRows) {
+        int cleared = 0;
+        long bytes = 0;
+        int i = from;
+        for (; i < keys.length && cleared < maxRows; i++) {
+            if (meta[i] != 0) {
+                bytes += RowCost.bytes(keys[i].length);
+                keys[i] = null;
+                meta[i] = 0;
+                cleared++;
+                size--;
+            }
+        }
+        return new long[] {i, cleared, bytes};
+    }
+}

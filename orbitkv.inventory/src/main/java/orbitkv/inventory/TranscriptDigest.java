@@ -1,0 +1,182 @@
+package orbitkv.inventory;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The 32-byte running SHA-256 over a snapshot transcript in canonical form (SNAP-7). It checks
+ * transmission only: not semantic completeness, durability or authentication (SES-11). Source and
+ * receiver compute it independently with {@link Builder}; the byte-exact encoding is documented in
+ * {@code docs/protocol.md} (transcript digest section):
+ *
+ * <pre>
+ * "orbitkv.transcript-digest" 0x00 version(0x01)
+ * per frame, in frame order:
+ *   begin : 0x01 u64be frame  u64be view.msb u64be view.lsb  scope_digest[32]  u64be s0
+ *   page  : 0x02 u64be frame  u64be page_ordinal  u32be count  record*
+ *   replay: 0x03 u64be frame  u64be from  u64be to  u32be count  record*
+ * record: u8 ns_len ns  u8 key_len key  u8 medium(1 DRAM, 2 SSD)  u8 op(1 PUT, 2 DELETE)  u64be sequence  u64be size
+ * </pre>
+ *
+ * @param bytes exactly 32 bytes; copied in and out
+ */
+public record TranscriptDigest(byte[] bytes) {
+    /** Width in bytes. */
+    public static final int BYTES = 32;
+    /** Domain separation string, followed by 0x00. */
+    public static final String DOMAIN = "orbitkv.transcript-digest";
+    /** Encoding version byte. */
+    public static final byte VERSION = 1;
+
+    static final byte KIND_BEGIN = 1;
+    static final byte KIND_PAGE = 2;
+    static final byte KIND_REPLAY = 3;
+
+    public TranscriptDigest {
+        Objects.requireNonNull(bytes, "transcript digest must not be null");
+        if (bytes.length != BYTES) {
+            throw new IllegalArgumentException("transcript digest must be exactly " + BYTES + " bytes, got " + bytes.length);
+        }
+        bytes = bytes.clone();
+    }
+
+    /** Parses 64 hex characters. */
+    public static TranscriptDigest ofHex(String hex) {
+        Objects.requireNonNull(hex, "transcript digest hex must not be null");
+        if (hex.length() != 2 * BYTES) {
+            throw new IllegalArgumentException("transcript digest must be " + 2 * BYTES + " hex characters, got " + hex.length());
+        }
+        return new TranscriptDigest(HexFormat.of().parseHex(hex));
+    }
+
+    /** A fresh running digest with the domain and version already absorbed. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public byte[] bytes() {
+        return bytes.clone();
+    }
+
+    public String hex() {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TranscriptDigest d && Arrays.equals(bytes, d.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+        return hex();
+    }
+
+    /** The running digest; not thread-safe (one per staging attempt). */
+    public static final class Builder {
+        private final MessageDigest sha;
+        private final byte[] scratch = new byte[8];
+        private boolean finished;
+
+        private Builder() {
+            try {
+                sha = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is required by every Java SE runtime", e);
+            }
+            sha.update(DOMAIN.getBytes(StandardCharsets.US_ASCII));
+            sha.update((byte) 0);
+            sha.update(VERSION);
+        }
+
+        /** The snapshot begin frame. */
+        public Builder begin(long frameNumber, UUID viewId, ScopeDigest scopeDigest, long s0) {
+            open(KIND_BEGIN, frameNumber);
+            u64(viewId.getMostSignificantBits());
+            u64(viewId.getLeastSignificantBits());
+            sha.update(scopeDigest.bytes());
+            u64(s0);
+            return this;
+        }
+
+        /** One snapshot page. */
+        public Builder page(long frameNumber, long pageOrdinal, List<ResidenceRecord> records) {
+            open(KIND_PAGE, frameNumber);
+            u64(pageOrdinal);
+            records(records);
+            return this;
+        }
+
+        /** One replay delta received while staging. */
+        public Builder replay(long frameNumber, Interval interval, List<ResidenceRecord> records) {
+            open(KIND_REPLAY, frameNumber);
+            u64(interval.from());
+            u64(interval.to());
+            records(records);
+            return this;
+        }
+
+        /** The digest of everything absorbed; the builder cannot be used afterwards. */
+        public TranscriptDigest finish() {
+            requireOpen();
+            finished = true;
+            return new TranscriptDigest(sha.digest());
+        }
+
+        private void open(byte kind, long frameNumber) {
+            requireOpen();
+            sha.update(kind);
+            u64(frameNumber);
+        }
+
+        private void requireOpen() {
+            if (finished) {
+                throw new IllegalStateException("transcript digest builder already finished");
+            }
+        }
+
+        private void records(List<ResidenceRecord> records) {
+            u32(records.size());
+            for (ResidenceRecord r : records) {
+                StateKey k = r.key();
+                Namespace ns = k.namespace();
+                sha.update((byte) ns.length());
+                for (int i = 0; i < ns.length(); i++) {
+                    sha.update(ns.byteAt(i));
+                }
+                sha.update((byte) k.keyLength());
+                sha.update(k.key());
+                sha.update((byte) (r.medium().ordinal() + 1));
+                sha.update((byte) (r.op().ordinal() + 1));
+                u64(r.sequence());
+                u64(r.sizeBytes());
+            }
+        }
+
+        private void u64(long v) {
+            for (int i = 0; i < 8; i++) {
+                scratch[i] = (byte) (v >>> (56 - 8 * i));
+            }
+            sha.update(scratch, 0, 8);
+        }
+
+        private void u32(int v) {
+            for (int i = 0; i < 4; i++) {
+                scratch[i] = (byte) (v >>> (24 - 8 * i));
+            }
+            sha.update(scratch, 0, 4);
+        }
+    }
+}
