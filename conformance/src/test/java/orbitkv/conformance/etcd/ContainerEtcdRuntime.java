@@ -178,17 +178,17 @@ final class ContainerEtcdRuntime implements EtcdRuntime {
         List<PortBinding> bindings = spec.loopbackPorts().entrySet().stream()
                 .map(e -> new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", e.getValue()), ExposedPort.tcp(e.getKey())))
                 .toList();
-        GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(spec.image()))
+        return new GenericContainer<>(DockerImageName.parse(spec.image()))
                 .withNetwork(network)
                 .withNetworkAliases(spec.alias())
                 .withCommand(spec.command().toArray(String[]::new))
+                .withExposedPorts(spec.exposedPorts().toArray(Integer[]::new))
                 .withStartupTimeout(CONTAINER_START_BOUND)
-                .waitingFor(new RunningIsEnough());
-        if (!bindings.isEmpty()) {
-            c.withExposedPorts(spec.exposedPorts().toArray(Integer[]::new))
-                    .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withPortBindings(new Ports(bindings.toArray(PortBinding[]::new))));
-        }
-        return c;
+                .waitingFor(new RunningIsEnough())
+                // exactly the spec's loopback bindings: no random publication of the image's EXPOSEd ports
+                .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
+                        .withPublishAllPorts(false)
+                        .withPortBindings(new Ports(bindings.toArray(PortBinding[]::new))));
     }
 
     /**

@@ -121,14 +121,35 @@ class EtcdContainerSpecTest {
             assertThat(c.getNetwork()).isSameAs(network);
             assertThat(c.getCommandParts()).containsExactlyElementsOf(spec.command());
             assertThat(c.getExposedPorts()).containsExactly(2379, 2381);
-            HostConfig hostConfig = new HostConfig();
-            CreateContainerCmd cmd = (CreateContainerCmd) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {CreateContainerCmd.class},
-                    (proxy, method, args) -> method.getName().equals("getHostConfig") ? hostConfig : null);
-            c.getCreateContainerCmdModifiers().forEach(m -> m.modify(cmd));
+            HostConfig hostConfig = hostConfigOf(c);
+            assertThat(hostConfig.getPublishAllPorts()).isFalse();
             assertThat(hostConfig.getPortBindings().getBindings())
                     .containsEntry(ExposedPort.tcp(2379), new Ports.Binding[] {Ports.Binding.bindIpAndPort("127.0.0.1", 41003)})
-                    .containsEntry(ExposedPort.tcp(2381), new Ports.Binding[] {Ports.Binding.bindIpAndPort("127.0.0.1", 41004)});
+                    .containsEntry(ExposedPort.tcp(2381), new Ports.Binding[] {Ports.Binding.bindIpAndPort("127.0.0.1", 41004)})
+                    .hasSize(2);
         }
+    }
+
+    @Test
+    @DisplayName("the etcdctl client's GenericContainer publishes no port at all")
+    void clientContainerPublishesNothing() {
+        try (Network network = Network.newNetwork();
+                GenericContainer<?> c = ContainerEtcdRuntime.container(EtcdContainerSpec.etcdctlClient("img:1"), network)) {
+            assertThat(c.getNetworkAliases()).contains("etcdctl");
+            assertThat(c.getExposedPorts()).isEmpty();
+            HostConfig hostConfig = hostConfigOf(c);
+            assertThat(hostConfig.getPublishAllPorts()).isFalse();
+            assertThat(hostConfig.getPortBindings().getBindings()).isEmpty();
+        }
+    }
+
+    /** The host config after the container's create-command modifiers ran (no Docker call). */
+    private static HostConfig hostConfigOf(GenericContainer<?> c) {
+        HostConfig hostConfig = new HostConfig();
+        CreateContainerCmd cmd = (CreateContainerCmd) Proxy.newProxyInstance(EtcdContainerSpecTest.class.getClassLoader(),
+                new Class<?>[] {CreateContainerCmd.class},
+                (proxy, method, args) -> method.getName().equals("getHostConfig") ? hostConfig : null);
+        c.getCreateContainerCmdModifiers().forEach(m -> m.modify(cmd));
+        return hostConfig;
     }
 }

@@ -38,7 +38,7 @@ sealed interface EtcdRuntime permits ProcessEtcdRuntime, ContainerEtcdRuntime {
         /** Prometheus endpoint on loopback. */
         URI metricsUrl();
 
-        /** Host PID of the member's etcd process (a new one after a restart). */
+        /** Host PID of the member's etcd process while it runs (a new one after a restart). */
         long pid();
 
         /** True while the member's etcd process exists, stopped (frozen) or not. */
