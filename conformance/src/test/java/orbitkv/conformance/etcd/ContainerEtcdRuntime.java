@@ -242,14 +242,18 @@ final class ContainerEtcdRuntime implements EtcdRuntime {
             }
         }
         members.clear();
-        if (client != null) {
-            client.stop();
-            client = null;
+        try {
+            if (client != null) {
+                client.stop();
+            }
+            if (network != null) {
+                network.close();
+            }
+        } catch (RuntimeException e) {
+            failures.add(e);
         }
-        if (network != null) {
-            network.close();
-            network = null;
-        }
+        client = null;
+        network = null;
         if (!failures.isEmpty()) {
             AssertionError e = new AssertionError("etcd containers could not all be removed");
             failures.forEach(e::addSuppressed);
