@@ -96,6 +96,8 @@ public final class ClusterMetadata implements DistributedMetadata {
     public void onMembershipEvent(MembershipEvent event) {
         index.onMembership(event.view());
         switch (event) {
+            case MembershipEvent.Fenced f when f.cause() == MembershipEvent.FenceCause.SHUTDOWN ->
+                    LOG.info("membership closed for shutdown: incarnation {}", f.fenced());
             case MembershipEvent.Fenced f -> LOG.warn("membership fenced: incarnation {} ({}); remote admission stopped, "
                     + "local cache service continues", f.fenced(), f.cause());
             case MembershipEvent.Suspended s -> LOG.warn("membership suspended: {}; remote admission stopped until re-read", s.cause());
