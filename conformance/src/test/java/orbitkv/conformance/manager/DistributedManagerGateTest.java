@@ -135,6 +135,9 @@ class DistributedManagerGateTest {
             assertThat(api(m).health().at("/status").asText()).isEqualTo("ok");
             assertThat(api(m).health().at("/mode").asText()).isEqualTo("distributed");
         }
+        String metrics = api(b).get("/metrics").text();
+        assertThat(metrics).contains("orbitkv_inventory_intentional_wait", "orbitkv_index_lock_hold_seconds",
+                "orbitkv_membership_members 3", "orbitkv_await_waiters");
         assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(3);
     }
 
@@ -345,5 +348,33 @@ class DistributedManagerGateTest {
         assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(2);
         Await.until("B drops C", BOUND, () -> api(b).status().at("/membership/members").asInt() == 2);
         assertThat(c.stderrText()).contains("deregistered");
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("INV-7 INV-10 MEM-8 etcd frozen past the lease deadline: B fences itself; remote admission stops, local save/query/restore keep working")
+    void fencedKeepsLocalService() throws Exception {
+        EtcdFixture.Member etcd = ETCD.member(0);
+        etcd.stop(); // SIGSTOP: renewals time out, the conservative local deadline passes (TTL 4 s - margin 1 s)
+        try {
+            Await.until("B fences itself", BOUND, () -> api(b).health().at("/status").asText().equals("fenced"));
+            ManagerApi api = api(b);
+            ManagerApi.Reply saved = api.save("ns-a", Map.of(key(70), ManagerApi.payload(7, 70, 256)));
+            assertThat(saved.status()).as(saved.text()).isEqualTo(200);
+            assertThat(ManagerApi.unframe(api.restore("ns-a", List.of(key(70))).body()).get(key(70)))
+                    .isEqualTo(ManagerApi.payload(7, 70, 256));
+            JsonNode q = api.query("ns-a", List.of(key(70))).json();
+            assertThat(q.get("coverage").asText()).isEqualTo("Unavailable");
+            assertThat(q.at("/candidates/0/replicas/0/local").asBoolean()).isTrue();
+            ManagerApi.Reply await = api.await(aFence, api.status().at("/scope/digest").asText(), 100);
+            assertThat(await.status()).isEqualTo(503);
+            assertThat(await.json().at("/error/code").asText()).isEqualTo("MEMBERSHIP_EXPIRED");
+            ManagerApi.Reply sync = api.sync();
+            assertThat(sync.status()).isEqualTo(503);
+            assertThat(sync.json().at("/error/code").asText()).isEqualTo("MEMBERSHIP_EXPIRED");
+            assertThat(api.status().at("/membership/valid").asBoolean()).isFalse();
+        } finally {
+            etcd.cont();
+        }
     }
 }
