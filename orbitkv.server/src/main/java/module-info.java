@@ -28,6 +28,7 @@ module orbitkv.server {
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.model;
     requires org.slf4j;
+    requires java.net.http; // orbitkv demo talks to its Managers and its etcd over HTTP
     requires jul.to.slf4j;
     requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains and exits 0 instead of the JVM default 143
 

@@ -168,6 +168,14 @@ public final class ManagerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    public String stdoutText() {
+        try {
+            return Files.exists(stdout) ? Files.readString(stdout, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public String stderrText() {
         return tail(stderr);
     }
