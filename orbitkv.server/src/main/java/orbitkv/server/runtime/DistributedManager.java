@@ -93,7 +93,12 @@ public final class DistributedManager implements RunningManager {
                 closeQuietly(http, peer, local);
                 return new Start.Refused(1, refusal(result, config));
             }
-            return new Start.Started(wire(config, local, peer, http, registered.membership(), transport));
+            try {
+                return new Start.Started(wire(config, local, peer, http, registered.membership(), transport));
+            } catch (RuntimeException e) {
+                registered.membership().close(); // never leave a registered incarnation behind a failed start
+                throw e;
+            }
         } catch (IOException | InterruptedException | RuntimeException e) {
             closeQuietly(http, peer, local);
             throw e;
@@ -122,7 +127,8 @@ public final class DistributedManager implements RunningManager {
      * Peer services: the one place where the InventorySession v4 is wired once it exists (SES-1). Its
      * source end is {@code peer.addService(InventorySessionServer.create(source, cluster, self,
      * membership::view, sessionConfig).bindableService())}; its requester end is one
-     * {@code InventorySubscriber} fed {@code metadata.viewReceiver()}, subscribed to membership
+     * {@code InventorySubscriber} fed {@code metadata.viewReceiver()}, opening its channels with
+     * {@link orbitkv.server.net.PeerChannels#open} (native transport), subscribed to membership
      * ({@code onMembership(view)}), and wired as {@code metadata.flushThrough(subscriber::flushThrough)}.
      * This build has no session: no service is added, remote owners stay without installed views
      * (coverage PartialHints with other members) and await times out; nothing is faked.
