@@ -10,4 +10,6 @@ module orbitkv.conformance {
     requires orbitkv.transfer;
     requires orbitkv.recovery;
     requires orbitkv.server;
+    requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
+    requires com.fasterxml.jackson.databind; // ... and read their JSON answers
 }

@@ -22,11 +22,13 @@ module orbitkv.server {
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.classes.io_uring;
     requires io.grpc.netty;
+    requires io.grpc.util; // MutableHandlerRegistry: peer services are added after registration
     requires jetcd.core;
     requires io.prometheus.metrics.core;
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.model;
     requires org.slf4j;
+    requires java.net.http; // orbitkv demo talks to its Managers and its etcd over HTTP
     requires jul.to.slf4j;
     requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains and exits 0 instead of the JVM default 143
 

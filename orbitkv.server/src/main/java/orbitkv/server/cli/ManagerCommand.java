@@ -8,6 +8,8 @@ import orbitkv.server.config.ConfigFile;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
+import orbitkv.server.runtime.DistributedManager;
+import orbitkv.server.runtime.RunningManager;
 import orbitkv.server.runtime.StandaloneManager;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,6 +17,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * {@code orbitkv manager} (DESIGN §7 CLI). Every option comes from the {@link Setting} table (one source of
@@ -22,9 +25,10 @@ import sun.misc.Signal;
  * settings from JSON, flags winning. Validation happens once in {@link ManagerConfig#from}; a refusal exits
  * 2 with the message naming the options (BND-6).
  *
- * <p>This build serves {@code --standalone} only: the distributed mode needs the membership, inventory and
- * index wiring, and is refused explicitly (exit 1) instead of pretending. SIGTERM and SIGINT stop
- * admission, drain and exit 0.
+ * <p>With {@code --standalone} it runs without etcd; otherwise it registers with etcd and wires membership,
+ * the source inventory and the GlobalIndex ({@link DistributedManager}); a refused registration (unformatted
+ * cluster, format or cluster mismatch, etcd unavailable) exits 1 with the reason. SIGTERM and SIGINT stop
+ * admission, drain, deregister and exit 0.
  */
 @Command(name = "manager", modelTransformer = ManagerCommand.Options.class, mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
@@ -68,25 +72,69 @@ final class ManagerCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", config.logLevel().toLowerCase(java.util.Locale.ROOT));
-        if (!config.standalone()) {
-            spec.commandLine().getErr().println("orbitkv manager: the distributed mode (--cluster/--etcd) needs the "
-                    + "membership and inventory wiring, which this build does not contain yet; run with --standalone");
-            return 1;
-        }
-        StandaloneManager manager = StandaloneManager.start(config);
-        Runnable stop = () -> Thread.ofPlatform().name("orbitkv-shutdown").start(() -> {
-            try {
-                manager.shutdown();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        // Signal handlers before anything starts: a SIGTERM that arrives while the Manager starts is
+        // remembered and honoured as soon as it runs (exit 0), never left to the JVM's default (exit 143).
+        StopRequest stopRequest = new StopRequest();
+        SignalHandler previousTerm = Signal.handle(new Signal("TERM"), sig -> stopRequest.request());
+        SignalHandler previousInt = Signal.handle(new Signal("INT"), sig -> stopRequest.request());
+        RunningManager manager = null;
+        try {
+            if (config.standalone()) {
+                manager = StandaloneManager.start(config);
+            } else {
+                switch (DistributedManager.start(config)) {
+                    case DistributedManager.Start.Started s -> manager = s.manager();
+                    case DistributedManager.Start.Refused r -> {
+                        spec.commandLine().getErr().println("orbitkv manager: " + r.message());
+                        return r.exitCode();
+                    }
+                }
             }
-        });
-        Signal.handle(new Signal("TERM"), sig -> stop.run());
-        Signal.handle(new Signal("INT"), sig -> stop.run());
+        } finally {
+            if (manager == null) { // not started: give the signals back (the process is about to exit)
+                Signal.handle(new Signal("TERM"), previousTerm);
+                Signal.handle(new Signal("INT"), previousInt);
+            }
+        }
         spec.commandLine().getOut().println(manager.readyLine());
         spec.commandLine().getOut().flush();
+        stopRequest.attach(manager);
         manager.awaitStopped();
         return 0;
+    }
+
+    /**
+     * SIGTERM/SIGINT: stop admission, drain, deregister, exit 0. A request that arrives before the Manager
+     * runs is kept and executed on {@link #attach}. The stop runs on its own thread, never on the signal
+     * dispatcher.
+     */
+    static final class StopRequest {
+        private RunningManager manager;
+        private boolean requested;
+
+        synchronized void request() {
+            requested = true;
+            if (manager != null) {
+                stop(manager);
+            }
+        }
+
+        synchronized void attach(RunningManager m) {
+            manager = m;
+            if (requested) {
+                stop(m);
+            }
+        }
+
+        private static void stop(RunningManager m) {
+            Thread.ofPlatform().name("orbitkv-shutdown").start(() -> {
+                try {
+                    m.shutdown();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
     }
 
     private RawValues flags() {

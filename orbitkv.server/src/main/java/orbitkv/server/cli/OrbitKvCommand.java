@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "OrbitKV Manager, admin tool and self-test.",
-        subcommands = {ManagerCommand.class, AdminCommand.class, SelftestCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ManagerCommand.class, AdminCommand.class, DemoCommand.class, SelftestCommand.class,
+                CommandLine.HelpCommand.class})
 public final class OrbitKvCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

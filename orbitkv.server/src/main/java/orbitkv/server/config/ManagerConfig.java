@@ -10,9 +10,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import orbitkv.index.IndexConfig;
+import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
 
 /**
@@ -33,10 +36,12 @@ import orbitkv.membership.NodeId;
  * @param inventory DESIGN §9 settings passed to orbitkv.inventory
  * @param index DESIGN §9 settings passed to orbitkv.index
  * @param route DESIGN §9 settings passed to orbitkv.recovery
+ * @param lease DESIGN §3 lease timing passed to orbitkv.membership
  */
 public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoints, ListenAddress peerListen,
                             ListenAddress httpListen, boolean standalone, Scope scope, String logLevel,
-                            Tiers tiers, Http http, Inventory inventory, Index index, Route route) {
+                            Tiers tiers, Http http, Inventory inventory, Index index, Route route,
+                            MembershipConfig lease) {
     /** The await timeout cap of the API contract (API-4). */
     public static final long AWAIT_TIMEOUT_MS_CAP = 30_000;
     /** Node id of a standalone Manager started without --node-id. */
@@ -82,7 +87,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         Objects.requireNonNull(inventory, "inventory");
         Objects.requireNonNull(index, "index");
         Objects.requireNonNull(route, "route");
+        Objects.requireNonNull(lease, "lease");
         validate(cluster, etcdEndpoints, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route);
+        try {
+            inventoryConfig(inventory);
+            indexConfig(index);
+        } catch (IllegalArgumentException e) { // the consumers' own rules, checked at startup too (BND-6)
+            throw new ConfigException("inventory/index settings: " + e.getMessage());
+        }
     }
 
     /**
@@ -128,7 +140,52 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         return new ManagerConfig(cluster, nodeId, standalone ? List.of() : etcdUrls(v.text(ETCD)),
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route);
+                tiers, http, inventory, index, route, lease(v));
+    }
+
+    /**
+     * The lease timing; {@link MembershipConfig} checks the relations (margin &lt; TTL, renewal and call
+     * deadline &lt; TTL - margin) and its message names the settings, translated here to option names.
+     */
+    private static MembershipConfig lease(RawValues v) {
+        MembershipConfig d = MembershipConfig.defaults();
+        long ttl = v.ms(LEASE_TTL_MS, 2_000, 3_600_000);
+        long margin = v.ms(FENCE_SAFETY_MARGIN_MS, 0, 3_600_000);
+        long renewal = v.ms(RENEWAL_INTERVAL_MS, 1, 3_600_000);
+        long call = v.ms(ETCD_CALL_TIMEOUT_MS, 1, 3_600_000);
+        try {
+            return new MembershipConfig(ttl, margin, renewal, call, d.retryBackoffMinMs(), d.retryBackoffMaxMs(),
+                    d.memberPageSize());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage().replace("leaseTtlMs", LEASE_TTL_MS.flag())
+                    .replace("fenceSafetyMarginMs", FENCE_SAFETY_MARGIN_MS.flag())
+                    .replace("renewalIntervalMs", RENEWAL_INTERVAL_MS.flag())
+                    .replace("etcdCallTimeoutMs", ETCD_CALL_TIMEOUT_MS.flag()));
+        }
+    }
+
+    /** The source inventory settings (DESIGN §9) in orbitkv.inventory's terms. */
+    public InventoryConfig inventoryConfig() {
+        return inventoryConfig(inventory);
+    }
+
+    private static InventoryConfig inventoryConfig(Inventory i) {
+        return new InventoryConfig(i.journalRetentionBytesMax(), i.journalRetentionRecordsMax(), i.frameInputRecordsMax(),
+                i.frameInputBytesMax(), (int) Math.min(Integer.MAX_VALUE, i.frameEncodedBytesMax()),
+                (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.snapshotPageRecordsMax(),
+                i.snapshotPageBytesMax(),
+                i.coalescingWindowMs(), i.coalescingWaitMaxMs(), InventoryConfig.DEFAULT_WAITERS_MAX);
+    }
+
+    /** The GlobalIndex settings (DESIGN §9) in orbitkv.index's terms; lookup bounds are the API's (IDX-9). */
+    public IndexConfig indexConfig() {
+        return indexConfig(index);
+    }
+
+    private static IndexConfig indexConfig(Index index) {
+        IndexConfig d = IndexConfig.defaults();
+        return new IndexConfig(index.indexBudgetBytes(), index.freshnessBudgetMs(), d.lookupKeysMax(), d.lookupBytesMax(),
+                d.replicasPerMediumMax(), d.cleanupBatchRowsMax(), d.diagnosticsPageSizeMax());
     }
 
     /** The one place where relations between settings are checked (BND-6); each message names both sides. */
@@ -155,9 +212,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 + i.coalescingWindowMs() + ") must not exceed --coalescing-wait-max-ms (" + i.coalescingWaitMaxMs() + ")");
         requireRelation(i.frameEncodedBytesMax() <= i.frameDecodedBytesMax(), "--frame-encoded-bytes-max ("
                 + i.frameEncodedBytesMax() + ") must not exceed --frame-decoded-bytes-max (" + i.frameDecodedBytesMax() + ")");
-        requireRelation(i.snapshotPageBytesMax() <= i.frameEncodedBytesMax(), "--snapshot-page-bytes-max ("
-                + i.snapshotPageBytesMax() + ") must not exceed --frame-encoded-bytes-max (" + i.frameEncodedBytesMax()
-                + "): a page is sent as one frame");
+        requireRelation(i.snapshotPageBytesMax() <= i.frameEncodedBytesMax() - InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES,
+                "--snapshot-page-bytes-max (" + i.snapshotPageBytesMax() + ") must not exceed --frame-encoded-bytes-max ("
+                + i.frameEncodedBytesMax() + ") minus " + InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES
+                + " frame overhead bytes: a page is sent as one frame");
+        requireRelation(i.frameDecodedBytesMax() <= Integer.MAX_VALUE, "--frame-decoded-bytes-max ("
+                + i.frameDecodedBytesMax() + ") must not exceed " + Integer.MAX_VALUE + " bytes");
         requireRelation(i.frameEncodedBytesMax() <= i.receiveWindowBytes(), "--receive-window-bytes ("
                 + i.receiveWindowBytes() + ") must be at least --frame-encoded-bytes-max (" + i.frameEncodedBytesMax()
                 + "): one frame must fit the credit window");

@@ -38,6 +38,11 @@ public enum Setting {
     SHUTDOWN_DRAIN_MS("shutdown-drain-ms", Kind.MS, "10000", "bound on draining requests at shutdown"),
     AWAIT_TIMEOUT_MS_MAX("await-timeout-ms-max", Kind.MS, "30000", "cap of /cache/metadata/await timeout_ms (at most 30000)"),
     AWAIT_WAITERS_MAX("await-waiters-max", Kind.COUNT, "64", "concurrent /cache/metadata/await waiters"),
+    // DESIGN §3, passed to orbitkv.membership (MembershipConfig; MEM-6, MEM-8)
+    LEASE_TTL_MS("lease-ttl-ms", Kind.MS, "15000", "member lease TTL, a whole number of seconds"),
+    FENCE_SAFETY_MARGIN_MS("fence-safety-margin-ms", Kind.MS, "3000", "the local fence falls at last confirmed renewal + TTL - this margin"),
+    RENEWAL_INTERVAL_MS("renewal-interval-ms", Kind.MS, "2000", "delay between confirmed lease renewals"),
+    ETCD_CALL_TIMEOUT_MS("etcd-call-timeout-ms", Kind.MS, "2000", "deadline of every etcd call"),
     // DESIGN §9, passed to orbitkv.inventory
     COALESCING_WINDOW_MS("coalescing-window-ms", Kind.MS, "2", "coalescing window (0 disables coalescing)"),
     COALESCING_WAIT_MAX_MS("coalescing-wait-max-ms", Kind.MS, "5", "max intentional publication wait"),

@@ -29,6 +29,7 @@ public enum ApiError {
     // 409: fence conflicts
     CLUSTER_MISMATCH(409),
     OLD_INCARNATION(409),
+    NOT_ADMITTED(409),
     SCOPE_DIGEST_MISMATCH(409),
     PROTOCOL_MISMATCH(409),
     // 413: too large

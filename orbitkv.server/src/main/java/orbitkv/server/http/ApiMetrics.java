@@ -65,6 +65,11 @@ final class ApiMetrics {
                 .callback(cb -> cb.call(tiers.headSequence())).register(registry);
     }
 
+    /** The registry, for the distributed metadata's figures (inventory, index, membership). */
+    PrometheusRegistry registry() {
+        return registry;
+    }
+
     void answered(String endpoint, int status) {
         requests.labelValues(endpoint, (status / 100) + "xx").inc();
     }

@@ -46,6 +46,9 @@ interface DistributedMetadata {
 
     String mode();
 
+    /** Registers this implementation's figures (none for a standalone Manager); labels per DIAG-2. */
+    default void registerMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry registry) {}
+
     /** This process as an owner. */
     ApiModel.Owner self();
 }

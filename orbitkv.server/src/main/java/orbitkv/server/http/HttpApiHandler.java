@@ -49,6 +49,9 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     /** After an early error: drop content until the connection closes. */
     private boolean discarding;
 
+    /** What every connection's handler shares once the API serves. */
+    record Wiring(CacheApi api, ApiMetrics metrics) {}
+
     HttpApiHandler(CacheApi api, ApiMetrics metrics, HttpLimits limits, Admission admission, Executor executor) {
         this.api = api;
         this.metrics = metrics;

@@ -40,33 +40,63 @@ public final class HttpApiServer implements AutoCloseable {
     private final ChannelGroup connections;
     private final ExecutorService executor;
     private final Semaphore inFlight;
-    private final int inFlightMax;
+    private final HttpLimits limits;
+    private final LocalTiers tiers;
+    /** Set once by {@link #serve}; connections are accepted only afterwards. */
+    private volatile HttpApiHandler.Wiring wiring;
     private volatile boolean accepting = true;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
-                          Semaphore inFlight, int inFlightMax) {
+                          Semaphore inFlight, HttpLimits limits, LocalTiers tiers) {
         this.group = group;
         this.listener = listener;
         this.connections = connections;
         this.executor = executor;
         this.inFlight = inFlight;
-        this.inFlightMax = inFlightMax;
+        this.limits = limits;
+        this.tiers = tiers;
     }
 
-    /** Starts a standalone Manager's API over {@code tiers} (the distributed metadata arrives with the wiring). */
-    public static HttpApiServer startStandalone(ManagerConfig config, LocalTiers tiers, Incarnation incarnation,
-                                                NativeTransport transport) throws InterruptedException {
-        DistributedMetadata metadata = new StandaloneMetadata(config.cluster(), incarnation, config.scope());
-        HttpLimits limits = new HttpLimits(config.http().saveBodyBytesMax(), config.http().jsonBodyBytesMax(),
+    /** The HTTP limits of a validated configuration. */
+    static HttpLimits limits(ManagerConfig config) {
+        return new HttpLimits(config.http().saveBodyBytesMax(), config.http().jsonBodyBytesMax(),
                 config.tiers().blockBytesMax(), config.http().requestsInFlightMax(), config.http().awaitTimeoutMsMax(),
                 config.http().awaitTimeoutMsMax());
-        return start(config.httpListen(), transport, tiers, metadata, limits);
+    }
+
+    /** Starts a standalone Manager's API over {@code tiers}: bind and serve at once (INV-10, API-3). */
+    public static HttpApiServer startStandalone(ManagerConfig config, LocalTiers tiers, Incarnation incarnation,
+                                                NativeTransport transport) throws InterruptedException {
+        HttpApiServer server = bind(config.httpListen(), transport, tiers, limits(config));
+        server.serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));
+        return server;
+    }
+
+    /**
+     * Binds the listener of a distributed Manager without accepting connections yet: the bound address is
+     * advertised in the member record at registration, and the API serves only once the registered
+     * {@link ClusterMetadata} exists ({@link #serve(ClusterMetadata)}). Until then connections wait in the
+     * kernel's accept backlog.
+     */
+    public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport)
+            throws InterruptedException {
+        return bind(config.httpListen(), transport, tiers, limits(config));
+    }
+
+    /** Starts accepting connections with the distributed metadata of a registered incarnation. */
+    public void serve(ClusterMetadata metadata) {
+        serve((DistributedMetadata) metadata);
     }
 
     static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
                                DistributedMetadata metadata, HttpLimits limits) throws InterruptedException {
-        ApiMetrics metrics = new ApiMetrics(tiers);
-        CacheApi api = new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(), limits.syncWaitMs());
+        HttpApiServer server = bind(address, transport, tiers, limits);
+        server.serve(metadata);
+        return server;
+    }
+
+    static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits)
+            throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         ChannelGroup connections = new DefaultChannelGroup("orbitkv-http", GlobalEventExecutor.INSTANCE);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("orbitkv-http-", 0).factory());
@@ -91,24 +121,37 @@ public final class HttpApiServer implements AutoCloseable {
         try {
             Channel listener = new ServerBootstrap().group(group).channel(transport.serverChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
+                    .option(ChannelOption.AUTO_READ, false) // no accept before serve()
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            HttpApiHandler.Wiring w = self[0].wiring;
                             connections.add(ch);
                             ch.pipeline().addLast(new ReadTimeoutHandler(READ_IDLE_SECONDS))
                                     .addLast(new HttpServerCodec(HTTP_INITIAL_LINE_BYTES_MAX, HTTP_HEADER_BYTES_MAX, 64 * 1024))
                                     .addLast(new FlowControlHandler())
-                                    .addLast(new HttpApiHandler(api, metrics, limits, admission, executor));
+                                    .addLast(new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor));
                         }
                     })
                     .bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
-            self[0] = new HttpApiServer(group, listener, connections, executor, inFlight, limits.requestsInFlightMax());
+            self[0] = new HttpApiServer(group, listener, connections, executor, inFlight, limits, tiers);
             return self[0];
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             executor.shutdownNow();
             throw e;
         }
+    }
+
+    private void serve(DistributedMetadata metadata) {
+        if (wiring != null) {
+            throw new IllegalStateException("the HTTP API is already serving");
+        }
+        ApiMetrics metrics = new ApiMetrics(tiers);
+        metadata.registerMetrics(metrics.registry());
+        wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
+                limits.syncWaitMs()), metrics);
+        listener.config().setAutoRead(true);
     }
 
     /** The bound address (the chosen port when the configuration said 0). */
@@ -122,10 +165,15 @@ public final class HttpApiServer implements AutoCloseable {
         listener.close().syncUninterruptibly();
     }
 
+    /** True once {@link #stopAdmission()} or {@link #close()} ran. */
+    public boolean stopped() {
+        return !accepting;
+    }
+
     /** Waits until every admitted request has been answered; false on timeout. */
     public boolean drain(long timeoutMs) throws InterruptedException {
-        if (inFlight.tryAcquire(inFlightMax, timeoutMs, TimeUnit.MILLISECONDS)) {
-            inFlight.release(inFlightMax);
+        if (inFlight.tryAcquire(limits.requestsInFlightMax(), timeoutMs, TimeUnit.MILLISECONDS)) {
+            inFlight.release(limits.requestsInFlightMax());
             return true;
         }
         return false;

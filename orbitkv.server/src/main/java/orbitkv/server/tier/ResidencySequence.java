@@ -6,9 +6,9 @@ import orbitkv.inventory.StateKey;
 
 /**
  * The local residency sequence of this incarnation: every put and delete takes the next sequence,
- * contiguously from 1 (INV-3: a new residence never reuses an old generation). This is what a standalone
- * Manager and the tests use until the source inventory (which also keeps the resident map and journal)
- * is wired in its place; it keeps no journal and publishes nothing.
+ * contiguously from 1 (INV-3: a new residence never reuses an old generation). Used by tier unit tests and
+ * the tier benchmarks only: every Manager reports to its InventorySource through {@link SourceResidency}.
+ * It keeps no journal and publishes nothing.
  */
 public final class ResidencySequence implements ResidencyListener {
     private final AtomicLong head = new AtomicLong();

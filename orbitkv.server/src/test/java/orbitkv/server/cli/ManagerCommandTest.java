@@ -38,11 +38,18 @@ class ManagerCommandTest {
     }
 
     @Test
-    @DisplayName("the distributed mode is refused explicitly (exit 1) until the membership wiring lands")
-    void distributedNotWired() {
-        Run r = run("manager", "--cluster", "c1", "--node-id", "n1", "--etcd", "http://127.0.0.1:2379");
+    @DisplayName("MEM-8 an unreachable etcd refuses the Manager at startup (exit 1) naming the endpoints")
+    void etcdUnavailable() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        Run r = run("manager", "--cluster", "c1", "--node-id", "n1", "--etcd", "http://127.0.0.1:" + port,
+                "--http-listen", "127.0.0.1:0", "--dram", "1MiB", "--block-bytes-max", "64KiB",
+                "--lease-ttl-ms", "2000", "--fence-safety-margin-ms", "500", "--renewal-interval-ms", "500",
+                "--etcd-call-timeout-ms", "300");
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err()).contains("run with --standalone");
+        assertThat(r.err()).contains("did not answer the registration");
     }
 
     @Test

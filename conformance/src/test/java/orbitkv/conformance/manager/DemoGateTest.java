@@ -1,0 +1,37 @@
+package orbitkv.conformance.manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import orbitkv.conformance.etcd.EtcdRuntimeSelection;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code orbitkv demo} as an operator runs it: a child process that starts its own etcd and three Managers,
+ * runs the workload, prints the summary table and stops everything (DESIGN §7 CLI). Uses the Debian etcd
+ * binary that the etcd gates use; a missing binary fails the run (never skips).
+ */
+class DemoGateTest {
+    @Test
+    @DisplayName("PERF-4 INV-7 orbitkv demo runs its workload against real processes, verifies payloads, prints the summary and exits 0")
+    void demo(@TempDir Path dir) throws Exception {
+        try (ManagerProcess demo = ManagerProcess.launch("demo", dir, List.of("demo", "--blocks", "8",
+                "--block-bytes", "4096", "--etcd-binary", EtcdRuntimeSelection.DEBIAN_ETCD.toString()))) {
+            int exit = demo.awaitExit(Duration.ofSeconds(120));
+            String out = demo.stdoutText();
+            System.out.println(out);
+            assertThat(exit).as(out + "\n" + demo.stderrText()).isZero();
+            assertThat(out).contains("[demo] manager n1 ready", "[demo] kill -9 n1", "all Managers stopped with SIGTERM")
+                    .contains("| blocks saved / bytes", "24 / 98304")
+                    .contains("| blocks restored and verified / bytes", "24 / 98304")
+                    .contains("SIGTERM exit codes", "{0=3}")
+                    .contains("| errors", "restart (new incarnation)", "n1/1/", "-> n1/2/")
+                    .contains("[needs InventorySession]");
+            assertThat(out).doesNotContain("error: ");
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package orbitkv.conformance.manager;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One real Manager as a separate OS process (DESIGN §10: real Managers on loopback). It runs with the same
+ * {@code java} and the same jars as the test JVM ({@code jdk.module.path} and {@code java.class.path}, all
+ * put on the child's module path, test-only jars left out), main class
+ * {@code orbitkv.server/orbitkv.server.cli.OrbitKvCommand}. Standard output is read line by line into a
+ * log file and scanned for the ready line, which must appear within a bound; standard error goes to its
+ * own file. {@link #close()} always kills the process (SIGKILL) if it still runs.
+ */
+public final class ManagerProcess implements AutoCloseable {
+    static final Duration READY_BOUND = Duration.ofSeconds(45);
+    private static final Pattern READY = Pattern.compile(
+            "^orbitkv manager ready http=(\\S+) peer=(\\S+) incarnation=(\\S+) .*$");
+    /** Jars of the test stack: never on the Manager's module path. */
+    private static final Pattern TEST_ONLY = Pattern.compile(
+            "junit|assertj|jqwik|opentest4j|apiguardian|surefire|byte-buddy|jmh|test-classes|jopt-simple|commons-math3");
+
+    private final String name;
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+    private final CompletableFuture<String> ready = new CompletableFuture<>();
+
+    private ManagerProcess(String name, Process process, Path stdout, Path stderr) {
+        this.name = name;
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    /** Launches {@code orbitkv <args...>} and does not wait. */
+    public static ManagerProcess launch(String name, Path logDir, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
+        cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
+                "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
+                "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));
+        cmd.addAll(args);
+        Files.createDirectories(logDir);
+        Path out = logDir.resolve(name + ".out");
+        Path err = logDir.resolve(name + ".err");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+        ManagerProcess m = new ManagerProcess(name, p, out, err);
+        Thread.ofPlatform().daemon(true).name("manager-out-" + name).start(m::pumpStdout);
+        return m;
+    }
+
+    /** Launches {@code orbitkv manager <args...>} and waits for its ready line. */
+    public static ManagerProcess start(String name, Path logDir, List<String> managerArgs) throws IOException {
+        List<String> args = new ArrayList<>();
+        args.add("manager");
+        args.addAll(managerArgs);
+        ManagerProcess m = launch(name, logDir, args);
+        m.awaitReady();
+        return m;
+    }
+
+    private static String modulePath() {
+        Set<String> entries = new LinkedHashSet<>();
+        for (String prop : List.of("jdk.module.path", "java.class.path")) {
+            String v = System.getProperty(prop, "");
+            for (String e : v.split(File.pathSeparator)) {
+                if (!e.isBlank() && !TEST_ONLY.matcher(e).find() && Files.exists(Path.of(e))) {
+                    entries.add(e);
+                }
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private void pumpStdout() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                Files.writeString(stdout, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                if (READY.matcher(line).matches()) {
+                    ready.complete(line);
+                }
+            }
+        } catch (IOException e) {
+            ready.completeExceptionally(e);
+        } finally {
+            ready.completeExceptionally(new IllegalStateException(name + " closed its output without a ready line"));
+        }
+    }
+
+    /** Waits for the ready line; fails with the process's stderr tail otherwise. */
+    public String awaitReady() {
+        try {
+            return ready.get(READY_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(name + " printed no ready line within " + READY_BOUND.toSeconds() + " s (alive="
+                    + process.isAlive() + "): " + e + "\nstderr: " + tail(stderr), e);
+        }
+    }
+
+    private Matcher readyMatch() {
+        Matcher m = READY.matcher(awaitReady());
+        if (!m.matches()) {
+            throw new IllegalStateException("ready line changed shape");
+        }
+        return m;
+    }
+
+    /** {@code http://HOST:PORT} of the HTTP API. */
+    public String httpBase() {
+        return "http://" + readyMatch().group(1);
+    }
+
+    public String peer() {
+        return readyMatch().group(2);
+    }
+
+    /** {@code node/epoch/uuid}. */
+    public String incarnation() {
+        return readyMatch().group(3);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL: no drain, no deregistration (the lease expires on its own). */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM (what {@code Process.destroy()} sends on Linux). */
+    public void sigterm() {
+        process.destroy();
+    }
+
+    /** The exit code within {@code bound}, or an AssertionError naming the process. */
+    public int awaitExit(Duration bound) throws InterruptedException {
+        if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " did not exit within " + bound.toMillis() + " ms");
+        }
+        return process.exitValue();
+    }
+
+    public String stdoutText() {
+        try {
+            return Files.exists(stdout) ? Files.readString(stdout, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String stderrText() {
+        return tail(stderr);
+    }
+
+    private static String tail(Path p) {
+        try {
+            if (!Files.exists(p)) {
+                return "";
+            }
+            String s = Files.readString(p, StandardCharsets.UTF_8);
+            return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes a test's working tree (logs, DRAM directories) after its processes are gone. */
+    public static void deleteTree(Path root) throws IOException {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "(pid " + process.pid() + ")";
+    }
+}

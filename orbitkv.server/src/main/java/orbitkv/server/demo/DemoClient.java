@@ -1,0 +1,123 @@
+package orbitkv.server.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The demo's client of one Manager's HTTP API v1 (docs/api.md), as an engine would use it. */
+final class DemoClient {
+    static final String BLOCKS = "application/x-orbitkv-blocks";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** One answer. */
+    record Reply(int status, byte[] body) {
+        JsonNode json() throws IOException {
+            return JSON.readTree(body);
+        }
+
+        /** The error code of a refusal, or "" for a 2xx. */
+        String code() throws IOException {
+            return status / 100 == 2 ? "" : json().at("/error/code").asText();
+        }
+    }
+
+    private final String base;
+
+    DemoClient(String httpHostPort) {
+        this.base = "http://" + httpHostPort;
+    }
+
+    Reply post(String path, String contentType, byte[] body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(40))
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        HttpResponse<byte[]> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return new Reply(r.statusCode(), r.body());
+    }
+
+    Reply postJson(String path, Object body) throws IOException, InterruptedException {
+        return post(path, "application/json", JSON.writeValueAsBytes(body));
+    }
+
+    JsonNode get(String path) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        return JSON.readTree(r.body());
+    }
+
+    Reply save(String namespace, Map<String, byte[]> blocks) throws IOException, InterruptedException {
+        return post("/cache/save?namespace=" + namespace, BLOCKS, frame(blocks));
+    }
+
+    Reply query(String namespace, List<String> keys) throws IOException, InterruptedException {
+        return postJson("/cache/query", Map.of("namespace", namespace, "keys", keys));
+    }
+
+    Reply restore(String namespace, List<String> keys) throws IOException, InterruptedException {
+        return postJson("/cache/restore", Map.of("namespace", namespace, "keys", keys, "deadline_ms", 10_000));
+    }
+
+    Reply evict(String namespace, List<String> keys, String medium) throws IOException, InterruptedException {
+        return postJson("/cache/evict", Map.of("namespace", namespace, "keys", keys, "medium", medium));
+    }
+
+    Reply sync() throws IOException, InterruptedException {
+        return post("/cache/sync", null, null);
+    }
+
+    Reply await(JsonNode fence, String scopeDigest, long timeoutMs) throws IOException, InterruptedException {
+        return postJson("/cache/metadata/await", Map.of("fence", fence, "scope_digest", scopeDigest, "timeout_ms", timeoutMs));
+    }
+
+    JsonNode status() throws IOException, InterruptedException {
+        return get("/cache/metadata/status?owners_limit=256");
+    }
+
+    /** PERF-4: little-endian u64 generation, u64 block index, then a pattern derived from both. */
+    static byte[] payload(long generation, long blockIndex, int size) {
+        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN).putLong(generation).putLong(blockIndex);
+        for (int i = 16; i < size; i++) {
+            b.put((byte) (generation * 31 + blockIndex * 7 + i));
+        }
+        return b.array();
+    }
+
+    static byte[] frame(Map<String, byte[]> blocks) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Map.Entry<String, byte[]> e : blocks.entrySet()) {
+            byte[] k = HexFormat.of().parseHex(e.getKey());
+            out.writeBytes(ByteBuffer.allocate(6 + k.length).putShort((short) k.length).put(k).putInt(e.getValue().length).array());
+            out.writeBytes(e.getValue());
+        }
+        return out.toByteArray();
+    }
+
+    static Map<String, byte[]> unframe(byte[] body) {
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        ByteBuffer b = ByteBuffer.wrap(body);
+        while (b.hasRemaining()) {
+            byte[] k = new byte[Short.toUnsignedInt(b.getShort())];
+            b.get(k);
+            byte[] p = new byte[b.getInt()];
+            b.get(p);
+            out.put(HexFormat.of().formatHex(k), p);
+        }
+        return out;
+    }
+}

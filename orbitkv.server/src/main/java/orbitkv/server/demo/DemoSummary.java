@@ -1,0 +1,106 @@
+package orbitkv.server.demo;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What the demo observed, printed as one table at the end (errors listed, never hidden). */
+final class DemoSummary {
+    /** At most this many error messages are kept; beyond it only the count grows. */
+    static final int ERROR_MESSAGES_MAX = 32;
+
+    private long blocksSaved;
+    private long bytesSaved;
+    private long blocksRestored;
+    private long bytesRestored;
+    private long remoteCandidates;
+    private long evicted;
+    private long exclusionMs = -1;
+    private String restart = "-";
+    private final Map<String, Long> coverage = new TreeMap<>();
+    private final Map<String, Long> awaits = new TreeMap<>();
+    private final Map<Integer, Long> sigtermExits = new TreeMap<>();
+    private final List<String> errorMessages = new ArrayList<>();
+    private long errors;
+
+    synchronized void saved(long blocks, long bytes) {
+        blocksSaved += blocks;
+        bytesSaved += bytes;
+    }
+
+    synchronized void restored(long bytes) {
+        blocksRestored++;
+        bytesRestored += bytes;
+    }
+
+    synchronized void coverage(String state) {
+        coverage.merge(state, 1L, Long::sum);
+    }
+
+    synchronized void awaitOutcome(String outcome) {
+        awaits.merge(outcome, 1L, Long::sum);
+    }
+
+    synchronized void remoteCandidate() {
+        remoteCandidates++;
+    }
+
+    synchronized void evicted(long n) {
+        evicted += n;
+    }
+
+    synchronized void exclusionMs(long ms) {
+        exclusionMs = ms;
+    }
+
+    synchronized void restart(String before, String after) {
+        restart = before + " -> " + after;
+    }
+
+    synchronized void sigtermExit(int code) {
+        sigtermExits.merge(code, 1L, Long::sum);
+    }
+
+    synchronized void error(String message) {
+        errors++;
+        if (errorMessages.size() < ERROR_MESSAGES_MAX) {
+            errorMessages.add(message);
+        }
+    }
+
+    synchronized long errors() {
+        return errors;
+    }
+
+    synchronized void print(PrintStream out) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"blocks saved / bytes", blocksSaved + " / " + bytesSaved});
+        rows.add(new String[] {"blocks restored and verified / bytes", blocksRestored + " / " + bytesRestored});
+        rows.add(new String[] {"coverage states observed (cross-node queries)", coverage.toString()});
+        rows.add(new String[] {"remote candidates seen", remoteCandidates + (remoteCandidates == 0 ? " " + DemoWorkload.NEEDS_SESSION : "")});
+        rows.add(new String[] {"await outcomes (peer fences)", awaits + (awaits.containsKey("OK") ? "" : " " + DemoWorkload.NEEDS_SESSION)});
+        rows.add(new String[] {"publication-to-visibility p50 / p99", "n/a " + DemoWorkload.NEEDS_SESSION});
+        rows.add(new String[] {"residences evicted", Long.toString(evicted)});
+        rows.add(new String[] {"kill -9 -> excluded by a peer", exclusionMs < 0 ? "-" : exclusionMs + " ms"});
+        rows.add(new String[] {"restart (new incarnation)", restart});
+        rows.add(new String[] {"SIGTERM exit codes", sigtermExits.toString()});
+        rows.add(new String[] {"errors", Long.toString(errors)});
+        int w = rows.stream().mapToInt(r -> r[0].length()).max().orElse(10);
+        out.println();
+        out.println("| " + pad("metric", w) + " | value |");
+        out.println("|" + "-".repeat(w + 2) + "|-------|");
+        for (String[] r : rows) {
+            out.println("| " + pad(r[0], w) + " | " + r[1] + " |");
+        }
+        for (String e : errorMessages) {
+            out.println("error: " + e);
+        }
+        out.flush();
+    }
+
+    private static String pad(String s, int w) {
+        return s + " ".repeat(w - s.length());
+    }
+}

@@ -1,0 +1,312 @@
+package orbitkv.server.http;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import orbitkv.index.GlobalIndex;
+import orbitkv.index.KeyCandidates;
+import orbitkv.index.LockHoldSnapshot;
+import orbitkv.index.LookupOutcome;
+import orbitkv.index.OwnerViewStatus;
+import orbitkv.index.StatusPage;
+import orbitkv.inventory.InstalledCursor;
+import orbitkv.inventory.InventoryFence;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.JournalStatus;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.Membership;
+import orbitkv.membership.MembershipEvent;
+import orbitkv.membership.MembershipView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Distributed metadata of a registered Manager: membership (etcd), this process's InventorySource and the
+ * requester GlobalIndex (DESIGN §6, §7).
+ *
+ * <ul>
+ *   <li>Query: the index's candidates, coverage and view generation; {@code Unavailable} with no remote
+ *       candidates while membership is suspended or fenced, or for a namespace outside this Manager's
+ *       scope (IDX-5, IDX-7, INV-10). Local tiers answer in every case (CacheApi).</li>
+ *   <li>Sync: the fence {@code (cluster, self incarnation, head sequence)} after the submitted saves are
+ *       resident (API-1, API-2); refused once fenced, since no peer admits this incarnation (INV-7).</li>
+ *   <li>Await: validated, then bounded by {@link AwaitRegistry} until the index has an installed view of
+ *       the source with watermark {@code >= inventory_sequence} (API-4, API-5, API-6).</li>
+ * </ul>
+ *
+ * <p>Membership events arrive on the membership's watch thread: they are applied to the index first
+ * (IDX-13), then wake the await waiters. Fencing is irrevocable (INV-7) and logged once with its cause.
+ */
+public final class ClusterMetadata implements DistributedMetadata {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMetadata.class);
+    /** view_id of an await answered for this Manager's own fence: its tiers are authoritative locally (DESIGN §6). */
+    static final String LOCAL_VIEW_ID = "local";
+
+    private final Membership membership;
+    private final GlobalIndex index;
+    private final InventorySource source;
+    private final Scope scope;
+    private final Incarnation self;
+    private final ClusterIdentity cluster;
+    private final AwaitRegistry awaits;
+    private final ViewReceiver receiver;
+    private volatile FlushThrough flush = FlushThrough.NONE;
+
+    /**
+     * @param waitersMax the await waiter bound (--await-waiters-max)
+     */
+    public ClusterMetadata(Membership membership, GlobalIndex index, InventorySource source, Scope scope, int waitersMax) {
+        this.membership = Objects.requireNonNull(membership, "membership");
+        this.index = Objects.requireNonNull(index, "index");
+        this.source = Objects.requireNonNull(source, "source");
+        this.scope = Objects.requireNonNull(scope, "scope");
+        this.self = membership.incarnation();
+        this.cluster = membership.cluster();
+        this.awaits = new AwaitRegistry(waitersMax);
+        this.receiver = new InstallSignallingReceiver(index, awaits::signal);
+    }
+
+    /**
+     * The receiver to hand to the subscriber sessions: the GlobalIndex, waking await waiters after every
+     * apply and commit.
+     */
+    public ViewReceiver viewReceiver() {
+        return receiver;
+    }
+
+    /** Wires the session's FlushThrough (until then {@link FlushThrough#NONE}). */
+    public void flushThrough(FlushThrough hook) {
+        this.flush = Objects.requireNonNull(hook, "hook");
+    }
+
+    /** The membership listener: index first (IDX-13), then waiters re-check (fence, removal). */
+    public void onMembershipEvent(MembershipEvent event) {
+        index.onMembership(event.view());
+        switch (event) {
+            case MembershipEvent.Fenced f when f.cause() == MembershipEvent.FenceCause.SHUTDOWN ->
+                    LOG.info("membership closed for shutdown: incarnation {}", f.fenced());
+            case MembershipEvent.Fenced f -> LOG.warn("membership fenced: incarnation {} ({}); remote admission stopped, "
+                    + "local cache service continues", f.fenced(), f.cause());
+            case MembershipEvent.Suspended s -> LOG.warn("membership suspended: {}; remote admission stopped until re-read", s.cause());
+            case MembershipEvent.Changed c -> LOG.info("membership view at revision {}: {} members",
+                    c.view().revision(), c.view().members().size());
+        }
+        awaits.signal();
+    }
+
+    private boolean remoteAdmission() {
+        return !membership.fenced() && membership.view().valid();
+    }
+
+    @Override
+    public Lookup lookup(Namespace namespace, List<StateKey> keys) {
+        if (!remoteAdmission() || !scope.contains(namespace)) {
+            return new Lookup(Coverage.Unavailable, index.status().viewGeneration(),
+                    Collections.nCopies(keys.size(), List.of()), Collections.nCopies(keys.size(), false));
+        }
+        return switch (index.lookup(keys)) {
+            case LookupOutcome.Candidates c -> candidates(c);
+            case LookupOutcome.Refused r -> throw new ApiException(ApiError.TOO_MANY_KEYS, "the index refuses a lookup of "
+                    + r.actual() + " " + r.field() + "; at most " + r.limit());
+        };
+    }
+
+    private static Lookup candidates(LookupOutcome.Candidates c) {
+        List<List<ApiModel.Replica>> remote = new ArrayList<>(c.keys().size());
+        List<Boolean> truncated = new ArrayList<>(c.keys().size());
+        for (KeyCandidates k : c.keys()) {
+            List<ApiModel.Replica> replicas = new ArrayList<>(k.replicas().size());
+            for (orbitkv.index.Replica r : k.replicas()) {
+                replicas.add(new ApiModel.Replica(owner(r.owner()), r.medium().name(), r.sequence(), r.sizeBytes(), false, r.stale()));
+            }
+            remote.add(replicas);
+            truncated.add(k.truncated());
+        }
+        return new Lookup(Coverage.valueOf(c.coverage().name()), c.viewGeneration(), remote, truncated);
+    }
+
+    @Override
+    public Optional<ApiModel.Fence> fence() {
+        requireNotFenced();
+        InventoryFence f = InventoryFence.of(cluster, self, source.headSequence());
+        return Optional.of(new ApiModel.Fence(f.protocol(), f.clusterUuid().toString(), f.sourceNodeEpoch().value(),
+                f.sourceIncarnation().toString(), f.inventorySequence()));
+    }
+
+    @Override
+    public ApiModel.AwaitResponse await(JsonRequests.AwaitRequest request) throws InterruptedException {
+        InventoryFence fence = request.fence();
+        requireNotFenced();
+        if (!fence.clusterUuid().equals(cluster.uuid())) {
+            throw new ApiException(ApiError.CLUSTER_MISMATCH, "fence.cluster_uuid " + fence.clusterUuid()
+                    + " is not this Manager's cluster " + cluster.name() + " (" + cluster.uuid() + ")");
+        }
+        if (!request.scopeDigest().equals(scope.digest())) {
+            throw new ApiException(ApiError.SCOPE_DIGEST_MISMATCH, "scope_digest " + request.scopeDigest().hex()
+                    + " is not this Manager's scope digest " + scope.digest().hex());
+        }
+        Incarnation src = fence.sourceIncarnation();
+        if (src.equals(self)) {
+            return ownFence(fence);
+        }
+        requireAdmission();
+        flush.flushThrough(src, fence.inventorySequence());
+        return awaits.await(request.timeoutMs(), () -> probe(src, fence.inventorySequence()));
+    }
+
+    /** This Manager's own fence: its tiers and source are authoritative locally; no view to wait for. */
+    private ApiModel.AwaitResponse ownFence(InventoryFence fence) {
+        long head = source.headSequence();
+        if (fence.inventorySequence() > head) {
+            throw new ApiException(ApiError.INVALID_FIELD_VALUE, "fence.inventory_sequence " + fence.inventorySequence()
+                    + " is beyond this incarnation's head sequence " + head);
+        }
+        return new ApiModel.AwaitResponse(head, LOCAL_VIEW_ID);
+    }
+
+    private AwaitRegistry.Result<ApiModel.AwaitResponse> probe(Incarnation src, long target) {
+        requireNotFenced();
+        requireAdmission();
+        MembershipView view = membership.view();
+        if (!view.isAdmitted(src)) {
+            Optional<Member> current = view.member(src.nodeId());
+            if (current.isPresent() && current.get().incarnation().epoch().value() >= src.epoch().value()) {
+                throw new ApiException(ApiError.OLD_INCARNATION, "fence.source_incarnation " + src
+                        + " is not admitted: node " + src.nodeId().value() + " is now " + current.get().incarnation());
+            }
+            return new AwaitRegistry.Result.Pending<>(ApiError.NOT_ADMITTED, "fence.source_incarnation " + src
+                    + " is not admitted by membership at revision " + view.revision());
+        }
+        Optional<InstalledCursor> cursor = index.installedCursor(src);
+        if (cursor.isPresent() && cursor.get().watermark() >= target) {
+            return new AwaitRegistry.Result.Ready<>(new ApiModel.AwaitResponse(cursor.get().watermark(),
+                    cursor.get().viewId().toString()));
+        }
+        return new AwaitRegistry.Result.Pending<>(ApiError.AWAIT_TIMEOUT, "no installed view of " + src
+                + " applied through " + target + " within timeout_ms (installed: "
+                + cursor.map(c -> c.viewId() + " at " + c.watermark()).orElse("none") + ")");
+    }
+
+    private void requireNotFenced() {
+        if (membership.fenced()) {
+            throw new ApiException(ApiError.MEMBERSHIP_EXPIRED, "this Manager's incarnation " + self
+                    + " is fenced: no remote admission (local cache service continues)");
+        }
+    }
+
+    private void requireAdmission() {
+        if (!membership.view().valid()) {
+            throw new ApiException(ApiError.METADATA_UNAVAILABLE,
+                    "membership is suspended (watch gap or unreachable etcd): no remote admission until it is re-read");
+        }
+    }
+
+    @Override
+    public ApiModel.StatusResponse status(int ownersLimit, String pageToken, long headSequence) {
+        StatusPage page;
+        try {
+            page = index.ownerStatus(ownersLimit, Optional.ofNullable(pageToken));
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, e.getMessage());
+        }
+        MembershipView view = membership.view();
+        JournalStatus j = source.status();
+        List<ApiModel.OwnerStatus> owners = page.owners().stream().map(ClusterMetadata::ownerStatus).toList();
+        return new ApiModel.StatusResponse(ClusterIdentity.PROTOCOL, new ApiModel.Cluster(cluster.name(), cluster.uuid().toString()),
+                self(), new ApiModel.ScopeView(scope.digest().hex(), 1, namespaces(scope)),
+                new ApiModel.MembershipStatus(view.revision(), view.valid() && !membership.fenced(), view.members().size()),
+                (remoteAdmission() ? Coverage.valueOf(index.coverage().name()) : Coverage.Unavailable).name(),
+                new ApiModel.InventoryStatus(j.headSequence(), j.oldestRetainedSequence(), j.journalBytes(),
+                        j.journalPeakBytes(), new ApiModel.Stamp(j.lastPublication().sequence(), j.lastPublication().monoNanos())),
+                owners, page.nextPageToken().orElse(null));
+    }
+
+    private static ApiModel.OwnerStatus ownerStatus(OwnerViewStatus o) {
+        return new ApiModel.OwnerStatus(owner(o.owner()), o.state().name(), o.viewId().map(UUID::toString).orElse(null),
+                o.watermark(), o.sourceHead(), o.receiptAgeMs(), o.rows(), o.bytes(),
+                new ApiModel.Stamp(o.installedSequence() < 0 ? null : o.installedSequence(),
+                        o.installedMonoNanos() < 0 ? null : o.installedMonoNanos()),
+                o.lastResetCause().map(Enum::name).orElse(null));
+    }
+
+    static Object namespaces(Scope scope) {
+        return scope instanceof Scope.NamespaceList list
+                ? list.namespaces().stream().map(n -> new String(n.bytes(), StandardCharsets.UTF_8)).toList()
+                : "all";
+    }
+
+    /** "fenced" once fenced (also after shutdown deregistered), "degraded" while suspended, else "ok". */
+    @Override
+    public String healthStatus() {
+        if (membership.fenced()) {
+            return "fenced";
+        }
+        return membership.view().valid() ? "ok" : "degraded";
+    }
+
+    @Override
+    public String mode() {
+        return "distributed";
+    }
+
+    @Override
+    public ApiModel.Owner self() {
+        return owner(self);
+    }
+
+    static ApiModel.Owner owner(Incarnation i) {
+        return new ApiModel.Owner(i.nodeId().value(), i.epoch().value(), i.toString());
+    }
+
+    /** Inventory, index, membership and await figures; bounded labels only (DIAG-2, DIAG-3). */
+    @Override
+    public void registerMetrics(PrometheusRegistry registry) {
+        registry.register(source.intentionalWaitSeconds());
+        GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
+                .callback(cb -> cb.call(source.status().journalBytes())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_inventory_journal_peak_bytes").help("peak accounted journal bytes")
+                .callback(cb -> cb.call(source.status().journalPeakBytes())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_index_lock_hold_seconds")
+                .help("upper bound of the lock-hold bucket holding the quantile, per index lock (IDX-1)")
+                .labelNames("lock", "quantile").callback(cb -> {
+                    lockHold(cb, "apply", index.applyLockHold());
+                    lockHold(cb, "lookup", index.lookupLockHold());
+                }).register(registry);
+        CounterWithCallback.builder().name("orbitkv_index_lock_holds").help("index lock holds measured")
+                .labelNames("lock").callback(cb -> {
+                    cb.call(index.applyLockHold().total(), "apply");
+                    cb.call(index.lookupLockHold().total(), "lookup");
+                }).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_index_budget_bytes_used").help("GlobalIndex bytes charged")
+                .callback(cb -> cb.call(index.status().budgetBytesUsed())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_index_owners_not_installed").help("admitted owners without a current view")
+                .callback(cb -> cb.call(index.status().ownersNotInstalled())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_membership_members").help("admitted members in the current view")
+                .callback(cb -> cb.call(membership.view().members().size())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_await_waiters").help("await requests waiting")
+                .callback(cb -> cb.call(awaits.waiting())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_await_refused").help("await requests refused by the waiter bound or timed out")
+                .labelNames("reason").callback(cb -> {
+                    cb.call(awaits.refusedTooMany(), "too_many_waiters");
+                    cb.call(awaits.timedOut(), "timeout");
+                }).register(registry);
+    }
+
+    private static void lockHold(GaugeWithCallback.Callback cb, String lock, LockHoldSnapshot s) {
+        cb.call(s.quantileUpperBoundNanos(0.5) / 1e9, lock, "0.5");
+        cb.call(s.quantileUpperBoundNanos(0.99) / 1e9, lock, "0.99");
+    }
+}

@@ -1,0 +1,78 @@
+package orbitkv.server.net;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.util.MutableHandlerRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import orbitkv.server.config.ListenAddress;
+
+/**
+ * The Manager's peer listener ({@code --peer-listen}): one gRPC server on the Netty native transport that
+ * carries the InventorySession v4 service (SES-1: its own proto service on the existing peer listener) and,
+ * later, the transfer services. It owns no payload.
+ *
+ * <p>The listener is bound before registration, because its address goes into the member record; services
+ * are added once the registered incarnation exists ({@link #addService}). Until a service is added its
+ * methods answer UNIMPLEMENTED; nobody learns the address before the member record is written.
+ */
+public final class PeerListener implements AutoCloseable {
+    /** Bound on a graceful stop before in-flight calls are cancelled. */
+    static final long STOP_GRACE_MS = 2_000;
+
+    private final Server server;
+    private final MutableHandlerRegistry services;
+    private final EventLoopGroup group;
+
+    private PeerListener(Server server, MutableHandlerRegistry services, EventLoopGroup group) {
+        this.server = server;
+        this.services = services;
+        this.group = group;
+    }
+
+    public static PeerListener start(ListenAddress address, NativeTransport transport) throws IOException {
+        MutableHandlerRegistry services = new MutableHandlerRegistry();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
+        try {
+            Server server = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.port()))
+                    .channelType(transport.serverChannel())
+                    .bossEventLoopGroup(group)
+                    .workerEventLoopGroup(group)
+                    .fallbackHandlerRegistry(services)
+                    .build()
+                    .start();
+            return new PeerListener(server, services, group);
+        } catch (IOException | RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    /**
+     * Adds a service to the listener. The Manager's wiring calls this in exactly one place
+     * (DistributedManager, "peer services").
+     */
+    public void addService(BindableService service) {
+        services.addService(service);
+    }
+
+    /** The bound address (the chosen port when the configuration said 0). */
+    public InetSocketAddress boundAddress() {
+        return (InetSocketAddress) server.getListenSockets().getFirst();
+    }
+
+    /** Stops accepting calls, lets running ones finish within {@link #STOP_GRACE_MS}, then cancels them. */
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdown();
+        if (!server.awaitTermination(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) {
+            server.shutdownNow();
+            server.awaitTermination(STOP_GRACE_MS, TimeUnit.MILLISECONDS);
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+    }
+}

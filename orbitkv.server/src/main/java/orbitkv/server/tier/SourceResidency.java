@@ -1,0 +1,47 @@
+package orbitkv.server.tier;
+
+import java.util.Objects;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.MutationResult;
+import orbitkv.inventory.StateKey;
+
+/**
+ * Connects the tiers to the source inventory (DESIGN §7: "each insert/evict is a journal record"): every
+ * residency change of a tier becomes a put or delete of the {@link InventorySource}, which assigns the
+ * residency sequence under the inventory lock together with the resident-map change and the journal
+ * append (INV-3, PERF-1). The sequence returned here is the one the save and evict answers carry.
+ *
+ * <p>The source's mutations are in-memory and never wait on readers, sessions, etcd or peers (BND-5), so
+ * calling them under a tier lock keeps saves local (INV-1).
+ */
+public final class SourceResidency implements ResidencyListener {
+    private final InventorySource source;
+
+    public SourceResidency(InventorySource source) {
+        this.source = Objects.requireNonNull(source, "source");
+    }
+
+    @Override
+    public long onResident(StateKey key, Medium medium, long sizeBytes) {
+        return sequenceOf(source.put(key, medium, sizeBytes));
+    }
+
+    /** A delete of a residence the source does not hold consumes no sequence (PUB-8: only this medium). */
+    @Override
+    public long onEvicted(StateKey key, Medium medium) {
+        return sequenceOf(source.delete(key, medium));
+    }
+
+    @Override
+    public long headSequence() {
+        return source.headSequence();
+    }
+
+    private static long sequenceOf(MutationResult result) {
+        return switch (result) {
+            case MutationResult.Recorded r -> r.sequence();
+            case MutationResult.NotResident n -> NO_SEQUENCE;
+        };
+    }
+}
