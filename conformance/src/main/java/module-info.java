@@ -2,6 +2,9 @@
  * The conformance suite (DESIGN §2, §10): interval tables, property tests, real-etcd and real-Manager
  * gates, fault injection, the adversarial v4 peer, performance harnesses. It sees only exported
  * packages of the orbitkv modules, exactly as another implementation's tests would.
+ *
+ * <p>{@code orbitkv.conformance.peer} is the adversarial v4 peer (a test-owned source and requester that
+ * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint.
  */
 module orbitkv.conformance {
     requires orbitkv.membership;
@@ -10,4 +13,7 @@ module orbitkv.conformance {
     requires orbitkv.transfer;
     requires orbitkv.recovery;
     requires orbitkv.server;
+    requires io.grpc.netty;
+
+    exports orbitkv.conformance.peer;
 }
