@@ -101,6 +101,13 @@ public record SessionConfig(
                 committedViewsMax);
     }
 
+    public SessionConfig withFrameBytesMax(int encodedMax, int decodedMax) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, encodedMax, decodedMax,
+                ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
     public SessionConfig withLivenessIntervalMs(long v) {
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, ackIntervalMs, v, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,

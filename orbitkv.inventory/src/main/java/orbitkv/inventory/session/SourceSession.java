@@ -300,6 +300,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             if (closed) {
                 return;
             }
+            closed = true;
+            server.removed(this); // final before the peer can observe the Error
             metrics.rejections.labelValues("source", cause.name()).inc();
             try {
                 SourceFrame f = SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
@@ -309,7 +311,6 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             } catch (RuntimeException e) {
                 LOG.debug("error frame not delivered: {}", e.toString());
             }
-            closed = true;
         }
         LOG.debug("session {} closed: {} {}", open == null ? "(unopened)" : open.requester(), cause, detail);
         finish();
