@@ -13,9 +13,9 @@ import orbitkv.membership.Endpoint;
 
 /**
  * A loopback TCP proxy for fault schedules: {@link #cutAll()} severs every connection (a real disconnect
- * mid-snapshot or mid-delta), {@link #stall(boolean)} stops forwarding source→requester bytes so the
- * requester stops consuming (a stalled subscriber; TCP and HTTP/2 flow control then hold the source's
- * frames). One virtual thread per direction per connection; at most {@value #CONNECTIONS_MAX} connections.
+ * mid-snapshot or mid-delta), {@link #stall(boolean)} stops forwarding bytes in both directions on
+ * established connections (a stalled subscriber: it neither receives frames nor returns ACKs, so the
+ * source runs into its credit window). One virtual thread per direction per connection; at most {@value #CONNECTIONS_MAX} connections.
  */
 public final class FaultProxy implements AutoCloseable {
     static final int CONNECTIONS_MAX = 256;
@@ -51,8 +51,8 @@ public final class FaultProxy implements AutoCloseable {
                 up.setTcpNoDelay(true);
                 sockets.add(down);
                 sockets.add(up);
-                Thread.ofVirtual().start(() -> pump(down, up, false));
-                Thread.ofVirtual().start(() -> pump(up, down, true));
+                Thread.ofVirtual().start(() -> pump(down, up));
+                Thread.ofVirtual().start(() -> pump(up, down));
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -61,14 +61,12 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to, boolean towardRequester) {
+    private void pump(Socket from, Socket to) {
         byte[] buf = new byte[16 << 10];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
-                if (towardRequester) {
-                    awaitUnstalled();
-                }
+                awaitUnstalled();
                 out.write(buf, 0, n);
             }
         } catch (IOException | InterruptedException e) {
@@ -87,7 +85,7 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    /** Stops (true) or resumes (false) forwarding toward the requester. */
+    /** Stops (true) or resumes (false) forwarding on every connection. */
     public void stall(boolean on) {
         synchronized (stallLock) {
             stalled = on;

@@ -166,7 +166,13 @@ final class SessionWorld implements AutoCloseable {
     }
 
     RequesterNode addRequester(String node, Scope scope) {
-        RequesterNode r = new RequesterNode(new Incarnation(new NodeId(node), new NodeEpoch(1), UUID.randomUUID()), scope, routes);
+        return addRequester(node, scope, true);
+    }
+
+    /** A requester reaching sources through their fault proxies, or directly. */
+    RequesterNode addRequester(String node, Scope scope, boolean viaProxy) {
+        RequesterNode r = new RequesterNode(new Incarnation(new NodeId(node), new NodeEpoch(1), UUID.randomUUID()), scope,
+                viaProxy ? routes : Map.of());
         requesters.add(r);
         return r;
     }
@@ -175,6 +181,14 @@ final class SessionWorld implements AutoCloseable {
     void removeSource(SourceNode s) throws Exception {
         sources.remove(s);
         s.close();
+    }
+
+    List<SourceNode> sources() {
+        return sources;
+    }
+
+    List<RequesterNode> requesters() {
+        return requesters;
     }
 
     /** Publishes a view listing every current source and requester to every node. */
