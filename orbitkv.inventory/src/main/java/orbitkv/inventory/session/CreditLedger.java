@@ -33,8 +33,12 @@ final class CreditLedger {
 
     /** What an ACK did. */
     sealed interface AckOutcome {
-        /** Bytes returned to the window (possibly 0 when only control frames were acknowledged). */
-        record Returned(long bytes) implements AckOutcome {}
+        /**
+         * Bytes returned to the window (possibly 0 when only control frames were acknowledged).
+         *
+         * @param sentNanos when the newest returned data frame was handed to the transport, 0 if none
+         */
+        record Returned(long bytes, long sentNanos) implements AckOutcome {}
 
         /** At or below the acknowledged frame: nothing returned (counted). */
         record Duplicate(long ackedThroughFrame) implements AckOutcome {}
@@ -54,12 +58,17 @@ final class CreditLedger {
      * @throws IllegalStateException if it does not fit or the frame number is not above the last one
      */
     synchronized void charge(long frame, long bytes) {
+        charge(frame, bytes, System.nanoTime());
+    }
+
+    /** As {@link #charge(long, long)} with the send time (for the ACK round-trip metric). */
+    synchronized void charge(long frame, long bytes, long sentNanos) {
         noteSent(frame);
         if (bytes < 1 || outstanding.size() >= windowFrames || outstandingBytes + bytes > windowBytes) {
             throw new IllegalStateException("frame " + frame + " of " + bytes + " bytes does not fit the credit window ("
                     + outstandingBytes + " of " + windowBytes + " bytes, " + outstanding.size() + " of " + windowFrames + " frames)");
         }
-        outstanding.addLast(new long[] {frame, bytes});
+        outstanding.addLast(new long[] {frame, bytes, sentNanos});
         outstandingBytes += bytes;
         peakOutstandingBytes = Math.max(peakOutstandingBytes, outstandingBytes);
     }
@@ -83,13 +92,16 @@ final class CreditLedger {
             return new AckOutcome.Duplicate(ackedThroughFrame);
         }
         long returned = 0;
+        long sentNanos = 0;
         while (!outstanding.isEmpty() && outstanding.peekFirst()[0] <= consumedThrough) {
-            returned += outstanding.pollFirst()[1];
+            long[] e = outstanding.pollFirst();
+            returned += e[1];
+            sentNanos = e[2];
         }
         outstandingBytes -= returned;
         returnedBytes += returned;
         ackedThroughFrame = consumedThrough;
-        return new AckOutcome.Returned(returned);
+        return new AckOutcome.Returned(returned, sentNanos);
     }
 
     synchronized long outstandingBytes() {

@@ -215,6 +215,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         switch (ledger.ack(consumedThrough)) {
             case CreditLedger.AckOutcome.Returned r -> {
                 if (r.bytes() > 0) {
+                    metrics.ackRoundTripSeconds.observe((System.nanoTime() - r.sentNanos()) / 1e9);
                     wake();
                 }
             }
