@@ -236,9 +236,14 @@ final class SessionWorld implements AutoCloseable {
         for (RequesterNode r : requesters) {
             for (SourceNode s : sources) {
                 long head = s.source.headSequence();
-                await("requester " + r.incarnation.nodeId() + " installs " + s.incarnation.nodeId() + " through " + head
-                        + " (" + context.get() + ")", bound,
-                        () -> cursor(r, s).map(c -> c.watermark() == head).orElse(false));
+                try {
+                    await("requester " + r.incarnation.nodeId() + " installs " + s.incarnation.nodeId() + " through " + head
+                            + " (" + context.get() + ")", bound,
+                            () -> cursor(r, s).map(c -> c.watermark() == head).orElse(false));
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + "; cursor " + cursor(r, s) + ", requester " + r.subscriber.status()
+                            + ", source sessions " + s.server.status() + ", journal " + s.source.status(), e);
+                }
                 compare(r, s, context);
             }
         }

@@ -519,14 +519,23 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             switch (window.decide(cursor)) {
                 case CoalescingWindow.Decision.ReadNow now -> readAndSend(window, head);
                 case CoalescingWindow.Decision.WaitUntil w -> awaitWake(w.deadlineMonoNanos() - System.nanoTime());
-                case CoalescingWindow.Decision.Idle idle -> awaitAppend();
+                case CoalescingWindow.Decision.Idle idle -> {
+                    if (head > cursor) {
+                        readAndSend(window, head); // unread journal is never left waiting for another append
+                    } else {
+                        awaitAppend();
+                    }
+                }
             }
         }
     }
 
     private void readAndSend(CoalescingWindow window, long head) throws InterruptedException {
-        window.readStarted(cursor, head);
-        switch (source.read(cursor, open.scope(), config.replayIntervalsPerRead())) {
+        ReadOutcome outcome = source.read(cursor, open.scope(), config.replayIntervalsPerRead());
+        // The window closes only if this read reaches the observed head; a read bounded by
+        // replayIntervalsPerRead leaves it open so the rest is read without waiting for a new append.
+        window.readStarted(cursor, outcome instanceof ReadOutcome.Intervals iv ? iv.endCursor(cursor) : head);
+        switch (outcome) {
             case ReadOutcome.Intervals iv -> {
                 for (CoalescedInterval ci : iv.intervals()) {
                     sendDelta(ci, false);
