@@ -354,6 +354,26 @@ class DistributedManagerGateTest {
 
     @Test
     @Order(7)
+    @DisplayName("BND-3 DIAG-1 a fourth Manager limited to one peer session lists the admitted peers beyond the limit and reports degraded health")
+    void sessionCapacityIncomplete() throws Exception {
+        ManagerProcess d = launch("d", List.of("--peer-sessions-max", "1"));
+        d.awaitReady();
+        Await.until("d admits four members", BOUND, () -> api(d).status().at("/membership/members").asInt() == 4);
+        Await.until("d reports 3 admitted sources", BOUND, () -> api(d).status().at("/sessions/admitted_sources").asInt() == 3);
+        JsonNode sessions = api(d).status().get("sessions");
+        assertThat(sessions.get("sessions_per_requester_max").asInt()).isEqualTo(1);
+        assertThat(sessions.get("capacity_complete").asBoolean()).isFalse();
+        assertThat(sessions.get("requester")).hasSize(1);
+        assertThat(sessions.get("beyond_limit")).hasSize(2); // listed, never skipped silently
+        assertThat(api(d).health().at("/status").asText()).isEqualTo("degraded");
+        assertThat(api(d).query("ns-a", List.of(key(2))).json().get("coverage").asText()).isEqualTo("PartialHints");
+        d.sigterm();
+        assertThat(d.awaitExit(BOUND)).as(d.stderrText()).isZero();
+        Await.until("B drops d", BOUND, () -> api(b).status().at("/membership/members").asInt() == 3);
+    }
+
+    @Test
+    @Order(8)
     @DisplayName("IDX-7 IDX-13 INV-7 MEM-8 SNAP-8 kill -9 of A: B downgrades coverage and excludes A's incarnation; A restarts as a new incarnation, B bootstraps it and nothing old reappears")
     void killAndRestart() throws Exception {
         String old = a.incarnation();
@@ -402,7 +422,7 @@ class DistributedManagerGateTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     @DisplayName("INV-7 MEM-6 SES-5 SIGTERM on C drains, revokes its lease (peers drop it at once) and exits 0")
     void sigtermDeregisters() throws Exception {
         JsonNode cFence = api(c).sync().json().get("inventory_fence");
@@ -424,7 +444,7 @@ class DistributedManagerGateTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     @DisplayName("INV-7 INV-10 MEM-8 etcd frozen past the lease deadline: B fences itself; remote admission stops, local save/query/restore keep working")
     void fencedKeepsLocalService() throws Exception {
         EtcdFixture.Member etcd = ETCD.member(0);
