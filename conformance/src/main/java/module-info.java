@@ -2,6 +2,9 @@
  * The conformance suite (DESIGN §2, §10): interval tables, property tests, real-etcd and real-Manager
  * gates, fault injection, the adversarial v4 peer, performance harnesses. It sees only exported
  * packages of the orbitkv modules, exactly as another implementation's tests would.
+ *
+ * <p>{@code orbitkv.conformance.peer} is the adversarial v4 peer (a test-owned source and requester that
+ * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint.
  */
 module orbitkv.conformance {
     requires orbitkv.membership;
@@ -12,4 +15,8 @@ module orbitkv.conformance {
     requires orbitkv.server;
     requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
+    requires io.grpc.netty; // the adversarial peer's own channels and server
+
+    // The adversarial v4 peer is the suite's one public tool: another implementation's tests drive it.
+    exports orbitkv.conformance.peer;
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden vectors of the snapshot transcript digest (computed independently with Python's hashlib from
- * the byte layout in docs/parts/index-transcript-digest.md) and the receiver's refusal mapping onto the
+ * the byte layout in docs/protocol.md, section "Snapshot transcript digest") and the receiver's refusal mapping onto the
  * v4 wire ErrorCause.
  */
 class ReceiverContractTest {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DemoGateTest {
     @Test
-    @DisplayName("PERF-4 INV-7 orbitkv demo runs its workload against real processes, verifies payloads, prints the summary and exits 0")
+    @DisplayName("PERF-1 PERF-2 PERF-4 INV-7 API-5 IDX-13 orbitkv demo runs its workload against real processes, verifies payloads, prints the summary and exits 0")
     void demo(@TempDir Path dir) throws Exception {
         try (ManagerProcess demo = ManagerProcess.launch("demo", dir, List.of("demo", "--blocks", "8",
                 "--block-bytes", "4096", "--etcd-binary", EtcdRuntimeSelection.DEBIAN_ETCD.toString()))) {
@@ -26,11 +26,12 @@ class DemoGateTest {
             System.out.println(out);
             assertThat(exit).as(out + "\n" + demo.stderrText()).isZero();
             assertThat(out).contains("[demo] manager n1 ready", "[demo] kill -9 n1", "all Managers stopped with SIGTERM")
-                    .contains("| blocks saved / bytes", "24 / 98304")
+                    .contains("| blocks saved / bytes", "32 / 131072")
                     .contains("| blocks restored and verified / bytes", "24 / 98304")
                     .contains("SIGTERM exit codes", "{0=3}")
                     .contains("| errors", "restart (new incarnation)", "n1/1/", "-> n1/2/")
-                    .contains("[needs InventorySession]");
+                    .contains("await outcomes (peer fences)", "{OK=6}", "0 still listed on n2 after await",
+                            "no sync/await in the measured path", "await OK, 8/8 new listed, 0 old listed");
             assertThat(out).doesNotContain("error: ");
         }
     }

@@ -33,14 +33,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Real-Manager gates without InventorySessions (DESIGN §10): three Managers as separate OS processes on
- * loopback, one real etcd. A and B subscribe to all namespaces, C to {@code ns-c} only. The methods share
- * the cluster and run in order; the destructive ones (kill -9, SIGTERM) come last.
- *
- * <p>What needs the session (await success, cross-node candidates, evict visibility, bootstrap of a
- * restarted incarnation) is not asserted here; this gate checks everything that must already hold
- * without it: registration, the fence's identity, payload integrity, refusals, coverage PartialHints,
- * exclusion after kill -9 and deregistration on SIGTERM.
+ * Real-Manager gates (DESIGN §10): three Managers as separate OS processes on loopback, one real etcd,
+ * InventorySessions between them over the peer listeners. A and B subscribe to all namespaces, C to
+ * {@code ns-c} only. The methods share the cluster and run in order; the destructive ones (kill -9,
+ * SIGTERM, frozen etcd) come last.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -81,7 +77,10 @@ class DistributedManagerGateTest {
                 "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                 "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", dir(node).toString(),
                 "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000"));
+                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000",
+                // receipts older than 2 s make a view stale: below the 4 s lease, so a killed source
+                // downgrades coverage before membership drops it (IDX-7)
+                "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500"));
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
         all.add(m);
@@ -188,56 +187,107 @@ class DistributedManagerGateTest {
 
     @Test
     @Order(3)
-    @DisplayName("IDX-3 IDX-7 IDX-13 without installed views coverage is PartialHints, never Complete; A's own tiers answer locally")
-    void coverageWithoutSessions() throws Exception {
-        JsonNode onA = api(a).query("ns-a", List.of(key(0), key(1), key(99))).json();
-        assertThat(onA.get("coverage").asText()).isEqualTo("PartialHints");
-        assertThat(onA.get("recoverable_prefix").asInt()).isEqualTo(2);
-        JsonNode replica = onA.at("/candidates/0/replicas/0");
-        assertThat(replica.get("local").asBoolean()).isTrue();
-        assertThat(replica.at("/owner/incarnation").asText()).isEqualTo(a.incarnation());
-        assertThat(replica.get("medium").asText()).isEqualTo("DRAM");
-
-        JsonNode onB = api(b).query("ns-a", List.of(key(0))).json();
-        assertThat(onB.get("coverage").asText()).isEqualTo("PartialHints");
-        assertThat(onB.at("/candidates/0/replicas")).isEmpty(); // no session: no evidence, and none invented
-        assertThat(onB.get("recoverable_prefix").asInt()).isZero();
+    @DisplayName("API-4 API-5 SES-1 SES-2 IDX-7 INV-3 await of A's fence succeeds on B and C; B's query lists A's replicas at CompleteAtWatermarks")
+    void awaitThenQueryAcrossNodes() throws Exception {
+        long target = aFence.get("inventory_sequence").asLong();
+        for (ManagerProcess m : List.of(b, c)) {
+            ManagerApi.Reply r = api(m).await(aFence, api(m).status().at("/scope/digest").asText(), 10_000);
+            assertThat(r.status()).as(m + ": " + r.text()).isEqualTo(200);
+            assertThat(r.json().get("applied_sequence").asLong()).isGreaterThanOrEqualTo(target);
+            assertThat(UUID.fromString(r.json().get("view_id").asText())).isNotNull(); // a real installed view id
+        }
+        Await.until("B's coverage is CompleteAtWatermarks (A and C installed)", BOUND,
+                () -> api(b).query("ns-a", List.of(key(0))).json().get("coverage").asText().equals("CompleteAtWatermarks"));
+        JsonNode onB = api(b).query("ns-a", List.of(key(0), key(1), key(7), key(99))).json();
+        assertThat(onB.get("coverage").asText()).isEqualTo("CompleteAtWatermarks");
+        assertThat(onB.get("recoverable_prefix").asInt()).isEqualTo(3);
+        for (int i = 0; i < 3; i++) {
+            JsonNode replica = onB.at("/candidates/" + i + "/replicas/0");
+            assertThat(replica.at("/owner/incarnation").asText()).isEqualTo(a.incarnation());
+            assertThat(replica.get("local").asBoolean()).isFalse();
+            assertThat(replica.get("medium").asText()).isEqualTo("DRAM");
+            assertThat(replica.get("stale").asBoolean()).isFalse();
+        }
+        assertThat(onB.at("/candidates/3/replicas")).isEmpty();
         JsonNode status = api(b).status();
-        assertThat(status.get("coverage").asText()).isEqualTo("PartialHints");
-        List<String> owners = new ArrayList<>();
-        status.get("owners").forEach(o -> {
-            owners.add(o.at("/owner/incarnation").asText());
-            assertThat(o.get("state").asText()).isIn("AWAITING", "BOOTSTRAPPING");
-        });
-        assertThat(owners).containsExactlyInAnyOrder(a.incarnation(), c.incarnation());
+        JsonNode ownerA = owner(status, a.incarnation());
+        assertThat(ownerA.get("state").asText()).isEqualTo("INSTALLED");
+        assertThat(ownerA.get("watermark").asLong()).isGreaterThanOrEqualTo(target);
+        assertThat(ownerA.get("rows").asLong()).isEqualTo(8);
+        assertThat(status.at("/sessions/capacity_complete").asBoolean()).isTrue();
+        assertThat(status.at("/sessions/requester")).hasSize(2);
+        assertThat(api(a).status().at("/sessions/served")).hasSize(2); // B and C subscribe to A
+        assertThat(api(b).get("/metrics").text()).contains("orbitkv_session");
 
         // A's own fence awaited on A: its tiers are authoritative locally.
         ManagerApi.Reply own = api(a).await(aFence, api(a).status().at("/scope/digest").asText(), 1000);
         assertThat(own.status()).as(own.text()).isEqualTo(200);
-        assertThat(own.json().get("applied_sequence").asLong()).isGreaterThanOrEqualTo(aFence.get("inventory_sequence").asLong());
+        assertThat(own.json().get("view_id").asText()).isEqualTo("local");
+        // Payload integrity stays checked on restore after the distributed round trip (PERF-4).
+        assertThat(ManagerApi.unframe(api(a).restore("ns-a", List.of(key(3))).body()).get(key(3)))
+                .isEqualTo(ManagerApi.payload(1, 3, 4096 + 3));
     }
 
     @Test
     @Order(4)
-    @DisplayName("IDX-4 IDX-5 a Manager scoped to ns-c reports that scope, answers Unavailable outside it and still serves its local cache there")
-    void scopedManager() {
+    @DisplayName("API-1 API-5 IDX-13 INV-3 evict on A, sync, await on B: B no longer lists the evicted replicas")
+    void evictVisibleAfterAwait() throws Exception {
+        ManagerApi.Reply ev = api(a).evict("ns-a", List.of(key(0), key(1)), "DRAM");
+        assertThat(ev.status()).as(ev.text()).isEqualTo(200);
+        assertThat(ev.json().get("evicted").asLong()).isEqualTo(2);
+        JsonNode fence = api(a).sync().json().get("inventory_fence");
+        assertThat(fence.get("inventory_sequence").asLong()).isGreaterThan(aFence.get("inventory_sequence").asLong());
+        ManagerApi.Reply r = api(b).await(fence, api(b).status().at("/scope/digest").asText(), 10_000);
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(r.json().get("applied_sequence").asLong()).isGreaterThanOrEqualTo(fence.get("inventory_sequence").asLong());
+        JsonNode onB = api(b).query("ns-a", List.of(key(0), key(1), key(2))).json();
+        assertThat(onB.at("/candidates/0/replicas")).isEmpty();
+        assertThat(onB.at("/candidates/1/replicas")).isEmpty();
+        assertThat(onB.at("/candidates/2/replicas/0/owner/incarnation").asText()).isEqualTo(a.incarnation());
+        assertThat(owner(api(b).status(), a.incarnation()).get("rows").asLong()).isEqualTo(6);
+        aFence = fence;
+    }
+
+    @Test
+    @Order(5)
+    @DisplayName("IDX-4 IDX-5 SES-2 a Manager scoped to ns-c receives only ns-c, answers Unavailable outside it and still serves its local cache there")
+    void scopedManager() throws Exception {
         JsonNode s = api(c).status();
         assertThat(s.at("/scope/namespaces")).hasSize(1);
         assertThat(s.at("/scope/namespaces/0").asText()).isEqualTo("ns-c");
         assertThat(s.at("/scope/digest").asText()).isNotEqualTo(api(b).status().at("/scope/digest").asText());
 
+        // A saves into ns-c too: C receives exactly those rows, none of A's ns-a rows.
+        assertThat(api(a).save("ns-c", Map.of(key(40), ManagerApi.payload(4, 40, 512))).status()).isEqualTo(200);
+        JsonNode fence = api(a).sync().json().get("inventory_fence");
+        ManagerApi.Reply r = api(c).await(fence, s.at("/scope/digest").asText(), 10_000);
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        JsonNode onC = api(c).query("ns-c", List.of(key(40))).json();
+        assertThat(onC.at("/candidates/0/replicas/0/owner/incarnation").asText()).isEqualTo(a.incarnation());
+        assertThat(owner(api(c).status(), a.incarnation()).get("rows").asLong()).isEqualTo(1); // scoped rows only
+        assertThat(owner(api(b).status(), a.incarnation()).get("rows").asLong()).isGreaterThanOrEqualTo(7);
+
         assertThat(api(c).save("ns-a", Map.of(key(50), ManagerApi.payload(5, 50, 100))).status()).isEqualTo(200);
-        JsonNode q = api(c).query("ns-a", List.of(key(50))).json();
+        JsonNode q = api(c).query("ns-a", List.of(key(50), key(2))).json();
         assertThat(q.get("coverage").asText()).isEqualTo("Unavailable");
         assertThat(q.at("/candidates/0/replicas/0/local").asBoolean()).isTrue();
+        assertThat(q.at("/candidates/1/replicas")).isEmpty(); // A's ns-a replica is outside C's scope
         assertThat(q.get("recoverable_prefix").asInt()).isEqualTo(1);
-        ManagerApi.Reply r = api(c).restore("ns-a", List.of(key(50)));
-        assertThat(ManagerApi.unframe(r.body()).get(key(50))).isEqualTo(ManagerApi.payload(5, 50, 100));
-        assertThat(api(c).query("ns-c", List.of(key(1))).json().get("coverage").asText()).isEqualTo("PartialHints");
+        ManagerApi.Reply restored = api(c).restore("ns-a", List.of(key(50)));
+        assertThat(ManagerApi.unframe(restored.body()).get(key(50))).isEqualTo(ManagerApi.payload(5, 50, 100));
+    }
+
+    private static JsonNode owner(JsonNode status, String incarnation) {
+        for (JsonNode o : status.get("owners")) {
+            if (o.at("/owner/incarnation").asText().equals(incarnation)) {
+                return o;
+            }
+        }
+        throw new AssertionError("no owner row for " + incarnation + " in " + status);
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     @DisplayName("BND-1 API-4 API-5 malformed or refused requests get the documented 4xx code and change no state (table)")
     void refusals() throws Exception {
         ManagerApi api = api(b);
@@ -303,11 +353,34 @@ class DistributedManagerGateTest {
     }
 
     @Test
-    @Order(6)
-    @DisplayName("IDX-13 INV-7 MEM-8 kill -9 of A: B excludes A's incarnation; A restarts as a new incarnation with nothing old")
+    @Order(7)
+    @DisplayName("BND-3 DIAG-1 a fourth Manager limited to one peer session lists the admitted peers beyond the limit and reports degraded health")
+    void sessionCapacityIncomplete() throws Exception {
+        ManagerProcess d = launch("d", List.of("--peer-sessions-max", "1"));
+        d.awaitReady();
+        Await.until("d admits four members", BOUND, () -> api(d).status().at("/membership/members").asInt() == 4);
+        Await.until("d reports 3 admitted sources", BOUND, () -> api(d).status().at("/sessions/admitted_sources").asInt() == 3);
+        JsonNode sessions = api(d).status().get("sessions");
+        assertThat(sessions.get("sessions_per_requester_max").asInt()).isEqualTo(1);
+        assertThat(sessions.get("capacity_complete").asBoolean()).isFalse();
+        assertThat(sessions.get("requester")).hasSize(1);
+        assertThat(sessions.get("beyond_limit")).hasSize(2); // listed, never skipped silently
+        assertThat(api(d).health().at("/status").asText()).isEqualTo("degraded");
+        assertThat(api(d).query("ns-a", List.of(key(2))).json().get("coverage").asText()).isEqualTo("PartialHints");
+        d.sigterm();
+        assertThat(d.awaitExit(BOUND)).as(d.stderrText()).isZero();
+        Await.until("B drops d", BOUND, () -> api(b).status().at("/membership/members").asInt() == 3);
+    }
+
+    @Test
+    @Order(8)
+    @DisplayName("IDX-7 IDX-13 INV-7 MEM-8 SNAP-8 kill -9 of A: B downgrades coverage and excludes A's incarnation; A restarts as a new incarnation, B bootstraps it and nothing old reappears")
     void killAndRestart() throws Exception {
         String old = a.incarnation();
         a.kill9();
+        long killed = System.nanoTime();
+        Duration downgraded = Await.until("B's coverage leaves CompleteAtWatermarks while A is dead", BOUND,
+                () -> !api(b).query("ns-a", List.of(key(2))).json().get("coverage").asText().equals("CompleteAtWatermarks"));
         Duration excluded = Await.until("B drops A after its lease expires", BOUND,
                 () -> api(b).status().at("/membership/members").asInt() == 2);
         JsonNode s = api(b).status();
@@ -316,42 +389,62 @@ class DistributedManagerGateTest {
                 assertThat(o.get("state").asText()).isEqualTo("REMOVED");
             }
         });
+        JsonNode gone = api(b).query("ns-a", List.of(key(2), key(3))).json();
+        assertThat(gone.at("/candidates/0/replicas")).isEmpty(); // excluded at once (IDX-13)
+        assertThat(gone.at("/candidates/1/replicas")).isEmpty();
         assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(2);
 
         a = launch("a", List.of());
         a.awaitReady();
         assertThat(a.incarnation()).startsWith("a/2/").isNotEqualTo(old);
-        Await.until("B admits A's new incarnation", BOUND, () -> {
-            for (JsonNode o : api(b).status().get("owners")) {
-                if (o.at("/owner/incarnation").asText().equals(a.incarnation())) {
-                    return true;
-                }
-            }
-            return false;
-        });
-        assertThat(api(b).status().at("/membership/members").asInt()).isEqualTo(3);
         // A new incarnation is a new journal lineage over empty tiers: nothing old reappears (INV-7, OPS-4).
-        JsonNode fresh = api(a).status();
-        assertThat(fresh.at("/inventory/head_sequence").asLong()).isZero();
-        JsonNode q = api(a).query("ns-a", List.of(key(0))).json();
-        assertThat(q.at("/candidates/0/replicas")).isEmpty();
-        assertThat(api(a).restore("ns-a", List.of(key(0))).header("X-OrbitKV-Restored")).isEqualTo("0");
-        System.out.println("[gate] B excluded A's killed incarnation after " + excluded.toMillis() + " ms (lease TTL 4000 ms)");
+        assertThat(api(a).status().at("/inventory/head_sequence").asLong()).isZero();
+        assertThat(api(a).restore("ns-a", List.of(key(2))).header("X-OrbitKV-Restored")).isEqualTo("0");
+        assertThat(api(a).save("ns-a", Map.of(key(60), ManagerApi.payload(6, 60, 2048))).status()).isEqualTo(200);
+        JsonNode fence = api(a).sync().json().get("inventory_fence");
+        assertThat(fence.get("source_incarnation").asText()).isEqualTo(a.incarnation());
+        ManagerApi.Reply r = api(b).await(fence, api(b).status().at("/scope/digest").asText(), 15_000);
+        assertThat(r.status()).as(r.text()).isEqualTo(200); // B bootstrapped the new incarnation
+        assertThat(r.json().get("applied_sequence").asLong()).isGreaterThanOrEqualTo(fence.get("inventory_sequence").asLong());
+        JsonNode q = api(b).query("ns-a", List.of(key(60), key(2), key(3), key(7))).json();
+        assertThat(q.at("/candidates/0/replicas/0/owner/incarnation").asText()).isEqualTo(a.incarnation());
+        for (int i = 1; i < 4; i++) {
+            assertThat(q.at("/candidates/" + i + "/replicas")).isEmpty();
+        }
+        JsonNode ownerNew = owner(api(b).status(), a.incarnation());
+        assertThat(ownerNew.get("state").asText()).isEqualTo("INSTALLED");
+        assertThat(ownerNew.get("rows").asLong()).isEqualTo(1);
+        assertThat(api(b).status().at("/membership/members").asInt()).isEqualTo(3);
+        System.out.println("[gate] after kill -9 of A: B's coverage downgraded after " + downgraded.toMillis()
+                + " ms (freshness budget 2000 ms), B excluded A's incarnation after "
+                + (downgraded.toMillis() + excluded.toMillis()) + " ms (lease TTL 4000 ms); restart + bootstrap "
+                + Duration.ofNanos(System.nanoTime() - killed).toMillis() + " ms after the kill");
     }
 
     @Test
-    @Order(7)
-    @DisplayName("INV-7 MEM-6 SIGTERM on C drains, revokes its lease (peers drop it at once) and exits 0")
+    @Order(9)
+    @DisplayName("INV-7 MEM-6 SES-5 SIGTERM on C drains, revokes its lease (peers drop it at once) and exits 0")
     void sigtermDeregisters() throws Exception {
+        JsonNode cFence = api(c).sync().json().get("inventory_fence");
+        ManagerApi.Reply r = api(b).await(cFence, api(b).status().at("/scope/digest").asText(), 10_000);
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(api(b).query("ns-a", List.of(key(50))).json().at("/candidates/0/replicas/0/owner/incarnation").asText())
+                .isEqualTo(c.incarnation()); // listed before the SIGTERM
         c.sigterm();
         assertThat(c.awaitExit(BOUND)).as(c.stderrText()).isZero();
         assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(2);
         Await.until("B drops C", BOUND, () -> api(b).status().at("/membership/members").asInt() == 2);
         assertThat(c.stderrText()).contains("deregistered");
+        // B no longer lists C's replicas, and no longer runs a session to it (SES-5, IDX-13).
+        JsonNode q = api(b).query("ns-a", List.of(key(50))).json();
+        assertThat(q.at("/candidates/0/replicas")).isEmpty();
+        for (JsonNode p : api(b).status().at("/sessions/requester")) {
+            assertThat(p.at("/source/incarnation").asText()).isNotEqualTo(c.incarnation());
+        }
     }
 
     @Test
-    @Order(8)
+    @Order(10)
     @DisplayName("INV-7 INV-10 MEM-8 etcd frozen past the lease deadline: B fences itself; remote admission stops, local save/query/restore keep working")
     void fencedKeepsLocalService() throws Exception {
         EtcdFixture.Member etcd = ETCD.member(0);

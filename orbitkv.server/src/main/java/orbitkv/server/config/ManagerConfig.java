@@ -14,6 +14,7 @@ import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
+import orbitkv.inventory.SessionConfig;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
@@ -95,6 +96,11 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         } catch (IllegalArgumentException e) { // the consumers' own rules, checked at startup too (BND-6)
             throw new ConfigException("inventory/index settings: " + e.getMessage());
         }
+        try {
+            sessionConfig(inventory, index).requireCompatible(inventoryConfig(inventory));
+        } catch (IllegalArgumentException e) { // the session's relations, in option names (BND-6)
+            throw new ConfigException("session settings: " + sessionOptionNames(e.getMessage()));
+        }
     }
 
     /**
@@ -175,6 +181,38 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.snapshotPageRecordsMax(),
                 i.snapshotPageBytesMax(),
                 i.coalescingWindowMs(), i.coalescingWaitMaxMs(), InventoryConfig.DEFAULT_WAITERS_MAX);
+    }
+
+    /**
+     * The InventorySession settings (DESIGN §5, §9) of both ends: receive window, frame bounds, ACK cadence,
+     * liveness and sessions per requester come from the options; the rest are the session's defaults.
+     */
+    public SessionConfig sessionConfig() {
+        return sessionConfig(inventory, index);
+    }
+
+    private static SessionConfig sessionConfig(Inventory i, Index x) {
+        SessionConfig d = SessionConfig.defaults();
+        return new SessionConfig(i.receiveWindowBytes(), d.windowFramesMax(), d.openEncodedBytesMax(),
+                (int) Math.min(Integer.MAX_VALUE, i.frameEncodedBytesMax()),
+                (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.ackPendingProgressMs(), i.idleLivenessMs(),
+                x.peerSessionsMax(), d.sessionsPerSourceMax(), d.reconnectBackoffMinMs(), d.reconnectBackoffMaxMs(),
+                d.snapshotRetryBackoffMinMs(), d.snapshotRetryBackoffMaxMs(), d.replayIntervalsPerRead(),
+                d.committedViewsMax());
+    }
+
+    /** SessionConfig's field names in a refusal, translated to the options they come from. */
+    public static String sessionOptionNames(String message) {
+        return message.replace("SessionConfig.frameEncodedBytesMax", "the session's " + FRAME_ENCODED_BYTES_MAX.flag())
+                .replace("SessionConfig.frameDecodedBytesMax", "the session's " + FRAME_DECODED_BYTES_MAX.flag())
+                .replace("InventoryConfig.frameEncodedBytesMax", "the source's " + FRAME_ENCODED_BYTES_MAX.flag())
+                .replace("InventoryConfig.frameDecodedBytesMax", "the source's " + FRAME_DECODED_BYTES_MAX.flag())
+                .replace("receiveWindowBytes", RECEIVE_WINDOW_BYTES.flag())
+                .replace("livenessIntervalMs", IDLE_LIVENESS_MS.flag())
+                .replace("ackIntervalMs", ACK_PENDING_PROGRESS_MS.flag())
+                .replace("sessionsPerRequesterMax", PEER_SESSIONS_MAX.flag())
+                .replace("frameEncodedBytesMax", FRAME_ENCODED_BYTES_MAX.flag())
+                .replace("frameDecodedBytesMax", FRAME_DECODED_BYTES_MAX.flag());
     }
 
     /** The GlobalIndex settings (DESIGN §9) in orbitkv.index's terms; lookup bounds are the API's (IDX-9). */

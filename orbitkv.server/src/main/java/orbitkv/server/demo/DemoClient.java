@@ -89,6 +89,26 @@ final class DemoClient {
         return get("/cache/metadata/status?owners_limit=256");
     }
 
+    /** The owner row of {@code incarnation}, walking the paginated owner status (DIAG-1); null if absent. */
+    JsonNode ownerStatus(String incarnation) throws IOException, InterruptedException {
+        String token = null;
+        for (int page = 0; page < 1024; page++) { // bounded walk: at most 1024 pages of 64 owners
+            JsonNode s = get("/cache/metadata/status?owners_limit=64"
+                    + (token == null ? "" : "&owners_page_token=" + java.net.URLEncoder.encode(token, java.nio.charset.StandardCharsets.UTF_8)));
+            for (JsonNode o : s.get("owners")) {
+                if (o.at("/owner/incarnation").asText().equals(incarnation)) {
+                    return o;
+                }
+            }
+            JsonNode next = s.get("next_page_token");
+            if (next == null || next.isNull()) {
+                return null;
+            }
+            token = next.asText();
+        }
+        throw new IllegalStateException("owner status has more than 1024 pages");
+    }
+
     /** PERF-4: little-endian u64 generation, u64 block index, then a pattern derived from both. */
     static byte[] payload(long generation, long blockIndex, int size) {
         ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN).putLong(generation).putLong(blockIndex);

@@ -21,11 +21,16 @@ import orbitkv.membership.MembershipAdmin;
  * and awaits, evictions, a Manager killed with SIGKILL and restarted as a new incarnation, then SIGTERM of all.
  * It prints progress and a summary table, and always stops everything it started.
  *
- * <p>Parts that need the InventorySession v4 (remote candidates, successful awaits, publication-to-visibility
- * times) are run and reported as they are, marked {@code [needs InventorySession]}; nothing is invented.
+ * <p>Publication-to-visibility (PERF-1, PERF-2) is measured on the ordinary publication path, without sync or
+ * await: bursts on the first Manager each stop at a known terminal sequence; the source's
+ * {@code last_publication {sequence, mono_ns}} and the observer's installed {@code {sequence, mono_ns}} for
+ * the source's incarnation must both name exactly that sequence; both stamps come from the same host's
+ * monotonic clock ({@code System.nanoTime}, CLOCK_MONOTONIC on Linux).
  */
 public final class DemoWorkload {
-    static final String NEEDS_SESSION = "[needs InventorySession]";
+    /** Bursts measured for publication-to-visibility, and blocks per burst. */
+    static final int VISIBILITY_BURSTS = 200;
+    static final int BURST_BLOCKS = 4;
     private static final String CLUSTER = "demo";
     private static final String NAMESPACE = "demo";
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -131,15 +136,26 @@ public final class DemoWorkload {
                 if (source == requester) {
                     continue;
                 }
-                DemoClient.Reply a = requester.client().await(fences.get(source.name()), digest, 1_000);
+                DemoClient.Reply a = requester.client().await(fences.get(source.name()), digest, 10_000);
                 summary.awaitOutcome(a.status() == 200 ? "OK" : a.code());
+                if (a.status() != 200) {
+                    summary.error(requester.name() + " await of " + source.name() + "'s fence: " + a.status() + " " + a.code());
+                }
                 JsonNode q = requester.client().query(NAMESPACE, keysOf.get(source.name())).json();
                 summary.coverage(q.get("coverage").asText());
+                long[] fromSource = {0};
                 q.get("candidates").forEach(c -> c.get("replicas").forEach(r -> {
                     if (!r.get("local").asBoolean()) {
                         summary.remoteCandidate();
                     }
+                    if (r.at("/owner/incarnation").asText().equals(source.incarnation())) {
+                        fromSource[0]++;
+                    }
                 }));
+                if (fromSource[0] != options.blocks()) {
+                    summary.error(requester.name() + " lists " + fromSource[0] + " of " + source.name() + "'s "
+                            + options.blocks() + " blocks after a successful await");
+                }
             }
         }
         Node first = nodes.get(0);
@@ -148,7 +164,93 @@ public final class DemoWorkload {
         summary.evicted(ev.get("evicted").asLong());
         progress("evicted " + ev.get("evicted").asLong() + " residences on " + first.name() + ", head "
                 + ev.get("head_sequence").asLong());
-        killAndRestart(nodes, etcd);
+        evictionVisible(first, nodes.get(1), half);
+        publicationToVisibility(first, nodes.get(1));
+        killAndRestart(nodes, etcd, keysOf.get(first.name()));
+    }
+
+    /** After evict + sync on {@code source} and await on {@code observer}, the observer lists none of them. */
+    private void evictionVisible(Node source, Node observer, List<String> evictedKeys) throws IOException, InterruptedException {
+        JsonNode fence = source.client().sync().json().get("inventory_fence");
+        DemoClient.Reply a = observer.client().await(fence, observer.client().status().at("/scope/digest").asText(), 10_000);
+        if (a.status() != 200) {
+            summary.error(observer.name() + " await of the eviction fence: " + a.status() + " " + a.code());
+            return;
+        }
+        long listed = remoteFrom(observer.client().query(NAMESPACE, evictedKeys).json(), source.incarnation());
+        summary.evictionVisibility(evictedKeys.size() + " evicted, " + listed + " still listed on " + observer.name()
+                + " after await");
+        if (listed != 0) {
+            summary.error(observer.name() + " still lists " + listed + " evicted replicas of " + source.name());
+        }
+    }
+
+    private static long remoteFrom(JsonNode query, String incarnation) {
+        long n = 0;
+        for (JsonNode c : query.get("candidates")) {
+            for (JsonNode r : c.get("replicas")) {
+                if (r.at("/owner/incarnation").asText().equals(incarnation)) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /**
+     * PERF-1/PERF-2 on the ordinary publication path: each burst of {@link #BURST_BLOCKS} saves on
+     * {@code source} ends at a terminal sequence (the save's head); once the source's last publication and the
+     * observer's installed stamp for the source both name exactly it, the sample is installed mono_ns minus
+     * published mono_ns. No sync and no await in the measured path.
+     */
+    private void publicationToVisibility(Node source, Node observer) throws Exception {
+        long[] samples = new long[VISIBILITY_BURSTS];
+        for (int b = 0; b < VISIBILITY_BURSTS; b++) {
+            Map<String, byte[]> burst = new LinkedHashMap<>();
+            for (int j = 0; j < BURST_BLOCKS; j++) {
+                burst.put(String.format("%016x%016x", 0x100 + b, j), DemoClient.payload(0x100 + b, j, options.blockBytes()));
+            }
+            DemoClient.Reply r = source.client().save(NAMESPACE, burst);
+            if (r.status() != 200) {
+                throw new IllegalStateException("burst save answered " + r.status() + " " + r.code());
+            }
+            long terminal = r.json().get("head_sequence").asLong();
+            JsonNode[] published = new JsonNode[1];
+            JsonNode[] installed = new JsonNode[1];
+            await(source.name() + " publishes through " + terminal, () -> {
+                published[0] = statusField(source.client(), "/inventory/last_publication");
+                return published[0] != null && published[0].get("sequence").asLong() == terminal;
+            });
+            await(observer.name() + " installs " + source.name() + " exactly through " + terminal, () -> {
+                try {
+                    JsonNode o = observer.client().ownerStatus(source.incarnation());
+                    installed[0] = o == null ? null : o.get("installed");
+                } catch (IOException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+                return installed[0] != null && installed[0].get("sequence").asLong() == terminal;
+            });
+            samples[b] = installed[0].get("mono_ns").asLong() - published[0].get("mono_ns").asLong();
+        }
+        Arrays.sort(samples);
+        summary.visibility(VISIBILITY_BURSTS, BURST_BLOCKS, samples[(int) Math.ceil(0.5 * samples.length) - 1],
+                samples[(int) Math.ceil(0.99 * samples.length) - 1], samples[samples.length - 1]);
+        progress("publication-to-visibility " + source.name() + " -> " + observer.name() + " over " + VISIBILITY_BURSTS
+                + " bursts measured");
+    }
+
+    private static JsonNode statusField(DemoClient client, String pointer) {
+        try {
+            return client.status().at(pointer);
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     private List<String> save(Node n, int index) throws IOException, InterruptedException {
@@ -179,7 +281,7 @@ public final class DemoWorkload {
         }
     }
 
-    private void killAndRestart(List<Node> nodes, LocalEtcd etcd) throws Exception {
+    private void killAndRestart(List<Node> nodes, LocalEtcd etcd, List<String> oldKeys) throws Exception {
         Node victim = nodes.get(0);
         Node observer = nodes.get(1);
         progress("kill -9 " + victim.name() + " (" + victim.incarnation() + ")");
@@ -196,6 +298,18 @@ public final class DemoWorkload {
             summary.error("restarted " + victim.name() + " did not start a new journal lineage");
         }
         progress(victim.name() + " restarted as " + restarted.incarnation() + "; " + observer.name() + " admits it");
+        // Re-bootstrap: the observer installs the new incarnation; nothing of the old one reappears.
+        List<String> fresh = save(restarted, 0);
+        JsonNode fence = restarted.client().sync().json().get("inventory_fence");
+        DemoClient.Reply a = observer.client().await(fence, observer.client().status().at("/scope/digest").asText(), 15_000);
+        long oldListed = remoteFrom(observer.client().query(NAMESPACE, oldKeys).json(), victim.incarnation());
+        long newListed = remoteFrom(observer.client().query(NAMESPACE, fresh).json(), restarted.incarnation());
+        summary.rebootstrap((a.status() == 200 ? "await OK" : "await " + a.code()) + ", " + newListed + "/" + fresh.size()
+                + " new listed, " + oldListed + " old listed");
+        if (a.status() != 200 || oldListed != 0 || newListed != fresh.size()) {
+            summary.error(observer.name() + " re-bootstrap of " + restarted.incarnation() + ": await " + a.status()
+                    + ", new listed " + newListed + ", old listed " + oldListed);
+        }
     }
 
     private void stopAll(List<Node> nodes) throws InterruptedException {

@@ -59,7 +59,22 @@ final class ApiModel {
 
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record StatusResponse(String protocol, Cluster cluster, Owner self, ScopeView scope, MembershipStatus membership,
-                          String coverage, InventoryStatus inventory, List<OwnerStatus> owners, String nextPageToken) {}
+                          String coverage, InventoryStatus inventory, List<OwnerStatus> owners, String nextPageToken,
+                          SessionsStatus sessions) {}
+
+    /**
+     * The InventorySessions of this Manager (DIAG-1, BND-3): the requester end's sessions (one per admitted
+     * source, at most {@code sessions_per_requester_max}; admitted sources beyond the limit are listed in
+     * {@code beyond_limit} and make {@code capacity_complete} false) and the source end's served sessions.
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record SessionsStatus(int admittedSources, int sessionsPerRequesterMax, boolean capacityComplete,
+                          List<String> beyondLimit, List<RequesterSession> requester, List<ServedSession> served) {}
+
+    record RequesterSession(Owner source, String state, long connects, long installs, String lastErrorCause) {}
+
+    record ServedSession(Owner requester, String sessionId, String phase, long cursor, long lastFrame,
+                         long outstandingBytes, long peakOutstandingBytes) {}
 
     record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes) {}
 

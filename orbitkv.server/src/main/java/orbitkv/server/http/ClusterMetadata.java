@@ -18,11 +18,14 @@ import orbitkv.index.OwnerViewStatus;
 import orbitkv.index.StatusPage;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.InventoryFence;
+import orbitkv.inventory.InventorySessionServer;
+import orbitkv.inventory.InventorySubscriber;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.JournalStatus;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.StateKey;
+import orbitkv.inventory.SubscriptionStatus;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
@@ -64,6 +67,15 @@ public final class ClusterMetadata implements DistributedMetadata {
     private final AwaitRegistry awaits;
     private final ViewReceiver receiver;
     private volatile FlushThrough flush = FlushThrough.NONE;
+    private volatile Sessions sessions;
+
+    /** The two session ends of this Manager, attached once before the HTTP API serves (SES-1). */
+    public record Sessions(InventorySubscriber subscriber, InventorySessionServer server, int sessionsPerRequesterMax) {
+        public Sessions {
+            Objects.requireNonNull(subscriber, "subscriber");
+            Objects.requireNonNull(server, "server");
+        }
+    }
 
     /**
      * @param waitersMax the await waiter bound (--await-waiters-max)
@@ -90,6 +102,20 @@ public final class ClusterMetadata implements DistributedMetadata {
     /** Wires the session's FlushThrough (until then {@link FlushThrough#NONE}). */
     public void flushThrough(FlushThrough hook) {
         this.flush = Objects.requireNonNull(hook, "hook");
+    }
+
+    /**
+     * Attaches the session ends: their status joins /cache/metadata/status, their metrics join the
+     * registry when the HTTP API serves, and await asks the subscriber to flush (API-5).
+     *
+     * @throws IllegalStateException if attached twice
+     */
+    public void attachSessions(Sessions s) {
+        if (sessions != null) {
+            throw new IllegalStateException("sessions are attached once");
+        }
+        sessions = Objects.requireNonNull(s, "sessions");
+        flushThrough(s.subscriber()::flushThrough);
     }
 
     /** The membership listener: index first (IDX-13), then waiters re-check (fence, removal). */
@@ -231,7 +257,22 @@ public final class ClusterMetadata implements DistributedMetadata {
                 (remoteAdmission() ? Coverage.valueOf(index.coverage().name()) : Coverage.Unavailable).name(),
                 new ApiModel.InventoryStatus(j.headSequence(), j.oldestRetainedSequence(), j.journalBytes(),
                         j.journalPeakBytes(), new ApiModel.Stamp(j.lastPublication().sequence(), j.lastPublication().monoNanos())),
-                owners, page.nextPageToken().orElse(null));
+                owners, page.nextPageToken().orElse(null), sessionsStatus());
+    }
+
+    private ApiModel.SessionsStatus sessionsStatus() {
+        Sessions s = sessions;
+        if (s == null) {
+            return null;
+        }
+        SubscriptionStatus st = s.subscriber().status();
+        List<ApiModel.RequesterSession> requester = st.sessions().stream().map(p -> new ApiModel.RequesterSession(
+                owner(p.source()), p.state().name(), p.connects(), p.installs(), p.lastErrorCause())).toList();
+        List<ApiModel.ServedSession> served = s.server().status().stream().map(p -> new ApiModel.ServedSession(
+                owner(p.requester()), p.sessionId().toString(), p.phase().name(), p.cursor(), p.lastFrame(),
+                p.outstandingBytes(), p.peakOutstandingBytes())).toList();
+        return new ApiModel.SessionsStatus(st.admittedSources(), s.sessionsPerRequesterMax(), !st.capacityIncomplete(),
+                st.beyondLimit().stream().map(Incarnation::toString).toList(), requester, served);
     }
 
     private static ApiModel.OwnerStatus ownerStatus(OwnerViewStatus o) {
@@ -248,13 +289,18 @@ public final class ClusterMetadata implements DistributedMetadata {
                 : "all";
     }
 
-    /** "fenced" once fenced (also after shutdown deregistered), "degraded" while suspended, else "ok". */
+    /**
+     * "fenced" once fenced (also after shutdown deregistered), "degraded" while suspended or while session
+     * capacity is incomplete (admitted sources beyond the per-requester limit, BND-3), else "ok".
+     */
     @Override
     public String healthStatus() {
         if (membership.fenced()) {
             return "fenced";
         }
-        return membership.view().valid() ? "ok" : "degraded";
+        Sessions s = sessions;
+        boolean capacityIncomplete = s != null && s.subscriber().status().capacityIncomplete();
+        return membership.view().valid() && !capacityIncomplete ? "ok" : "degraded";
     }
 
     @Override
@@ -275,6 +321,10 @@ public final class ClusterMetadata implements DistributedMetadata {
     @Override
     public void registerMetrics(PrometheusRegistry registry) {
         registry.register(source.intentionalWaitSeconds());
+        Sessions s = sessions;
+        if (s != null) { // registered once: the HTTP server calls this once, when it starts serving
+            registry.register(new SessionMetricsUnion(s.server().metrics(), s.subscriber().metrics()));
+        }
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
                 .callback(cb -> cb.call(source.status().journalBytes())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_peak_bytes").help("peak accounted journal bytes")

@@ -59,7 +59,7 @@ final class StandaloneMetadata implements DistributedMetadata {
                 new ApiModel.ScopeView(scope.digest().hex(), 1, namespaces),
                 new ApiModel.MembershipStatus(null, false, 0), Coverage.Unavailable.name(),
                 new ApiModel.InventoryStatus(headSequence, null, null, null, new ApiModel.Stamp(null, null)),
-                List.of(), null);
+                List.of(), null, null);
     }
 
     @Override

@@ -7,15 +7,20 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import orbitkv.index.GlobalIndex;
+import orbitkv.inventory.InventorySessionServer;
+import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.SessionConfig;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
+import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.http.ClusterMetadata;
 import orbitkv.server.http.HttpApiServer;
 import orbitkv.server.net.NativeTransport;
+import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,11 +33,13 @@ import org.slf4j.LoggerFactory;
  * <p>Startup order: open the local cache; bind the peer and HTTP listeners (their addresses go into the
  * member record; HTTP accepts nothing yet); register (one etcd transaction, MEM-2; a Manager never formats:
  * an unformatted cluster is refused naming {@code orbitkv admin format}); create the index for the
- * registered incarnation and subscribe it to membership (IDX-2, IDX-13); add the peer services; serve HTTP.
- * A local save never waits on any of this (INV-1).
+ * registered incarnation and subscribe it to membership (IDX-2, IDX-13); create both InventorySession ends
+ * and add the source end to the peer listener (SES-1); serve HTTP. A local save never waits on any of this
+ * (INV-1).
  *
- * <p>Shutdown (SIGTERM): stop HTTP admission, drain, revoke the lease ({@link Membership#close()}: peers
- * exclude this incarnation at once), stop the peer listener, close the tiers.
+ * <p>Shutdown (SIGTERM): stop HTTP admission, drain, close the subscriber and the session server (their
+ * sessions end with {@code SHUTTING_DOWN}), revoke the lease ({@link Membership#close()}: peers exclude this
+ * incarnation at once), stop the peer listener, close the tiers.
  */
 public final class DistributedManager implements RunningManager {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedManager.class);
@@ -54,11 +61,39 @@ public final class DistributedManager implements RunningManager {
     private final ThreadPoolExecutor indexCleanup;
     private final ClusterMetadata metadata;
     private final NativeTransport transport;
+    private final SessionEnds sessions;
     private final StopSequence stop = new StopSequence();
+
+    /** Both InventorySession ends of this Manager and the client channels' event loops (SES-1). */
+    private record SessionEnds(InventorySessionServer server, InventorySubscriber subscriber, PeerChannels channels) {
+        /**
+         * A membership event, after the index has seen it (IDX-13): the server re-checks its requesters
+         * (SES-5), the subscriber starts and stops sessions; a fence closes both ends for good (INV-7).
+         */
+        void onMembershipEvent(MembershipEvent event) {
+            if (event instanceof MembershipEvent.Fenced) {
+                server.fence();
+                subscriber.fence();
+                return;
+            }
+            server.onMembership(event.view());
+            subscriber.onMembership(event.view());
+        }
+
+        void close() {
+            subscriber.close();
+            server.close();
+            try {
+                channels.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 
     private DistributedManager(ManagerConfig config, LocalCache local, PeerListener peer, HttpApiServer http,
                                Membership membership, ThreadPoolExecutor indexCleanup, ClusterMetadata metadata,
-                               NativeTransport transport) {
+                               NativeTransport transport, SessionEnds sessions) {
         this.config = config;
         this.local = local;
         this.peer = peer;
@@ -67,6 +102,7 @@ public final class DistributedManager implements RunningManager {
         this.indexCleanup = indexCleanup;
         this.metadata = metadata;
         this.transport = transport;
+        this.sessions = sessions;
     }
 
     /**
@@ -95,6 +131,10 @@ public final class DistributedManager implements RunningManager {
             }
             try {
                 return new Start.Started(wire(config, local, peer, http, registered.membership(), transport));
+            } catch (SessionBoundsRefused e) { // the session refuses the source's bounds (BND-6)
+                registered.membership().close();
+                closeQuietly(http, peer, local);
+                return new Start.Refused(2, "session settings refused: " + ManagerConfig.sessionOptionNames(e.getMessage()));
             } catch (RuntimeException e) {
                 registered.membership().close(); // never leave a registered incarnation behind a failed start
                 throw e;
@@ -115,26 +155,49 @@ public final class DistributedManager implements RunningManager {
                 System::nanoTime, cleanup);
         ClusterMetadata metadata = new ClusterMetadata(membership, index, local.source(), config.scope(),
                 config.http().awaitWaitersMax());
-        membership.addListener(metadata::onMembershipEvent); // first delivers the current view (IDX-2)
-        addPeerServices(peer, metadata);
-        http.serve(metadata);
+        SessionEnds sessions = addPeerServices(config, peer, membership, local, metadata, transport);
+        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
+        membership.addListener(event -> {
+            metadata.onMembershipEvent(event);
+            sessions.onMembershipEvent(event);
+        });
+        http.serve(metadata); // registers the metrics once, the sessions' included
         LOG.info("registered as {} in cluster {} ({})", membership.incarnation(), membership.cluster().name(),
                 membership.cluster().uuid());
-        return new DistributedManager(config, local, peer, http, membership, cleanup, metadata, transport);
+        return new DistributedManager(config, local, peer, http, membership, cleanup, metadata, transport, sessions);
     }
 
     /**
-     * Peer services: the one place where the InventorySession v4 is wired once it exists (SES-1). Its
-     * source end is {@code peer.addService(InventorySessionServer.create(source, cluster, self,
-     * membership::view, sessionConfig).bindableService())}; its requester end is one
-     * {@code InventorySubscriber} fed {@code metadata.viewReceiver()}, opening its channels with
-     * {@link orbitkv.server.net.PeerChannels#open} (native transport), subscribed to membership
-     * ({@code onMembership(view)}), and wired as {@code metadata.flushThrough(subscriber::flushThrough)}.
-     * This build has no session: no service is added, remote owners stay without installed views
-     * (coverage PartialHints with other members) and await times out; nothing is faked.
+     * Peer services (SES-1): the source end serves {@code orbitkv.inventory.v4.InventorySession} on the peer
+     * listener; the requester end runs one session per admitted member (at most {@code --peer-sessions-max},
+     * BND-3), applies into {@code metadata.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
+     * its channels on the native transport. Await asks it to flush (API-5).
+     *
+     * @throws SessionBoundsRefused if the session refuses the source's frame bounds (BND-6)
      */
-    private static void addPeerServices(PeerListener peer, ClusterMetadata metadata) {
-        // Intentionally empty until the InventorySession lands (see above).
+    private static SessionEnds addPeerServices(ManagerConfig config, PeerListener peer, Membership membership,
+                                               LocalCache local, ClusterMetadata metadata, NativeTransport transport) {
+        SessionConfig sessionConfig = config.sessionConfig();
+        InventorySessionServer server;
+        try {
+            server = InventorySessionServer.create(local.source(), membership.cluster(), membership.incarnation(),
+                    membership::view, sessionConfig);
+        } catch (IllegalArgumentException e) {
+            throw new SessionBoundsRefused(e.getMessage());
+        }
+        PeerChannels channels = new PeerChannels(transport);
+        InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
+                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig);
+        metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionConfig.sessionsPerRequesterMax()));
+        peer.addService(server.bindableService());
+        return new SessionEnds(server, subscriber, channels);
+    }
+
+    /** The session server refused the source's frame bounds (BND-6); a startup refusal, not a crash. */
+    private static final class SessionBoundsRefused extends RuntimeException {
+        SessionBoundsRefused(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** The member record's endpoint for a bound address: a wildcard bind advertises this host's name. */
@@ -210,6 +273,7 @@ public final class DistributedManager implements RunningManager {
             if (!drained) {
                 LOG.warn("shutdown: requests still running after {} ms; closing", config.http().shutdownDrainMs());
             }
+            sessions.close(); // sessions end with SHUTTING_DOWN before the lease goes
             membership.close(); // revokes the lease: the member record goes, peers exclude this incarnation
             LOG.info("deregistered {}", membership.incarnation());
             closeQuietly(http, peer, local);

@@ -1,0 +1,64 @@
+package orbitkv.conformance.peer;
+
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCalls;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import orbitkv.inventory.wire.InventorySessionGrpc;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.membership.Endpoint;
+
+/**
+ * A test-owned v4 source speaking the wire contract directly (DESIGN §10): it accepts sessions from the
+ * requester under test and lets a test script every source frame, including crafted, duplicate, gapped,
+ * oversized and malformed ones. Point any implementation's requester at {@link #endpoint()}.
+ */
+public final class AdversarialSource implements AutoCloseable {
+    private final Server server;
+    private final BlockingQueue<ScriptedSession> accepted = new ArrayBlockingQueue<>(256);
+
+    private AdversarialSource(int port) throws IOException {
+        ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
+                .addMethod(RawBytes.METHOD, ServerCalls.asyncBidiStreamingCall(out -> {
+                    ScriptedSession s = new ScriptedSession();
+                    s.bind(out);
+                    if (!accepted.offer(s)) {
+                        throw new IllegalStateException("adversarial source: 256 unclaimed sessions");
+                    }
+                    return s.inbound();
+                })).build();
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)).addService(def).build().start();
+    }
+
+    /** Starts on a free loopback port. */
+    public static AdversarialSource start() throws IOException {
+        return new AdversarialSource(0);
+    }
+
+    public Endpoint endpoint() {
+        return new Endpoint("127.0.0.1", server.getPort());
+    }
+
+    /** The next session the requester under test opened, or null within {@code timeout}. */
+    public ScriptedSession nextSession(Duration timeout) throws InterruptedException {
+        return accepted.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /** One session from the requester under test. */
+    public static final class ScriptedSession extends Conversation<RequesterFrame> {
+        ScriptedSession() {
+            super(parsing(RequesterFrame::parseFrom));
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package orbitkv.conformance.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.SubscriptionStatus;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Both ends of InventorySession v4 over real gRPC on loopback, applying into the real GlobalIndex. */
+class SessionEndToEndTest {
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    static InventoryConfig smallPages() {
+        return InventoryConfig.defaults().withPageRecordsMax(16);
+    }
+
+    @Test
+    @DisplayName("SNAP-1 SNAP-2 SNAP-3 SNAP-5 SNAP-7 DELTA-1 SES-12: bootstrap then deltas converge to the source's resident map")
+    void bootstrapThenDeltas() throws Exception {
+        try (SessionWorld w = new SessionWorld(SessionWorld.fastConfig(), smallPages())) {
+            SessionWorld.SourceNode s = w.addSource("src-1", 1);
+            SplittableRandom rnd = new SplittableRandom(11);
+            for (int i = 0; i < 400; i++) {
+                s.put(SessionWorld.key(rnd.nextInt(3), rnd.nextInt(64)), rnd.nextBoolean() ? Medium.DRAM : Medium.SSD, 1 + i);
+            }
+            SessionWorld.RequesterNode r = w.addRequester("req-1",
+                    Scope.of(List.of(SessionWorld.NAMESPACES.get(0), SessionWorld.NAMESPACES.get(2))));
+            w.publishMembership();
+            w.awaitConvergedAndCompare(BOUND, () -> "after bootstrap");
+            for (int i = 0; i < 300; i++) {
+                if (rnd.nextInt(3) == 0) {
+                    s.delete(SessionWorld.key(rnd.nextInt(3), rnd.nextInt(64)), Medium.DRAM);
+                } else {
+                    s.put(SessionWorld.key(rnd.nextInt(3), rnd.nextInt(64)), Medium.SSD, 7);
+                }
+            }
+            w.awaitConvergedAndCompare(BOUND, () -> "after deltas");
+            SubscriptionStatus st = r.subscriber.status();
+            assertThat(st.sessions()).singleElement().satisfies(p -> {
+                assertThat(p.installs()).isEqualTo(1);
+                assertThat(p.state()).isEqualTo(SubscriptionStatus.State.STREAMING);
+            });
+            assertThat(st.capacityIncomplete()).isFalse();
+            assertBoundedLabels(s.server.metrics());
+            assertBoundedLabels(r.subscriber.metrics());
+            assertThat(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_mutations", "original"))
+                    .isGreaterThanOrEqualTo(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_mutations", "coalesced"))
+                    .isPositive();
+            assertThat(s.server.status()).singleElement().satisfies(ss -> {
+                assertThat(ss.outstandingBytes()).isLessThanOrEqualTo(w.sessionConfig.receiveWindowBytes());
+                assertThat(ss.creditReturnedBytes()).isPositive();
+            });
+        }
+    }
+
+    /** DIAG-3: every label value of every session metric comes from a fixed, bounded set. */
+    static void assertBoundedLabels(List<io.prometheus.metrics.core.metrics.Metric> metrics) {
+        java.util.Set<String> allowed = new java.util.HashSet<>(List.of("source", "requester", "sent", "received",
+                "encoded", "decoded", "pages", "replay", "original", "coalesced", "ACK"));
+        for (var c : orbitkv.inventory.wire.ErrorCause.values()) {
+            allowed.add(c.name());
+        }
+        for (var c : orbitkv.inventory.ResetCause.values()) {
+            allowed.add(c.name());
+        }
+        for (var c : orbitkv.inventory.wire.SourceFrame.BodyCase.values()) {
+            allowed.add(c.name());
+        }
+        for (var c : orbitkv.inventory.wire.RequesterFrame.BodyCase.values()) {
+            allowed.add(c.name());
+        }
+        for (var m : metrics) {
+            for (var dp : m.collect().getDataPoints()) {
+                dp.getLabels().forEach(l -> assertThat(allowed).as(m.getPrometheusName() + " label " + l.getName())
+                        .contains(l.getValue()));
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("SNAP-8 DELTA-10 SES-6: a cut connection reconnects with a new session id and resumes the installed view")
+    void disconnectResumes() throws Exception {
+        try (SessionWorld w = new SessionWorld(SessionWorld.fastConfig(), smallPages())) {
+            SessionWorld.SourceNode s = w.addSource("src-1", 1);
+            for (int i = 0; i < 100; i++) {
+                s.put(SessionWorld.key(i % 3, i % 64), Medium.DRAM, i + 1);
+            }
+            SessionWorld.RequesterNode r = w.addRequester("req-1", Scope.all());
+            w.publishMembership();
+            w.awaitConvergedAndCompare(BOUND, () -> "bootstrap");
+            s.proxy.cutAll();
+            for (int i = 0; i < 50; i++) {
+                s.put(SessionWorld.key(i % 3, (i * 7) % 64), Medium.SSD, 3);
+            }
+            SessionWorld.await("reconnected", BOUND, () -> r.subscriber.status().sessions().getFirst().connects() >= 2);
+            w.awaitConvergedAndCompare(BOUND, () -> "after resume");
+            assertThat(r.subscriber.status().sessions().getFirst().installs()).as("resumed, not re-bootstrapped").isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("BND-3: sources beyond sessionsPerRequesterMax are reported as incomplete capacity")
+    void sessionLimitReported() throws Exception {
+        try (SessionWorld w = new SessionWorld(SessionWorld.fastConfig().withSessionLimits(1, 16), smallPages())) {
+            SessionWorld.SourceNode a = w.addSource("src-a", 1);
+            SessionWorld.SourceNode b = w.addSource("src-b", 1);
+            SessionWorld.RequesterNode r = w.addRequester("req-1", Scope.all());
+            w.publishMembership();
+            SubscriptionStatus st = r.subscriber.status();
+            assertThat(st.admittedSources()).isEqualTo(2);
+            assertThat(st.sessions()).extracting(SubscriptionStatus.PeerSession::source).containsExactly(a.incarnation);
+            assertThat(st.beyondLimit()).containsExactly(b.incarnation);
+            assertThat(st.capacityIncomplete()).isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("API-5 PUB-4: FlushThrough reaches the open session")
+    void flushThrough() throws Exception {
+        try (SessionWorld w = new SessionWorld(SessionWorld.fastConfig(), smallPages())) {
+            SessionWorld.SourceNode s = w.addSource("src-1", 1);
+            SessionWorld.RequesterNode r = w.addRequester("req-1", Scope.all());
+            w.publishMembership();
+            w.awaitConvergedAndCompare(BOUND, () -> "empty bootstrap");
+            long seq = s.put(SessionWorld.key(0, 1), Medium.DRAM, 9);
+            assertThat(r.subscriber.flushThrough(s.incarnation, seq)).isTrue();
+            w.awaitConvergedAndCompare(BOUND, () -> "after flush");
+        }
+    }
+}

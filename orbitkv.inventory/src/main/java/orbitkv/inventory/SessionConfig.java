@@ -1,0 +1,148 @@
+package orbitkv.inventory;
+
+/**
+ * Bounds and timing of the InventorySession v4, both ends (DESIGN §5, §9). Every setting carries its
+ * unit in its name; construction validates in one place and names both sides of a broken relation (BND-6).
+ *
+ * @param receiveWindowBytes credit window per session: outstanding unacknowledged data-frame bytes (SES-13)
+ * @param windowFramesMax outstanding unacknowledged data frames per session (the ledger's count bound)
+ * @param openEncodedBytesMax encoded {@code Open} bound; also the bound of every requester frame (SES-10)
+ * @param frameEncodedBytesMax encoded source frame bound (SES-10)
+ * @param frameDecodedBytesMax decoded source frame bound (records expanded, SES-10)
+ * @param ackIntervalMs the requester ACKs pending progress at least this often (DELTA-12)
+ * @param livenessIntervalMs the source sends liveness after this long without any frame (DELTA-13)
+ * @param sessionsPerRequesterMax sessions a requester opens; members beyond are reported, never skipped silently (BND-3)
+ * @param sessionsPerSourceMax sessions a source serves at once; beyond: {@code SESSION_LIMIT}
+ * @param reconnectBackoffMinMs first reconnect delay of a requester session
+ * @param reconnectBackoffMaxMs cap of the exponential reconnect delay
+ * @param snapshotRetryBackoffMinMs first delay before a new S0 after a trimmed snapshot (SNAP-4)
+ * @param snapshotRetryBackoffMaxMs cap of the snapshot retry delay (SNAP-4, SNAP-13)
+ * @param replayIntervalsPerRead coalesced intervals fetched per journal read (encoding batch)
+ * @param committedViewsMax view ids a source remembers as committed, for resume (SNAP-8)
+ */
+public record SessionConfig(
+        long receiveWindowBytes,
+        int windowFramesMax,
+        int openEncodedBytesMax,
+        int frameEncodedBytesMax,
+        int frameDecodedBytesMax,
+        long ackIntervalMs,
+        long livenessIntervalMs,
+        int sessionsPerRequesterMax,
+        int sessionsPerSourceMax,
+        long reconnectBackoffMinMs,
+        long reconnectBackoffMaxMs,
+        long snapshotRetryBackoffMinMs,
+        long snapshotRetryBackoffMaxMs,
+        int replayIntervalsPerRead,
+        int committedViewsMax) {
+
+    /** Default: 8 MiB receive window (DESIGN §9). */
+    public static final long DEFAULT_RECEIVE_WINDOW_BYTES = 8L << 20;
+    /** Default: 16,384 outstanding frames. */
+    public static final int DEFAULT_WINDOW_FRAMES_MAX = 16_384;
+    /** Default: 64 KiB encoded Open (DESIGN §9). */
+    public static final int DEFAULT_OPEN_ENCODED_BYTES_MAX = 64 << 10;
+    /** Default: 1 MiB encoded frame (DESIGN §9). */
+    public static final int DEFAULT_FRAME_ENCODED_BYTES_MAX = 1 << 20;
+    /** Default: 4 MiB decoded frame (DESIGN §9). */
+    public static final int DEFAULT_FRAME_DECODED_BYTES_MAX = 4 << 20;
+    /** Default: 10 ms ACK cadence (DESIGN §9). */
+    public static final long DEFAULT_ACK_INTERVAL_MS = 10;
+    /** Default: 1 s idle liveness (DESIGN §9). */
+    public static final long DEFAULT_LIVENESS_INTERVAL_MS = 1000;
+    /** Default: 128 peer sessions per requester (DESIGN §9). */
+    public static final int DEFAULT_SESSIONS_PER_REQUESTER_MAX = 128;
+    /** Default: 1,024 sessions served per source. */
+    public static final int DEFAULT_SESSIONS_PER_SOURCE_MAX = 1024;
+    /** Default reconnect backoff: 50 ms doubling to 5 s. */
+    public static final long DEFAULT_RECONNECT_BACKOFF_MIN_MS = 50;
+    public static final long DEFAULT_RECONNECT_BACKOFF_MAX_MS = 5000;
+    /** Default snapshot retry backoff: 20 ms doubling to 2 s. */
+    public static final long DEFAULT_SNAPSHOT_RETRY_BACKOFF_MIN_MS = 20;
+    public static final long DEFAULT_SNAPSHOT_RETRY_BACKOFF_MAX_MS = 2000;
+    /** Default: 16 intervals per journal read. */
+    public static final int DEFAULT_REPLAY_INTERVALS_PER_READ = 16;
+    /** Default: 4,096 remembered committed view ids. */
+    public static final int DEFAULT_COMMITTED_VIEWS_MAX = 4096;
+
+    public SessionConfig {
+        atLeast("receiveWindowBytes", receiveWindowBytes, "frameEncodedBytesMax", frameEncodedBytesMax);
+        atLeast("windowFramesMax", windowFramesMax, "1", 1);
+        atLeast("openEncodedBytesMax", openEncodedBytesMax, "1024", 1024);
+        atLeast("frameEncodedBytesMax", frameEncodedBytesMax, "InventoryConfig.FRAME_ENCODED_BYTES_MIN",
+                InventoryConfig.FRAME_ENCODED_BYTES_MIN);
+        atLeast("frameDecodedBytesMax", frameDecodedBytesMax, "frameEncodedBytesMax", frameEncodedBytesMax);
+        atLeast("ackIntervalMs", ackIntervalMs, "1", 1);
+        atLeast("livenessIntervalMs", livenessIntervalMs, "ackIntervalMs", ackIntervalMs);
+        atLeast("sessionsPerRequesterMax", sessionsPerRequesterMax, "1", 1);
+        atLeast("sessionsPerSourceMax", sessionsPerSourceMax, "1", 1);
+        atLeast("reconnectBackoffMinMs", reconnectBackoffMinMs, "1", 1);
+        atLeast("reconnectBackoffMaxMs", reconnectBackoffMaxMs, "reconnectBackoffMinMs", reconnectBackoffMinMs);
+        atLeast("snapshotRetryBackoffMinMs", snapshotRetryBackoffMinMs, "1", 1);
+        atLeast("snapshotRetryBackoffMaxMs", snapshotRetryBackoffMaxMs, "snapshotRetryBackoffMinMs", snapshotRetryBackoffMinMs);
+        atLeast("replayIntervalsPerRead", replayIntervalsPerRead, "1", 1);
+        atLeast("committedViewsMax", committedViewsMax, "1", 1);
+    }
+
+    /** The design's defaults (DESIGN §9). */
+    public static SessionConfig defaults() {
+        return new SessionConfig(DEFAULT_RECEIVE_WINDOW_BYTES, DEFAULT_WINDOW_FRAMES_MAX, DEFAULT_OPEN_ENCODED_BYTES_MAX,
+                DEFAULT_FRAME_ENCODED_BYTES_MAX, DEFAULT_FRAME_DECODED_BYTES_MAX, DEFAULT_ACK_INTERVAL_MS,
+                DEFAULT_LIVENESS_INTERVAL_MS, DEFAULT_SESSIONS_PER_REQUESTER_MAX, DEFAULT_SESSIONS_PER_SOURCE_MAX,
+                DEFAULT_RECONNECT_BACKOFF_MIN_MS, DEFAULT_RECONNECT_BACKOFF_MAX_MS, DEFAULT_SNAPSHOT_RETRY_BACKOFF_MIN_MS,
+                DEFAULT_SNAPSHOT_RETRY_BACKOFF_MAX_MS, DEFAULT_REPLAY_INTERVALS_PER_READ, DEFAULT_COMMITTED_VIEWS_MAX);
+    }
+
+    public SessionConfig withReceiveWindowBytes(long v) {
+        return new SessionConfig(v, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
+                ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
+    public SessionConfig withFrameBytesMax(int encodedMax, int decodedMax) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, encodedMax, decodedMax,
+                ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
+    public SessionConfig withLivenessIntervalMs(long v) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
+                frameDecodedBytesMax, ackIntervalMs, v, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
+    public SessionConfig withSessionLimits(int perRequesterMax, int perSourceMax) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
+                frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, perRequesterMax, perSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
+    public SessionConfig withBackoffMs(long reconnectMin, long reconnectMax, long snapshotMin, long snapshotMax) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
+                frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax,
+                reconnectMin, reconnectMax, snapshotMin, snapshotMax, replayIntervalsPerRead, committedViewsMax);
+    }
+
+    /** Rejects a source whose frame bounds exceed this session's (BND-6): both sides are named. */
+    public void requireCompatible(InventoryConfig source) {
+        if (source.frameEncodedBytesMax() > frameEncodedBytesMax) {
+            throw new IllegalArgumentException("InventoryConfig.frameEncodedBytesMax (" + source.frameEncodedBytesMax()
+                    + ") must be <= SessionConfig.frameEncodedBytesMax (" + frameEncodedBytesMax + ")");
+        }
+        if (source.frameDecodedBytesMax() > frameDecodedBytesMax) {
+            throw new IllegalArgumentException("InventoryConfig.frameDecodedBytesMax (" + source.frameDecodedBytesMax()
+                    + ") must be <= SessionConfig.frameDecodedBytesMax (" + frameDecodedBytesMax + ")");
+        }
+    }
+
+    private static void atLeast(String name, long value, String boundName, long bound) {
+        if (value < bound) {
+            throw new IllegalArgumentException(name + " (" + value + ") must be >= " + boundName + " (" + bound + ")");
+        }
+    }
+}

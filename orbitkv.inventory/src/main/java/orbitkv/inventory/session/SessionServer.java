@@ -1,0 +1,189 @@
+package orbitkv.inventory.session;
+
+import io.grpc.BindableService;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.ServerCalls;
+import io.prometheus.metrics.core.metrics.Metric;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Supplier;
+import orbitkv.inventory.InventorySessionServer;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SourceSessionStatus;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.inventory.wire.InventorySessionGrpc;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.MembershipView;
+
+/**
+ * The source's session registry (SES-1, SES-2, SES-6): at most one live session per requester incarnation
+ * (a newer Open replaces the older session, whose later frames then never reach the replacement), at most
+ * {@code sessionsPerSourceMax} sessions ({@code SESSION_LIMIT} beyond), a bounded memory of committed view
+ * ids for resume (SNAP-8). The service is built by hand so requester frames are bounded by encoded size
+ * before they are parsed (SES-10).
+ */
+public final class SessionServer implements InventorySessionServer {
+    private final InventorySource source;
+    private final ClusterIdentity cluster;
+    private final Incarnation self;
+    private final Supplier<MembershipView> membership;
+    private final SessionConfig config;
+    private final SessionMetrics metrics = new SessionMetrics();
+    private final Map<Incarnation, SourceSession> sessions = new HashMap<>();
+    private final LinkedHashMap<UUID, Boolean> committedViews;
+    private boolean fenced;
+    private boolean shut;
+
+    private SessionServer(InventorySource source, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, SessionConfig config) {
+        this.source = Objects.requireNonNull(source, "source");
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.self = Objects.requireNonNull(self, "self");
+        this.membership = Objects.requireNonNull(membership, "membership");
+        this.config = Objects.requireNonNull(config, "config");
+        config.requireCompatible(source.config());
+        int max = config.committedViewsMax();
+        this.committedViews = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
+                return size() > max;
+            }
+        };
+    }
+
+    public static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, SessionConfig config) {
+        return new SessionServer(source, cluster, self, membership, config);
+    }
+
+    @Override
+    public BindableService bindableService() {
+        MethodDescriptor<Inbound<RequesterFrame>, SourceFrame> method = InventorySessionGrpc.getSessionMethod().toBuilder(
+                Inbound.marshaller(RequesterFrame.parser(), config.openEncodedBytesMax()),
+                Inbound.plain(SourceFrame.parser())).build();
+        ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
+                .addMethod(method, ServerCalls.asyncBidiStreamingCall(
+                        out -> new SourceSession(this, (ServerCallStreamObserver<SourceFrame>) out)))
+                .build();
+        return () -> def;
+    }
+
+    SessionConfig config() {
+        return config;
+    }
+
+    InventorySource source() {
+        return source;
+    }
+
+    SessionMetrics sessionMetrics() {
+        return metrics;
+    }
+
+    ClusterIdentity cluster() {
+        return cluster;
+    }
+
+    Incarnation self() {
+        return self;
+    }
+
+    MembershipView membership() {
+        return membership.get();
+    }
+
+    /** Registers an opened session, replacing an older one of the same requester (SES-6); null if admitted. */
+    ErrorCause admit(SourceSession s) {
+        SourceSession replaced;
+        synchronized (this) {
+            if (fenced) {
+                return ErrorCause.FENCED;
+            }
+            if (shut) {
+                return ErrorCause.SHUTTING_DOWN;
+            }
+            replaced = sessions.get(s.requester());
+            if (replaced == null && sessions.size() >= config.sessionsPerSourceMax()) {
+                return ErrorCause.SESSION_LIMIT;
+            }
+            sessions.put(s.requester(), s);
+        }
+        if (replaced != null) {
+            replaced.fail(ErrorCause.SESSION_MISMATCH, "replaced by a newer session of the same requester");
+        }
+        return null;
+    }
+
+    synchronized void removed(SourceSession s) {
+        Incarnation r = s.requester();
+        if (r != null && sessions.get(r) == s) {
+            sessions.remove(r);
+        }
+    }
+
+    synchronized void committed(UUID viewId) {
+        committedViews.put(viewId, Boolean.TRUE);
+    }
+
+    synchronized boolean isCommittedView(UUID viewId) {
+        return committedViews.containsKey(viewId);
+    }
+
+    private synchronized List<SourceSession> live() {
+        return new ArrayList<>(sessions.values());
+    }
+
+    @Override
+    public void onMembership(MembershipView view) {
+        for (SourceSession s : live()) {
+            if (!view.valid()) {
+                s.fail(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote admission");
+            } else if (!view.isAdmitted(s.requester())) {
+                s.fail(ErrorCause.UNKNOWN_REQUESTER_INCARNATION, "requester " + s.requester() + " is no longer admitted");
+            } else if (!view.isAdmitted(self)) {
+                s.fail(ErrorCause.MEMBERSHIP_SUSPENDED, "this source incarnation is not admitted by its view");
+            }
+        }
+    }
+
+    @Override
+    public void fence() {
+        synchronized (this) {
+            fenced = true;
+        }
+        for (SourceSession s : live()) {
+            s.fail(ErrorCause.FENCED, "source incarnation " + self + " is fenced");
+        }
+    }
+
+    @Override
+    public List<SourceSessionStatus> status() {
+        return live().stream().map(SourceSession::status).toList();
+    }
+
+    @Override
+    public List<Metric> metrics() {
+        return metrics.all();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            shut = true;
+        }
+        for (SourceSession s : live()) {
+            s.fail(ErrorCause.SHUTTING_DOWN, "source is shutting down");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package orbitkv.inventory.session;
+
+import io.grpc.ManagedChannel;
+import io.prometheus.metrics.core.metrics.Metric;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.ResetCause;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SubscriptionStatus;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.MembershipView;
+
+/**
+ * The requester's sessions, one per admitted source incarnation (SES-2), at most
+ * {@code sessionsPerRequesterMax} of them in node-id order; admitted sources beyond the limit are reported
+ * as incomplete capacity (BND-3). Sessions of incarnations that left membership stop and their staging is
+ * discarded (IDX-13); the receiver excludes their rows itself on its own membership input.
+ */
+public final class Subscriber implements InventorySubscriber {
+    private final ClusterIdentity cluster;
+    private final Incarnation self;
+    private final Scope scope;
+    private final ViewReceiver receiver;
+    private final Function<Endpoint, ManagedChannel> channels;
+    private final SessionConfig config;
+    private final SessionMetrics metrics = new SessionMetrics();
+    private final ScheduledExecutorService timer;
+    private final Map<Incarnation, RequesterSession> sessions = new LinkedHashMap<>();
+    private List<Incarnation> beyondLimit = List.of();
+    private int admittedSources;
+    private volatile MembershipView view;
+    private boolean stopped;
+
+    private Subscriber(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.self = Objects.requireNonNull(self, "self");
+        this.scope = Objects.requireNonNull(scope, "scope");
+        this.receiver = Objects.requireNonNull(receiver, "receiver");
+        this.channels = Objects.requireNonNull(channels, "channels");
+        this.config = Objects.requireNonNull(config, "config");
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "inventory-session-ack-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
+        return new Subscriber(cluster, self, scope, receiver, channels, config);
+    }
+
+    ClusterIdentity cluster() {
+        return cluster;
+    }
+
+    Incarnation self() {
+        return self;
+    }
+
+    Scope scope() {
+        return scope;
+    }
+
+    ViewReceiver receiver() {
+        return receiver;
+    }
+
+    SessionConfig config() {
+        return config;
+    }
+
+    SessionMetrics sessionMetrics() {
+        return metrics;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    MembershipView view() {
+        return view;
+    }
+
+    /** SES-5: a session connects only while both incarnations are admitted by a valid view. */
+    boolean admits(Incarnation source) {
+        MembershipView v = view;
+        return v != null && v.valid() && v.isAdmitted(source) && v.isAdmitted(self);
+    }
+
+    @Override
+    public void onMembership(MembershipView next) {
+        Objects.requireNonNull(next, "membership view");
+        List<RequesterSession> toStop = new ArrayList<>();
+        List<RequesterSession> toStart = new ArrayList<>();
+        synchronized (this) {
+            view = next;
+            if (stopped || !next.valid()) {
+                return; // suspended: sessions stay, frames are not admitted until a valid view (MEM-9)
+            }
+            List<Member> others = new ArrayList<>();
+            for (Member m : next.members()) {
+                if (!m.nodeId().equals(self.nodeId())) {
+                    others.add(m);
+                }
+            }
+            others.sort(Comparator.comparing(Member::nodeId));
+            Set<Incarnation> admitted = new HashSet<>();
+            others.forEach(m -> admitted.add(m.incarnation()));
+            for (var it = sessions.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (!admitted.contains(e.getKey())) {
+                    toStop.add(e.getValue());
+                    it.remove();
+                }
+            }
+            List<Incarnation> beyond = new ArrayList<>();
+            for (Member m : others) {
+                if (sessions.containsKey(m.incarnation())) {
+                    continue;
+                }
+                if (sessions.size() >= config.sessionsPerRequesterMax()) {
+                    beyond.add(m.incarnation());
+                    continue;
+                }
+                RequesterSession s = new RequesterSession(this, m.incarnation(), channels.apply(m.peer()));
+                sessions.put(m.incarnation(), s);
+                toStart.add(s);
+            }
+            beyondLimit = List.copyOf(beyond);
+            admittedSources = others.size();
+        }
+        for (RequesterSession s : toStop) {
+            s.stop(ErrorCause.UNKNOWN_SOURCE_INCARNATION, ResetCause.MEMBER_REMOVED);
+        }
+        toStart.forEach(RequesterSession::start);
+    }
+
+    @Override
+    public boolean flushThrough(Incarnation source, long targetSequence) {
+        if (targetSequence < 0) {
+            throw new IllegalArgumentException("flush-through target must be >= 0, got " + targetSequence);
+        }
+        RequesterSession s;
+        synchronized (this) {
+            s = sessions.get(source);
+        }
+        return s != null && s.flushThrough(targetSequence);
+    }
+
+    @Override
+    public synchronized SubscriptionStatus status() {
+        return new SubscriptionStatus(admittedSources, sessions.values().stream().map(RequesterSession::status).toList(),
+                beyondLimit);
+    }
+
+    @Override
+    public void fence() {
+        stopAll(ErrorCause.FENCED);
+    }
+
+    @Override
+    public List<Metric> metrics() {
+        return metrics.all();
+    }
+
+    @Override
+    public void close() {
+        stopAll(ErrorCause.SHUTTING_DOWN);
+        timer.shutdownNow();
+    }
+
+    private void stopAll(ErrorCause cause) {
+        List<RequesterSession> all;
+        synchronized (this) {
+            stopped = true;
+            all = new ArrayList<>(sessions.values());
+            sessions.clear();
+            beyondLimit = List.of();
+        }
+        for (RequesterSession s : all) {
+            s.stop(cause, ResetCause.DISCONNECT);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package orbitkv.inventory.session;
+
+import com.google.protobuf.ByteString;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import orbitkv.inventory.wire.Error;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.inventory.wire.IncarnationRef;
+import orbitkv.inventory.wire.Uuid;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
+
+/** Fixed-width conversions between the v4 wire and the contract types (SES-9). */
+final class Wire {
+    /** Error.detail bound in UTF-8 bytes (docs/protocol.md). */
+    static final int ERROR_DETAIL_BYTES_MAX = 1024;
+    static final int DIGEST_BYTES = 32;
+
+    private Wire() {}
+
+    static Uuid uuid(UUID u) {
+        return Uuid.newBuilder().setMsb(u.getMostSignificantBits()).setLsb(u.getLeastSignificantBits()).build();
+    }
+
+    static UUID uuid(Uuid u) {
+        return new UUID(u.getMsb(), u.getLsb());
+    }
+
+    static IncarnationRef ref(Incarnation i) {
+        return IncarnationRef.newBuilder().setNodeId(i.nodeId().value()).setNodeEpoch(i.epoch().value())
+                .setId(uuid(i.id())).build();
+    }
+
+    /** A refusal with its wire cause, or null. */
+    record Problem(ErrorCause cause, String detail) {}
+
+    /** Thrown inside decoding helpers; carries the named cause. */
+    static final class Refused extends Exception {
+        final ErrorCause cause;
+
+        Refused(ErrorCause cause, String detail) {
+            super(detail, null, false, false);
+            this.cause = cause;
+        }
+    }
+
+    static Incarnation incarnation(String field, boolean present, IncarnationRef r) throws Refused {
+        if (!present || !r.hasId()) {
+            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " is missing");
+        }
+        if (r.getNodeEpoch() < 0) {
+            throw new Refused(ErrorCause.INTEGER_OVERFLOW, field + ".node_epoch exceeds 2^63-1");
+        }
+        try {
+            return new Incarnation(new NodeId(r.getNodeId()), new NodeEpoch(r.getNodeEpoch()), uuid(r.getId()));
+        } catch (IllegalArgumentException e) {
+            throw new Refused(ErrorCause.MALFORMED_FRAME, field + ": " + e.getMessage());
+        }
+    }
+
+    static long nonNegative(String field, long v) throws Refused {
+        if (v < 0) {
+            throw new Refused(ErrorCause.INTEGER_OVERFLOW, field + " exceeds 2^63-1");
+        }
+        return v;
+    }
+
+    static byte[] digest(String field, ByteString b) throws Refused {
+        if (b.size() != DIGEST_BYTES) {
+            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " must be " + DIGEST_BYTES + " bytes, got " + b.size());
+        }
+        return b.toByteArray();
+    }
+
+    static UUID requiredUuid(String field, boolean present, Uuid u) throws Refused {
+        if (!present) {
+            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " is missing");
+        }
+        return uuid(u);
+    }
+
+    /** An Error body with the detail truncated to its bound at a character boundary. */
+    static Error error(ErrorCause cause, String detail) {
+        String d = detail == null ? "" : detail;
+        byte[] utf8 = d.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > ERROR_DETAIL_BYTES_MAX) {
+            int end = ERROR_DETAIL_BYTES_MAX;
+            while (end > 0 && (utf8[end] & 0xC0) == 0x80) {
+                end--;
+            }
+            d = new String(utf8, 0, end, StandardCharsets.UTF_8);
+        }
+        return Error.newBuilder().setCause(cause).setDetail(d).build();
+    }
+
+    /** The wire cause named by a receiver refusal ({@code RejectReason#wireCause}). */
+    static ErrorCause cause(String wireName) {
+        try {
+            return ErrorCause.valueOf(wireName);
+        } catch (IllegalArgumentException e) {
+            return ErrorCause.INTERNAL;
+        }
+    }
+}
