@@ -4,7 +4,9 @@
  * packages of the orbitkv modules, exactly as another implementation's tests would.
  *
  * <p>{@code orbitkv.conformance.peer} is the adversarial v4 peer (a test-owned source and requester that
- * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint.
+ * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint
+ * (it takes and exposes plain host:port endpoints). It is not exported: the module exports nothing
+ * (docs/architecture.md allowlist); a harness on the class path, or a test of this module, drives it.
  */
 module orbitkv.conformance {
     requires orbitkv.membership;

@@ -172,6 +172,7 @@ class AdversarialTableTest {
                 case "unknown_source" -> open.setSource(WireFrames.ref(inc("someone-else", 1)));
                 case "unknown_requester" -> open.setRequester(WireFrames.ref(inc("req-9", 1)));
                 case "suspended_membership" -> view.set(((StaticMembership) view.get()).suspended());
+                case "fenced_source" -> server.fence();
                 case "scope_digest_mismatch" -> open.setScopeDigest(ByteString.copyFrom(Scope.all().digest().bytes()));
                 case "scope_257_namespaces" -> {
                     var list = orbitkv.inventory.wire.NamespaceList.newBuilder();
@@ -512,6 +513,7 @@ class AdversarialTableTest {
                     ss.send(frame().setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
                     ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
                 }
+                case "requester_fenced" -> subscriber.fence();
                 case "source_left_membership" -> {
                     Incarnation newer = new Incarnation(source.nodeId(), new NodeEpoch(4), UUID.randomUUID());
                     subscriber.onMembership(StaticMembership.of(CLUSTER, 3, List.of(StaticMembership.member(newer, peer.endpoint()),

@@ -418,7 +418,11 @@ final class RequesterSession {
                 if (pendingBytes >= owner.config().receiveWindowBytes() / 2) {
                     ackNow();
                 } else if (ackTimer == null) {
-                    ackTimer = owner.timer().schedule(this::ackFromTimer, owner.config().ackIntervalMs(), TimeUnit.MILLISECONDS);
+                    try {
+                        ackTimer = owner.timer().schedule(this::ackFromTimer, owner.config().ackIntervalMs(), TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        ackNow(); // the subscriber is closing: acknowledge at once instead
+                    }
                 }
             }
         }

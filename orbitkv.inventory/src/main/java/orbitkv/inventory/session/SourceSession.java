@@ -2,7 +2,6 @@ package orbitkv.inventory.session;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -269,9 +268,17 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         }
     }
 
-    /** Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13). */
-    private long sendData(SourceFrame.Builder b) throws InterruptedException {
-        long bytes = b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build().getSerializedSize();
+    /** The number and encoded size of a sent data frame. */
+    private record Sent(long frame, int bytes) {}
+
+    /**
+     * Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13). The body is built
+     * once; its encoded size does not depend on the frame number (fixed64), so the size measured before
+     * numbering is the ledgered size.
+     */
+    private Sent sendData(SourceFrame.Builder b) throws InterruptedException {
+        SourceFrame sized = b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build();
+        int bytes = sized.getSerializedSize();
         while (ledger.full(bytes)) {
             awaitWake(PARK_MAX_NANOS);
         }
@@ -280,17 +287,21 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 throw new Closed();
             }
             long n = nextFrame++;
-            SourceFrame f = b.setFrameNumber(n).build();
-            ledger.charge(n, f.getSerializedSize());
+            SourceFrame f = sized.toBuilder().setFrameNumber(n).build(); // shallow: the body message is shared
+            ledger.charge(n, bytes);
             metrics.peakCredit(ledger.peakOutstandingBytes());
-            emit(f);
-            return n;
+            emit(f, bytes);
+            return new Sent(n, bytes);
         }
     }
 
     private void emit(SourceFrame f) {
+        emit(f, f.getSerializedSize());
+    }
+
+    private void emit(SourceFrame f, int bytes) {
         metrics.frames.labelValues("source", "sent", f.getBodyCase().name()).inc();
-        metrics.bytes.labelValues("source", "encoded").inc(f.getSerializedSize());
+        metrics.bytes.labelValues("source", "encoded").inc(bytes);
         lastSendNanos = System.nanoTime();
         out.onNext(f);
     }
@@ -425,7 +436,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         Uuid wireView = Wire.uuid(viewId);
         TranscriptDigest.Builder transcript = TranscriptDigest.builder();
         long begin = sendData(SourceFrame.newBuilder().setSnapshotBegin(SnapshotBegin.newBuilder().setViewId(wireView)
-                .setS0(scan.s0()).setScopeDigest(com.google.protobuf.ByteString.copyFrom(scopeDigest.bytes()))));
+                .setS0(scan.s0()).setScopeDigest(com.google.protobuf.ByteString.copyFrom(scopeDigest.bytes())))).frame();
         transcript.begin(begin, viewId, scopeDigest, scan.s0());
         long last = begin;
         SnapshotScan.ScanStep.ScanEnd end;
@@ -433,10 +444,10 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             SnapshotScan.ScanStep step = scan.nextPage();
             if (step instanceof SnapshotScan.ScanStep.Page p) {
                 FrameCodec.EncodedRecords e = FrameCodec.encodeRecords(p.records());
-                SourceFrame.Builder b = SourceFrame.newBuilder().setSnapshotPage(SnapshotPage.newBuilder().setViewId(wireView)
-                        .setPageOrdinal(p.ordinal()).addAllNamespaces(e.namespaces()).addAllRecords(e.records()));
-                last = sendData(b);
-                metrics.snapshotBytes.labelValues("pages").inc(b.build().getSerializedSize());
+                Sent sent = sendData(SourceFrame.newBuilder().setSnapshotPage(SnapshotPage.newBuilder().setViewId(wireView)
+                        .setPageOrdinal(p.ordinal()).addAllNamespaces(e.namespaces()).addAllRecords(e.records()).build()));
+                last = sent.frame();
+                metrics.snapshotBytes.labelValues("pages").inc(sent.bytes());
                 transcript.page(last, p.ordinal(), p.records());
             } else if (step instanceof SnapshotScan.ScanStep.ScanEnd e) {
                 end = e;
@@ -476,14 +487,13 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private long sendDelta(CoalescedInterval ci, boolean replay) throws InterruptedException {
-        SourceFrame.Builder b = SourceFrame.newBuilder().setDelta(FrameCodec.encodeDelta(ci.interval(), ci.records()));
-        long n = sendData(b);
+        Sent sent = sendData(SourceFrame.newBuilder().setDelta(FrameCodec.encodeDelta(ci.interval(), ci.records())));
         metrics.mutations.labelValues("original").inc(ci.interval().length());
         metrics.mutations.labelValues("coalesced").inc(ci.records().size());
         if (replay) {
-            metrics.snapshotBytes.labelValues("replay").inc(b.build().getSerializedSize());
+            metrics.snapshotBytes.labelValues("replay").inc(sent.bytes());
         }
-        return n;
+        return sent.frame();
     }
 
     /** DELTA-1..DELTA-3, DELTA-10, DELTA-14, PUB-4: coalesced deltas from the cursor, woken by appends. */

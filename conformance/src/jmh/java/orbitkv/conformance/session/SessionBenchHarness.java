@@ -1,0 +1,523 @@
+package orbitkv.conformance.session;
+
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import orbitkv.index.GlobalIndex;
+import orbitkv.index.IndexConfig;
+import orbitkv.inventory.CommitMarker;
+import orbitkv.inventory.CommitOutcome;
+import orbitkv.inventory.DeltaOutcome;
+import orbitkv.inventory.InstalledCursor;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.InventorySessionServer;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.MutationResult;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.ResetCause;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.StageOutcome;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.inventory.wire.InventorySessionGrpc;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
+import orbitkv.conformance.peer.StaticMembership;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The InventorySession benchmark harness (issue 5), never part of the default run (its name matches no
+ * surefire pattern). Run: {@code mvn -B -pl conformance -am test -Dtest=SessionBenchHarness
+ * -Dsurefire.failIfNoSpecifiedTests=false [-Dbench.residences=100000,1000000]}. Everything on loopback gRPC,
+ * same JVM, plaintext, grpc-netty default transport.
+ *
+ * <ol>
+ *   <li>Bootstrap of R residences (1 source → 1 requester) vs raw gRPC streaming of the same encoded bytes in
+ *       the same run, same frame size.</li>
+ *   <li>Fan-out 1 source → N requesters and fan-in N sources → 1 requester, N = 1, 4, 16.</li>
+ *   <li>Publication→install latency p50/p99 (source publication stamp, receiver stamp after the apply
+ *       returned, same host monotonic clock) under constant and bursty churn, windows 0/2/5 ms.</li>
+ * </ol>
+ */
+class SessionBenchHarness {
+    static final Namespace NS = Namespace.utf8("bench/llama-3-8b/fp16");
+
+    static StateKey key(long i) {
+        byte[] k = new byte[32];
+        for (int b = 0; b < 8; b++) {
+            k[b] = (byte) (i >>> (56 - 8 * b));
+        }
+        k[31] = (byte) 0x5a;
+        return new StateKey(NS, k);
+    }
+
+    static InventoryConfig inventory() {
+        return InventoryConfig.defaults().withJournalRecordsMax(4_000_000).withJournalBytesMax(1L << 30);
+    }
+
+    @Test
+    void run() throws Exception {
+        String[] sizes = System.getProperty("bench.residences", "100000,1000000").split(",");
+        System.out.println("== bootstrap vs raw gRPC (1 source -> 1 requester), median of 3 after one warm-up ==");
+        bootstrapSeconds(100_000, false);
+        for (String s : sizes) {
+            bootstrapVsRaw(Integer.parseInt(s.strip()));
+        }
+        System.out.println("== fan-out / fan-in bootstrap, 100,000 residences in total per source set ==");
+        for (int n : new int[] {1, 4, 16}) {
+            fanOut(n, 100_000);
+        }
+        for (int n : new int[] {1, 4, 16}) {
+            fanIn(n, 100_000);
+        }
+        System.out.println("== publication -> install latency (1 source -> 1 requester) ==");
+        for (long[] w : new long[][] {{0, 0}, {2, 2}, {2, 5}}) {
+            latency(w[0], w[1], false);
+            latency(w[0], w[1], true);
+        }
+    }
+
+    // ------------------------------------------------------------------ bootstrap
+
+    record Run(double seconds, long bytes, long frames) {}
+
+    Run bootstrapSeconds(int residences, boolean nullReceiver) throws Exception {
+        try (World w = new World(1, residences, 1, inventory(), nullReceiver)) {
+            System.gc();
+            long t0 = System.nanoTime();
+            w.publish();
+            w.awaitInstalled(Duration.ofMinutes(5));
+            double secs = (System.nanoTime() - t0) / 1e9;
+            long bytes = (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_bytes", "source", "encoded");
+            long frames = 0;
+            for (String kind : List.of("SNAPSHOT_BEGIN", "SNAPSHOT_PAGE", "SNAPSHOT_COMMIT", "DELTA", "ACCEPTED", "LIVENESS")) {
+                frames += (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_frames", "source", "sent", kind);
+            }
+            return new Run(secs, bytes, frames);
+        }
+    }
+
+    static double median(double[] v) {
+        double[] c = v.clone();
+        Arrays.sort(c);
+        return c[c.length / 2];
+    }
+
+    void bootstrapVsRaw(int residences) throws Exception {
+        double[] index = new double[3];
+        double[] nul = new double[3];
+        double[] raw = new double[3];
+        Run last = null;
+        for (int i = 0; i < 3; i++) {
+            last = bootstrapSeconds(residences, false);
+            index[i] = last.seconds();
+            nul[i] = bootstrapSeconds(residences, true).seconds();
+            raw[i] = rawGrpcSeconds(last.bytes(), (int) Math.max(1, last.bytes() / Math.max(1, last.frames())));
+        }
+        double mi = median(index);
+        double mn = median(nul);
+        double mr = median(raw);
+        System.out.printf("bootstrap residences=%,d: %,d encoded bytes in %,d frames; into GlobalIndex %.3f s (%.1f MB/s, %.0f %% of raw); "
+                + "into a null receiver %.3f s (%.1f MB/s, %.0f %% of raw); raw gRPC same bytes and frame size %.3f s (%.1f MB/s); "
+                + "runs index %s null %s raw %s%n", residences, last.bytes(), last.frames(), mi, last.bytes() / mi / 1e6, 100 * mr / mi,
+                mn, last.bytes() / mn / 1e6, 100 * mr / mn, mr, last.bytes() / mr / 1e6, Arrays.toString(index),
+                Arrays.toString(nul), Arrays.toString(raw));
+    }
+
+    void fanOut(int requesters, int residences) throws Exception {
+        try (World w = new World(1, residences, requesters)) {
+            long t0 = System.nanoTime();
+            w.publish();
+            w.awaitInstalled(Duration.ofMinutes(5));
+            double secs = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("fan-out 1 source (%,d residences) -> %d requesters: all installed in %.3f s (%.0f k residences/s delivered)%n",
+                    residences, requesters, secs, residences * (double) requesters / secs / 1e3);
+        }
+    }
+
+    void fanIn(int sources, int residences) throws Exception {
+        try (World w = new World(sources, residences / sources, 1)) {
+            long t0 = System.nanoTime();
+            w.publish();
+            w.awaitInstalled(Duration.ofMinutes(5));
+            double secs = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("fan-in %d sources (%,d residences each) -> 1 requester: all installed in %.3f s (%.0f k residences/s)%n",
+                    sources, residences / sources, secs, residences / secs / 1e3);
+        }
+    }
+
+    // ------------------------------------------------------------------ latency
+
+    void latency(long windowMs, long capMs, boolean bursty) throws Exception {
+        InventoryConfig cfg = inventory().withWindow(windowMs, capMs);
+        try (World w = new World(1, 0, 1, cfg)) {
+            w.publish();
+            w.awaitInstalled(Duration.ofSeconds(30));
+            InventorySource src = w.sources.getFirst();
+            int total = 3000;
+            long[] published = new long[total + 1];
+            long base = src.headSequence();
+            int warmup = 300;
+            for (int i = 0; i < total; i++) {
+                MutationResult r = src.put(key(i % 5000), Medium.DRAM, i);
+                MutationResult.Recorded rec = (MutationResult.Recorded) r;
+                published[(int) (rec.sequence() - base)] = rec.publishedMonoNanos();
+                if (bursty) {
+                    if (i % 100 == 99) {
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                    }
+                } else {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(500));
+                }
+            }
+            long head = src.headSequence();
+            SessionWorld.await("latency run installed", Duration.ofSeconds(30), () -> w.stamps.get(0).installedThrough() >= head);
+            long[] lat = new long[total - warmup];
+            for (int q = warmup + 1; q <= total; q++) {
+                lat[q - warmup - 1] = w.stamps.get(0).installNanos(base + q) - published[q];
+            }
+            Arrays.sort(lat);
+            System.out.printf("latency window=%d/%d ms %s churn: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d samples)%n",
+                    windowMs, capMs, bursty ? "bursty (100 per 20 ms)" : "constant (1 per 0.5 ms)",
+                    lat[lat.length / 2] / 1e6, lat[(int) (lat.length * 0.99)] / 1e6, lat[lat.length - 1] / 1e6, lat.length);
+        }
+    }
+
+    // ------------------------------------------------------------------ raw gRPC baseline
+
+    static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream in) {
+            try {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+
+    /** Seconds to stream {@code bytes} in messages of {@code frameBytes} over loopback gRPC, flow-controlled. */
+    static double rawGrpcSeconds(long bytes, int frameBytes) throws Exception {
+        MethodDescriptor<byte[], byte[]> m = InventorySessionGrpc.getSessionMethod().toBuilder(RAW, RAW).build();
+        byte[] frame = new byte[frameBytes];
+        long count = bytes / frameBytes;
+        ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
+                .addMethod(m, ServerCalls.asyncBidiStreamingCall(out -> {
+                    ServerCallStreamObserver<byte[]> o = (ServerCallStreamObserver<byte[]>) out;
+                    long[] sent = {0};
+                    o.setOnReadyHandler(() -> {
+                        while (o.isReady() && sent[0] < count) {
+                            o.onNext(frame);
+                            sent[0]++;
+                        }
+                        if (sent[0] == count) {
+                            sent[0]++;
+                            o.onCompleted();
+                        }
+                    });
+                    return new StreamObserver<>() {
+                        @Override public void onNext(byte[] v) {}
+                        @Override public void onError(Throwable t) {}
+                        @Override public void onCompleted() {}
+                    };
+                })).build();
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(def).build().start();
+        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        try {
+            CompletableFuture<Long> done = new CompletableFuture<>();
+            long t0 = System.nanoTime();
+            StreamObserver<byte[]> req = ClientCalls.asyncBidiStreamingCall(ch.newCall(m, CallOptions.DEFAULT), new StreamObserver<>() {
+                long received;
+
+                @Override public void onNext(byte[] v) {
+                    received += v.length;
+                }
+
+                @Override public void onError(Throwable t) {
+                    done.completeExceptionally(t);
+                }
+
+                @Override public void onCompleted() {
+                    done.complete(received);
+                }
+            });
+            req.onNext(new byte[] {1});
+            long got = done.get(5, TimeUnit.MINUTES);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            req.onCompleted();
+            if (got != count * frameBytes) {
+                throw new AssertionError("raw stream lost bytes: " + got);
+            }
+            return secs;
+        } finally {
+            ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    // ------------------------------------------------------------------ the world
+
+    /** A ViewReceiver decorator stamping {@code System.nanoTime()} after each apply or commit returned. */
+    static final class Stamps implements ViewReceiver {
+        final GlobalIndex index;
+        private final long[] toSeq = new long[1 << 20];
+        private final long[] atNanos = new long[1 << 20];
+        private int n;
+
+        Stamps(GlobalIndex index) {
+            this.index = index;
+        }
+
+        synchronized long installedThrough() {
+            return n == 0 ? -1 : toSeq[n - 1];
+        }
+
+        /** The stamp of the first installation whose watermark covers {@code sequence}. */
+        synchronized long installNanos(long sequence) {
+            int lo = 0;
+            int hi = n - 1;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (toSeq[mid] >= sequence) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            return atNanos[lo];
+        }
+
+        private synchronized void stamp(long to) {
+            if (n < toSeq.length) {
+                toSeq[n] = to;
+                atNanos[n++] = System.nanoTime();
+            }
+        }
+
+        @Override
+        public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long f) {
+            return index.beginStaging(s, v, d, s0, f);
+        }
+
+        @Override
+        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, List<ResidenceRecord> r) {
+            return index.stagePage(s, v, o, f, r);
+        }
+
+        @Override
+        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, List<ResidenceRecord> r) {
+            DeltaOutcome o = index.applyDelta(s, v, f, i, r);
+            if (o instanceof DeltaOutcome.Applied a && index.installedCursor(s).map(c -> c.viewId().equals(v)).orElse(false)) {
+                stamp(a.watermark());
+            }
+            return o;
+        }
+
+        @Override
+        public CommitOutcome commit(Incarnation s, UUID v, CommitMarker m) {
+            CommitOutcome o = index.commit(s, v, m);
+            if (o instanceof CommitOutcome.Installed i) {
+                stamp(i.watermark());
+            }
+            return o;
+        }
+
+        @Override
+        public void discardStaging(Incarnation s, ResetCause c) {
+            index.discardStaging(s, c);
+        }
+
+        @Override
+        public Optional<InstalledCursor> installedCursor(Incarnation s) {
+            return index.installedCursor(s);
+        }
+
+        @Override
+        public void observeLiveness(Incarnation s, long h) {
+            index.observeLiveness(s, h);
+        }
+    }
+
+    /** Accepts every frame without storing rows: isolates the session (transport, codec, credit) from index apply. */
+    static final class NullReceiver implements ViewReceiver {
+        private final java.util.concurrent.ConcurrentHashMap<Incarnation, InstalledCursor> installed = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long f) {
+            return new StageOutcome.Staged(0);
+        }
+
+        @Override
+        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, List<ResidenceRecord> r) {
+            return new StageOutcome.Staged(r.size());
+        }
+
+        @Override
+        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, List<ResidenceRecord> r) {
+            InstalledCursor c = installed.get(s);
+            if (c != null && c.viewId().equals(v)) {
+                installed.put(s, new InstalledCursor(v, i.to()));
+            }
+            return new DeltaOutcome.Applied(i.to());
+        }
+
+        @Override
+        public CommitOutcome commit(Incarnation s, UUID v, CommitMarker m) {
+            installed.put(s, new InstalledCursor(v, m.s1()));
+            return new CommitOutcome.Installed(v, m.s1(), 0);
+        }
+
+        @Override
+        public void discardStaging(Incarnation s, ResetCause c) {}
+
+        @Override
+        public Optional<InstalledCursor> installedCursor(Incarnation s) {
+            return Optional.ofNullable(installed.get(s));
+        }
+
+        @Override
+        public void observeLiveness(Incarnation s, long h) {}
+    }
+
+    static final class World implements AutoCloseable {
+        final List<InventorySource> sources = new ArrayList<>();
+        final List<Incarnation> sourceIncs = new ArrayList<>();
+        final List<InventorySessionServer> servers = new ArrayList<>();
+        final List<Server> grpcs = new ArrayList<>();
+        final List<Stamps> stamps = new ArrayList<>();
+        final List<GlobalIndex> indexes = new ArrayList<>();
+        final List<InventorySubscriber> subscribers = new ArrayList<>();
+        final List<Incarnation> requesterIncs = new ArrayList<>();
+        final List<ManagedChannel> channels = new ArrayList<>();
+        final List<NullReceiver> nulls = new ArrayList<>();
+        volatile StaticMembership view;
+
+        World(int sourceCount, int residencesPerSource, int requesterCount) throws IOException {
+            this(sourceCount, residencesPerSource, requesterCount, inventory());
+        }
+
+        World(int sourceCount, int residencesPerSource, int requesterCount, InventoryConfig cfg) throws IOException {
+            this(sourceCount, residencesPerSource, requesterCount, cfg, false);
+        }
+
+        World(int sourceCount, int residencesPerSource, int requesterCount, InventoryConfig cfg, boolean nullReceiver)
+                throws IOException {
+            view = StaticMembership.of(SessionWorld.CLUSTER, 1, List.of());
+            for (int s = 0; s < sourceCount; s++) {
+                InventorySource src = InventorySource.create(cfg);
+                for (int i = 0; i < residencesPerSource; i++) {
+                    src.put(key(i), i % 2 == 0 ? Medium.DRAM : Medium.SSD, 4096);
+                }
+                Incarnation inc = new Incarnation(new NodeId("src-" + s), new NodeEpoch(1), UUID.randomUUID());
+                InventorySessionServer server = InventorySessionServer.create(src, SessionWorld.CLUSTER, inc, () -> view,
+                        SessionConfig.defaults());
+                grpcs.add(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(server.bindableService())
+                        .build().start());
+                sources.add(src);
+                sourceIncs.add(inc);
+                servers.add(server);
+            }
+            for (int r = 0; r < requesterCount; r++) {
+                Incarnation inc = new Incarnation(new NodeId("req-" + r), new NodeEpoch(1), UUID.randomUUID());
+                GlobalIndex index = GlobalIndex.create(inc, Scope.all(), IndexConfig.defaults().withIndexBytesMax(2L << 30),
+                        System::nanoTime, Runnable::run);
+                Stamps st = new Stamps(index);
+                ViewReceiver receiver = nullReceiver ? new NullReceiver() : st;
+                if (nullReceiver) {
+                    nulls.add((NullReceiver) receiver);
+                }
+                InventorySubscriber sub = InventorySubscriber.create(SessionWorld.CLUSTER, inc, Scope.all(), receiver, e -> {
+                    ManagedChannel c = NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build();
+                    synchronized (channels) {
+                        channels.add(c);
+                    }
+                    return c;
+                }, SessionConfig.defaults());
+                requesterIncs.add(inc);
+                indexes.add(index);
+                stamps.add(st);
+                subscribers.add(sub);
+            }
+        }
+
+        void publish() {
+            List<Member> members = new ArrayList<>();
+            for (int s = 0; s < sources.size(); s++) {
+                members.add(StaticMembership.member(sourceIncs.get(s), new Endpoint("127.0.0.1", grpcs.get(s).getPort())));
+            }
+            requesterIncs.forEach(r -> members.add(StaticMembership.member(r, new Endpoint("127.0.0.1", 1))));
+            view = StaticMembership.of(SessionWorld.CLUSTER, 2, members);
+            servers.forEach(s -> s.onMembership(view));
+            indexes.forEach(i -> i.onMembership(view));
+            subscribers.forEach(s -> s.onMembership(view));
+        }
+
+        void awaitInstalled(Duration bound) throws InterruptedException {
+            for (NullReceiver nr : nulls) {
+                for (int s = 0; s < sources.size(); s++) {
+                    Incarnation inc = sourceIncs.get(s);
+                    long head = sources.get(s).headSequence();
+                    SessionWorld.await("installed", bound, () -> nr.installedCursor(inc).map(c -> c.watermark() >= head).orElse(false));
+                }
+            }
+            if (!nulls.isEmpty()) {
+                return;
+            }
+            for (GlobalIndex idx : indexes) {
+                for (int s = 0; s < sources.size(); s++) {
+                    Incarnation inc = sourceIncs.get(s);
+                    long head = sources.get(s).headSequence();
+                    SessionWorld.await("installed", bound, () -> idx.installedCursor(inc).map(c -> c.watermark() >= head).orElse(false));
+                }
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            subscribers.forEach(InventorySubscriber::close);
+            servers.forEach(InventorySessionServer::close);
+            synchronized (channels) {
+                channels.forEach(ManagedChannel::shutdownNow);
+            }
+            for (Server g : grpcs) {
+                g.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
