@@ -223,6 +223,14 @@ class DistributedManagerGateTest {
         ManagerApi.Reply own = api(a).await(aFence, api(a).status().at("/scope/digest").asText(), 1000);
         assertThat(own.status()).as(own.text()).isEqualTo(200);
         assertThat(own.json().get("view_id").asText()).isEqualTo("local");
+        // A key held only by A: B's restore names the missing transfer engine explicitly, invents no bytes.
+        ManagerApi.Reply peerOnly = api(b).restore("ns-a", List.of(key(0)));
+        assertThat(peerOnly.status()).as(peerOnly.text()).isEqualTo(200);
+        assertThat(peerOnly.header("X-OrbitKV-Restored")).isEqualTo("0");
+        assertThat(peerOnly.header("X-OrbitKV-Route")).contains("stop=peer-transfer-unavailable");
+        assertThat(peerOnly.body()).isEmpty();
+        ManagerApi.Reply nowhere = api(b).restore("ns-a", List.of(key(99)));
+        assertThat(nowhere.header("X-OrbitKV-Route")).contains("stop=not-local");
         // Payload integrity stays checked on restore after the distributed round trip (PERF-4).
         assertThat(ManagerApi.unframe(api(a).restore("ns-a", List.of(key(3))).body()).get(key(3)))
                 .isEqualTo(ManagerApi.payload(1, 3, 4096 + 3));

@@ -109,6 +109,19 @@ final class CacheApi {
     }
 
     /**
+     * The restore stop reason for a key that is not local but that the index lists on a peer: the transfer
+     * engine does not exist yet, so the answer says so explicitly instead of pretending nobody holds it
+     * (and no bytes are ever invented).
+     */
+    static final String PEER_TRANSFER_UNAVAILABLE = "peer-transfer-unavailable";
+
+    /** True iff the distributed index lists a replica of {@code key} on another owner (positive evidence). */
+    private boolean heldByPeer(Namespace namespace, StateKey key) {
+        DistributedMetadata.Lookup lookup = metadata.lookup(namespace, List.of(key));
+        return !lookup.remote().isEmpty() && !lookup.remote().get(0).isEmpty();
+    }
+
+    /**
      * {@code POST /cache/restore}: the recoverable prefix from local tiers, in request order. The prefix
      * stops at the first key that is not local (peer transfer is not wired yet: never fake bytes), at a
      * refused pin, at the deadline, or before the response would exceed its byte bound; the route header
@@ -130,7 +143,7 @@ final class CacheApi {
                 }
                 PinOutcome pinned = tiers.pin(key);
                 if (pinned instanceof PinOutcome.NotResident) {
-                    stop = "not-local";
+                    stop = heldByPeer(req.namespace(), key) ? PEER_TRANSFER_UNAVAILABLE : "not-local";
                     break;
                 }
                 if (pinned instanceof PinOutcome.Refused r) {
