@@ -329,7 +329,7 @@ class DistributedManagerGateTest {
             assertThat(state(api)).as("state after " + line).isEqualTo(before);
             rows++;
         }
-        assertThat(rows).isEqualTo(15);
+        assertThat(rows).isEqualTo(18);
     }
 
     private static ObjectNode with(JsonNode fence, String field, String value) {
