@@ -113,8 +113,30 @@ final class RequesterSession {
             runner.interrupt();
         }
         owner.receiver().discardStaging(source, reset);
-        channel.shutdownNow();
+        closeChannelAfterError();
     }
+
+    /**
+     * A graceful shutdown lets the Error frame and the half-close just sent reach the source (a
+     * {@code shutdownNow} here could cancel the call first, and the source would see CANCELLED instead of
+     * the named cause); the channel is forced closed after {@value #CHANNEL_DRAIN_MS} ms at the latest.
+     */
+    private void closeChannelAfterError() {
+        channel.shutdown();
+        Thread.ofVirtual().name("orbitkv-session-close-" + source.nodeId()).start(() -> {
+            try {
+                if (!channel.awaitTermination(CHANNEL_DRAIN_MS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    channel.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                channel.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    /** Bound on the graceful close of a stopped session's channel. */
+    static final long CHANNEL_DRAIN_MS = 1_000;
 
     private void run() {
         long backoff = owner.config().reconnectBackoffMinMs();
