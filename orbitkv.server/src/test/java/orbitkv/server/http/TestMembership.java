@@ -111,7 +111,7 @@ final class TestMembership implements Membership {
 
     @Override
     public RegistrationResult reregister() {
-        throw new UnsupportedOperationException("not used by these tests");
+        throw new AssertionError("reregister is not exercised by these tests");
     }
 
     @Override
