@@ -19,6 +19,16 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import orbitkv.conformance.etcd.Await;
+import orbitkv.conformance.peer.AdversarialRequester;
+import orbitkv.conformance.peer.Conversation;
+import orbitkv.conformance.peer.WireFrames;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.MembershipAdmin;
@@ -330,6 +340,46 @@ class DistributedManagerGateTest {
             rows++;
         }
         assertThat(rows).isEqualTo(18);
+    }
+
+    @Test
+    @Order(6)
+    @DisplayName("MEM-10 SES-4 SES-9 the adversarial peer at A's peer listener: garbage bytes and a wrong-cluster Open are "
+            + "refused with named errors; A's membership stays valid and B keeps A's installed view")
+    void streamErrorsLeaveMembershipValid() throws Exception {
+        String viewBefore = owner(api(b).status(), a.incarnation()).get("view_id").asText();
+        try (AdversarialRequester peer = AdversarialRequester.connect(Endpoint.parse(a.peer()))) {
+            AdversarialRequester.Session garbage = peer.open();
+            garbage.sendBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01, 0x02});
+            assertThat(firstError(garbage)).isEqualTo("error:MALFORMED_FRAME");
+
+            AdversarialRequester.Session wrongCluster = peer.open();
+            UUID sessionId = UUID.randomUUID();
+            Incarnation requester = Incarnation.random(new NodeId("adversary"), new NodeEpoch(1));
+            wrongCluster.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sessionId))
+                    .setOpen(WireFrames.open(new ClusterIdentity(cluster, UUID.randomUUID()), Incarnation.parse(a.incarnation()),
+                            requester, Scope.all(), sessionId)).build());
+            assertThat(firstError(wrongCluster)).isEqualTo("error:CLUSTER_MISMATCH");
+        }
+        JsonNode statusA = api(a).status();
+        assertThat(statusA.at("/membership/valid").asBoolean()).as("A's membership after stream errors").isTrue();
+        assertThat(api(a).health().at("/status").asText()).isEqualTo("ok");
+        assertThat(owner(api(b).status(), a.incarnation()).get("view_id").asText())
+                .as("B's installed view of A is untouched").isEqualTo(viewBefore);
+    }
+
+    /** The first Error frame's cause, or how the stream ended without one. */
+    private static String firstError(AdversarialRequester.Session s) throws InterruptedException {
+        while (true) {
+            Conversation.Received<SourceFrame> r = s.next(BOUND);
+            if (r instanceof Conversation.Received.Frame<SourceFrame> f) {
+                if (f.frame().hasError()) {
+                    return "error:" + f.frame().getError().getCause().name();
+                }
+                continue;
+            }
+            return String.valueOf(r);
+        }
     }
 
     private static ObjectNode with(JsonNode fence, String field, String value) {
