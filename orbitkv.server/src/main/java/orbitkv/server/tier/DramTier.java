@@ -12,7 +12,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.StateKey;
@@ -327,17 +326,12 @@ public final class DramTier implements AutoCloseable {
         }
     }
 
-    private final class Pin implements PinnedBlock {
+    private final class Pin extends TierPin {
         private final Block block;
-        private final AtomicBoolean open = new AtomicBoolean(true);
 
         Pin(Block block) {
+            super(block.key, Medium.DRAM, block.size);
             this.block = block;
-        }
-
-        @Override
-        public Medium medium() {
-            return Medium.DRAM;
         }
 
         @Override
@@ -346,28 +340,13 @@ public final class DramTier implements AutoCloseable {
         }
 
         @Override
-        public long sizeBytes() {
-            return block.size;
+        void copyBytes(ByteBuffer view) {
+            MemorySegment.copy(arenaSegment, block.offset, MemorySegment.ofBuffer(view), 0, block.size);
         }
 
         @Override
-        public void copyTo(ByteBuffer dst) {
-            if (!open.get()) {
-                throw new IllegalStateException("pin of " + block.key + " is closed");
-            }
-            if (dst.remaining() < block.size) {
-                throw new java.nio.BufferOverflowException();
-            }
-            MemorySegment target = MemorySegment.ofBuffer(dst);
-            MemorySegment.copy(arenaSegment, block.offset, target, 0, block.size);
-            dst.position(dst.position() + (int) block.size);
-        }
-
-        @Override
-        public void close() {
-            if (open.compareAndSet(true, false)) {
-                unpin(block);
-            }
+        void release() {
+            unpin(block);
         }
     }
 }

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import orbitkv.inventory.Medium;
@@ -446,17 +445,12 @@ public final class SsdTier implements AutoCloseable {
         }
     }
 
-    private final class Pin implements PinnedBlock {
+    private final class Pin extends TierPin {
         private final FileBlock block;
-        private final AtomicBoolean open = new AtomicBoolean(true);
 
         Pin(FileBlock block) {
+            super(block.key, Medium.SSD, block.size);
             this.block = block;
-        }
-
-        @Override
-        public Medium medium() {
-            return Medium.SSD;
         }
 
         @Override
@@ -465,19 +459,7 @@ public final class SsdTier implements AutoCloseable {
         }
 
         @Override
-        public long sizeBytes() {
-            return block.size;
-        }
-
-        @Override
-        public void copyTo(ByteBuffer dst) {
-            if (!open.get()) {
-                throw new IllegalStateException("pin of " + block.key + " is closed");
-            }
-            if (dst.remaining() < block.size) {
-                throw new java.nio.BufferOverflowException();
-            }
-            ByteBuffer view = dst.slice(dst.position(), (int) block.size);
+        void copyBytes(ByteBuffer view) {
             try (FileChannel ch = FileChannel.open(block.path, StandardOpenOption.READ)) {
                 long pos = 0;
                 while (view.hasRemaining()) {
@@ -491,14 +473,11 @@ public final class SsdTier implements AutoCloseable {
                 counters.refused(TierRefusal.IO_ERROR);
                 throw new UncheckedIOException(e);
             }
-            dst.position(dst.position() + (int) block.size);
         }
 
         @Override
-        public void close() {
-            if (open.compareAndSet(true, false)) {
-                unpin(block);
-            }
+        void release() {
+            unpin(block);
         }
     }
 }
