@@ -44,6 +44,16 @@ public record Namespace(byte[] bytes) implements Comparable<Namespace> {
         return bytes[index];
     }
 
+    /**
+     * Copies the bytes into {@code dst} at {@code offset}.
+     *
+     * @return the offset just past the copied bytes
+     */
+    public int copyInto(byte[] dst, int offset) {
+        System.arraycopy(bytes, 0, dst, offset, bytes.length);
+        return offset + bytes.length;
+    }
+
     @Override
     public int compareTo(Namespace other) {
         return Arrays.compareUnsigned(bytes, other.bytes);

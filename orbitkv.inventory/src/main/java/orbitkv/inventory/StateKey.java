@@ -36,6 +36,16 @@ public record StateKey(Namespace namespace, byte[] key) implements Comparable<St
         return key.length;
     }
 
+    /**
+     * Copies the key bytes into {@code dst} at {@code offset}.
+     *
+     * @return the offset just past the copied bytes
+     */
+    public int copyKeyInto(byte[] dst, int offset) {
+        System.arraycopy(key, 0, dst, offset, key.length);
+        return offset + key.length;
+    }
+
     @Override
     public int compareTo(StateKey other) {
         int c = namespace.compareTo(other.namespace);

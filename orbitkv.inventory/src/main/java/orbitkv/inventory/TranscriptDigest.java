@@ -1,5 +1,8 @@
 package orbitkv.inventory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -84,10 +87,21 @@ public record TranscriptDigest(byte[] bytes) {
         return hex();
     }
 
-    /** The running digest; not thread-safe (one per staging attempt). */
+    /**
+     * The running digest; not thread-safe (one per staging attempt). Every field is written big-endian into
+     * a small buffer that is handed to SHA-256 in blocks, so the digest costs one intrinsic compression per
+     * 64 bytes instead of one call per byte (the encoding is unchanged; golden vectors pin it).
+     */
     public static final class Builder {
+        private static final int BUFFER_BYTES = 16 << 10;
+        /** The largest record: length bytes, a 255-byte namespace, a 64-byte key, medium, op, two u64. */
+        private static final int RECORD_BYTES_MAX = 1 + Namespace.MAX_BYTES + 1 + StateKey.MAX_KEY_BYTES + 2 + 16;
+        private static final VarHandle U64 = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+        private static final VarHandle U32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
         private final MessageDigest sha;
-        private final byte[] scratch = new byte[8];
+        private final byte[] buf = new byte[BUFFER_BYTES];
+        private int fill;
         private boolean finished;
 
         private Builder() {
@@ -96,9 +110,11 @@ public record TranscriptDigest(byte[] bytes) {
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("SHA-256 is required by every Java SE runtime", e);
             }
-            sha.update(DOMAIN.getBytes(StandardCharsets.US_ASCII));
-            sha.update((byte) 0);
-            sha.update(VERSION);
+            byte[] domain = DOMAIN.getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(domain, 0, buf, 0, domain.length);
+            fill = domain.length;
+            buf[fill++] = 0;
+            buf[fill++] = VERSION;
         }
 
         /** The snapshot begin frame. */
@@ -106,7 +122,10 @@ public record TranscriptDigest(byte[] bytes) {
             open(KIND_BEGIN, frameNumber);
             u64(viewId.getMostSignificantBits());
             u64(viewId.getLeastSignificantBits());
-            sha.update(scopeDigest.bytes());
+            byte[] d = scopeDigest.bytes();
+            room(d.length);
+            System.arraycopy(d, 0, buf, fill, d.length);
+            fill += d.length;
             u64(s0);
             return this;
         }
@@ -115,6 +134,23 @@ public record TranscriptDigest(byte[] bytes) {
         public Builder page(long frameNumber, long pageOrdinal, List<ResidenceRecord> records) {
             open(KIND_PAGE, frameNumber);
             u64(pageOrdinal);
+            records(records);
+            return this;
+        }
+
+        /** One snapshot page (columnar form; the same bytes as the list form). */
+        public Builder page(long frameNumber, long pageOrdinal, RecordBatch records) {
+            open(KIND_PAGE, frameNumber);
+            u64(pageOrdinal);
+            records(records);
+            return this;
+        }
+
+        /** One replay delta received while staging (columnar form; the same bytes as the list form). */
+        public Builder replay(long frameNumber, Interval interval, RecordBatch records) {
+            open(KIND_REPLAY, frameNumber);
+            u64(interval.from());
+            u64(interval.to());
             records(records);
             return this;
         }
@@ -132,12 +168,14 @@ public record TranscriptDigest(byte[] bytes) {
         public TranscriptDigest finish() {
             requireOpen();
             finished = true;
+            flush();
             return new TranscriptDigest(sha.digest());
         }
 
         private void open(byte kind, long frameNumber) {
             requireOpen();
-            sha.update(kind);
+            room(1);
+            buf[fill++] = kind;
             u64(frameNumber);
         }
 
@@ -150,33 +188,64 @@ public record TranscriptDigest(byte[] bytes) {
         private void records(List<ResidenceRecord> records) {
             u32(records.size());
             for (ResidenceRecord r : records) {
+                room(RECORD_BYTES_MAX);
                 StateKey k = r.key();
                 Namespace ns = k.namespace();
-                sha.update((byte) ns.length());
-                for (int i = 0; i < ns.length(); i++) {
-                    sha.update(ns.byteAt(i));
-                }
-                sha.update((byte) k.keyLength());
-                sha.update(k.key());
-                sha.update((byte) (r.medium().ordinal() + 1));
-                sha.update((byte) (r.op().ordinal() + 1));
-                u64(r.sequence());
-                u64(r.sizeBytes());
+                byte[] b = buf;
+                int at = fill;
+                b[at++] = (byte) ns.length();
+                at = ns.copyInto(b, at);
+                b[at++] = (byte) k.keyLength();
+                at = k.copyKeyInto(b, at);
+                b[at++] = (byte) (r.medium().ordinal() + 1);
+                b[at++] = (byte) (r.op().ordinal() + 1);
+                U64.set(b, at, r.sequence());
+                U64.set(b, at + 8, r.sizeBytes());
+                fill = at + 16;
+            }
+        }
+
+        private void records(RecordBatch records) {
+            u32(records.size());
+            for (int i = 0; i < records.size(); i++) {
+                room(RECORD_BYTES_MAX);
+                Namespace ns = records.namespace(i);
+                byte[] b = buf;
+                int at = fill;
+                b[at++] = (byte) ns.length();
+                at = ns.copyInto(b, at);
+                b[at++] = (byte) records.keyLength(i);
+                at = records.copyKeyInto(i, b, at);
+                b[at++] = (byte) (records.medium(i).ordinal() + 1);
+                b[at++] = (byte) (records.op(i).ordinal() + 1);
+                U64.set(b, at, records.sequence(i));
+                U64.set(b, at + 8, records.sizeBytes(i));
+                fill = at + 16;
             }
         }
 
         private void u64(long v) {
-            for (int i = 0; i < 8; i++) {
-                scratch[i] = (byte) (v >>> (56 - 8 * i));
-            }
-            sha.update(scratch, 0, 8);
+            room(8);
+            U64.set(buf, fill, v);
+            fill += 8;
         }
 
         private void u32(int v) {
-            for (int i = 0; i < 4; i++) {
-                scratch[i] = (byte) (v >>> (24 - 8 * i));
+            room(4);
+            U32.set(buf, fill, v);
+            fill += 4;
+        }
+
+        /** Makes room for {@code bytes} more, handing the buffered bytes to SHA-256 if needed. */
+        private void room(int bytes) {
+            if (fill + bytes > buf.length) {
+                flush();
             }
-            sha.update(scratch, 0, 4);
+        }
+
+        private void flush() {
+            sha.update(buf, 0, fill);
+            fill = 0;
         }
     }
 }

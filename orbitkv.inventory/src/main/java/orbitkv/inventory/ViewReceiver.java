@@ -25,16 +25,26 @@ public interface ViewReceiver {
      * SNAP-2/SNAP-9: page {@code pageOrdinal} (1, 2, ...) of the ordered resident map, records strictly
      * increasing by {@code (StateKey, medium)}, all puts with their real sequences. Applied by version.
      */
-    StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber,
-            List<ResidenceRecord> records);
+    StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber, RecordBatch records);
+
+    /** {@link #stagePage(Incarnation, UUID, long, long, RecordBatch)} of a record list. */
+    default StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber,
+            List<ResidenceRecord> records) {
+        return stagePage(source, viewId, pageOrdinal, frameNumber, RecordBatch.of(records));
+    }
 
     /**
      * DELTA-1..9, SNAP-6: a coalesced delta. If {@code viewId} is the staging view it extends the
      * staging replay cursor (apply by version, tombstones kept); if it is the installed view it applies
      * to the installed view under the interval rules.
      */
-    DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval,
-            List<ResidenceRecord> records);
+    DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval, RecordBatch records);
+
+    /** {@link #applyDelta(Incarnation, UUID, long, Interval, RecordBatch)} of a record list. */
+    default DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval,
+            List<ResidenceRecord> records) {
+        return applyDelta(source, viewId, frameNumber, interval, RecordBatch.of(records));
+    }
 
     /** SNAP-5/SNAP-7: validate the marker against the staged transcript and install at S1 in one transition. */
     CommitOutcome commit(Incarnation source, UUID viewId, CommitMarker marker);

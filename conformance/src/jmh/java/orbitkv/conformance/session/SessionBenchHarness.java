@@ -40,7 +40,7 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.MutationResult;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResetCause;
-import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.SessionConfig;
@@ -59,7 +59,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The InventorySession benchmark harness (issue 5), never part of the default run (its name matches no
  * surefire pattern). Run: {@code mvn -B -pl conformance -am test -Dtest=SessionBenchHarness
- * -Dsurefire.failIfNoSpecifiedTests=false [-Dbench.residences=100000,1000000]}. Everything on loopback gRPC,
+ * -Dsurefire.failIfNoSpecifiedTests=false [-Dbench.residences=100000,1000000] [-Dbench.parts=bootstrap,fan,latency]}. Everything on loopback gRPC,
  * same JVM, plaintext, grpc-netty default transport.
  *
  * <ol>
@@ -89,22 +89,28 @@ class SessionBenchHarness {
     @Test
     void run() throws Exception {
         String[] sizes = System.getProperty("bench.residences", "100000,1000000").split(",");
-        System.out.println("== bootstrap vs raw gRPC (1 source -> 1 requester), median of 3 after one warm-up ==");
-        bootstrapSeconds(100_000, false);
-        for (String s : sizes) {
-            bootstrapVsRaw(Integer.parseInt(s.strip()));
+        List<String> parts = List.of(System.getProperty("bench.parts", "bootstrap,fan,latency").split(","));
+        if (parts.contains("bootstrap")) {
+            System.out.println("== bootstrap vs raw gRPC (1 source -> 1 requester) ==");
+            for (String s : sizes) {
+                bootstrapVsRaw(Integer.parseInt(s.strip()));
+            }
         }
-        System.out.println("== fan-out / fan-in bootstrap, 100,000 residences in total per source set ==");
-        for (int n : new int[] {1, 4, 16}) {
-            fanOut(n, 100_000);
+        if (parts.contains("fan")) {
+            System.out.println("== fan-out / fan-in bootstrap, 100,000 residences in total per source set ==");
+            for (int n : new int[] {1, 4, 16}) {
+                fanOut(n, 100_000);
+            }
+            for (int n : new int[] {1, 4, 16}) {
+                fanIn(n, 100_000);
+            }
         }
-        for (int n : new int[] {1, 4, 16}) {
-            fanIn(n, 100_000);
-        }
-        System.out.println("== publication -> install latency (1 source -> 1 requester) ==");
-        for (long[] w : new long[][] {{0, 0}, {2, 2}, {2, 5}}) {
-            latency(w[0], w[1], false);
-            latency(w[0], w[1], true);
+        if (parts.contains("latency")) {
+            System.out.println("== publication -> install latency (1 source -> 1 requester) ==");
+            for (long[] w : new long[][] {{0, 0}, {2, 2}, {2, 5}}) {
+                latency(w[0], w[1], false);
+                latency(w[0], w[1], true);
+            }
         }
     }
 
@@ -115,10 +121,15 @@ class SessionBenchHarness {
     Run bootstrapSeconds(int residences, boolean nullReceiver) throws Exception {
         try (World w = new World(1, residences, 1, inventory(), nullReceiver)) {
             System.gc();
+            long cpu0 = processCpuNanos();
             long t0 = System.nanoTime();
             w.publish();
             w.awaitInstalled(Duration.ofMinutes(5));
             double secs = (System.nanoTime() - t0) / 1e9;
+            if (Boolean.getBoolean("bench.verbose")) {
+                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s%n", residences,
+                        nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9);
+            }
             long bytes = (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_bytes", "source", "encoded");
             long frames = 0;
             for (String kind : List.of("SNAPSHOT_BEGIN", "SNAPSHOT_PAGE", "SNAPSHOT_COMMIT", "DELTA", "ACCEPTED", "LIVENESS")) {
@@ -128,18 +139,32 @@ class SessionBenchHarness {
         }
     }
 
+    /** CPU time of this process (all threads), from java.base alone. */
+    static long processCpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
     static double median(double[] v) {
         double[] c = v.clone();
         Arrays.sort(c);
         return c[c.length / 2];
     }
 
+    /** Rounds measured per size (median and spread reported); each is preceded by untimed warm-up rounds. */
+    static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
+    static final int WARMUP_ROUNDS = Integer.getInteger("bench.warmup", 2);
+
     void bootstrapVsRaw(int residences) throws Exception {
-        double[] index = new double[3];
-        double[] nul = new double[3];
-        double[] raw = new double[3];
+        for (int i = 0; i < WARMUP_ROUNDS; i++) {
+            Run warm = bootstrapSeconds(residences, false);
+            bootstrapSeconds(residences, true);
+            rawGrpcSeconds(warm.bytes(), (int) Math.max(1, warm.bytes() / Math.max(1, warm.frames())));
+        }
+        double[] index = new double[ROUNDS];
+        double[] nul = new double[ROUNDS];
+        double[] raw = new double[ROUNDS];
         Run last = null;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < ROUNDS; i++) {
             last = bootstrapSeconds(residences, false);
             index[i] = last.seconds();
             nul[i] = bootstrapSeconds(residences, true).seconds();
@@ -148,11 +173,32 @@ class SessionBenchHarness {
         double mi = median(index);
         double mn = median(nul);
         double mr = median(raw);
-        System.out.printf("bootstrap residences=%,d: %,d encoded bytes in %,d frames; into GlobalIndex %.3f s (%.1f MB/s, %.0f %% of raw); "
-                + "into a null receiver %.3f s (%.1f MB/s, %.0f %% of raw); raw gRPC same bytes and frame size %.3f s (%.1f MB/s); "
-                + "runs index %s null %s raw %s%n", residences, last.bytes(), last.frames(), mi, last.bytes() / mi / 1e6, 100 * mr / mi,
-                mn, last.bytes() / mn / 1e6, 100 * mr / mn, mr, last.bytes() / mr / 1e6, Arrays.toString(index),
-                Arrays.toString(nul), Arrays.toString(raw));
+        System.out.printf("bootstrap residences=%,d: %,d encoded bytes in %,d frames; %d rounds after %d warm-up rounds, medians:%n"
+                + "  into GlobalIndex    %.3f s (%.1f MB/s) = %.0f %% of raw (per-round ratio median %.0f %%, range %.0f-%.0f %%)%n"
+                + "  into a null receiver %.3f s (%.1f MB/s) = %.0f %% of raw (per-round ratio median %.0f %%, range %.0f-%.0f %%)%n"
+                + "  raw gRPC, same bytes and frame size %.3f s (%.1f MB/s)%n"
+                + "  runs: index %s null %s raw %s%n", residences, last.bytes(), last.frames(), ROUNDS, WARMUP_ROUNDS,
+                mi, last.bytes() / mi / 1e6, 100 * mr / mi, ratio(raw, index, 0.5), ratio(raw, index, 0), ratio(raw, index, 1),
+                mn, last.bytes() / mn / 1e6, 100 * mr / mn, ratio(raw, nul, 0.5), ratio(raw, nul, 0), ratio(raw, nul, 1),
+                mr, last.bytes() / mr / 1e6, fmt(index), fmt(nul), fmt(raw));
+    }
+
+    /** The q-quantile (0 = min, 0.5 = median, 1 = max) of the per-round ratios raw / measured, in percent. */
+    static double ratio(double[] raw, double[] measured, double q) {
+        double[] r = new double[raw.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = 100 * raw[i] / measured[i];
+        }
+        Arrays.sort(r);
+        return r[(int) Math.round(q * (r.length - 1))];
+    }
+
+    static String fmt(double[] v) {
+        StringBuilder b = new StringBuilder("[");
+        for (double x : v) {
+            b.append(b.length() > 1 ? " " : "").append(String.format("%.3f", x));
+        }
+        return b.append(']').toString();
     }
 
     void fanOut(int requesters, int residences) throws Exception {
@@ -336,12 +382,12 @@ class SessionBenchHarness {
         }
 
         @Override
-        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, List<ResidenceRecord> r) {
+        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, RecordBatch r) {
             return index.stagePage(s, v, o, f, r);
         }
 
         @Override
-        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, List<ResidenceRecord> r) {
+        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, RecordBatch r) {
             DeltaOutcome o = index.applyDelta(s, v, f, i, r);
             if (o instanceof DeltaOutcome.Applied a && index.installedCursor(s).map(c -> c.viewId().equals(v)).orElse(false)) {
                 stamp(a.watermark());
@@ -384,12 +430,12 @@ class SessionBenchHarness {
         }
 
         @Override
-        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, List<ResidenceRecord> r) {
+        public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, RecordBatch r) {
             return new StageOutcome.Staged(r.size());
         }
 
         @Override
-        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, List<ResidenceRecord> r) {
+        public DeltaOutcome applyDelta(Incarnation s, UUID v, long f, Interval i, RecordBatch r) {
             InstalledCursor c = installed.get(s);
             if (c != null && c.viewId().equals(v)) {
                 installed.put(s, new InstalledCursor(v, i.to()));

@@ -2,7 +2,6 @@ package orbitkv.index.view;
 
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -16,6 +15,7 @@ import orbitkv.inventory.CommitOutcome;
 import orbitkv.inventory.DeltaOutcome;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.Interval;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.RejectReason;
 import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.ScopeDigest;
@@ -142,7 +142,7 @@ final class OwnerView {
 
     /** SNAP-2/SNAP-9: one page, applied by version into staging. */
     synchronized StageOutcome stagePage(UUID id, long pageOrdinal, long frameNumber, PreparedFrame frame,
-            List<orbitkv.inventory.ResidenceRecord> records) {
+            RecordBatch records) {
         if (excluded) {
             return new StageOutcome.Rejected(RejectReason.UNKNOWN_SOURCE_INCARNATION);
         }
@@ -161,7 +161,7 @@ final class OwnerView {
                 && PreparedFrame.compareResidence(s.lastPageRecord, frame.first()) >= 0) {
             return new StageOutcome.Rejected(RejectReason.MALFORMED_FRAME);
         }
-        RejectReason r = stageByVersion(s, frame);
+        RejectReason r = stagePageRows(s, frame);
         if (r != null) {
             return new StageOutcome.Rejected(r);
         }
@@ -176,6 +176,46 @@ final class OwnerView {
     }
 
     /**
+     * Inserts a page's rows into staging without probing for them first. Sound because pages come before
+     * any replay (checked by the caller) and every page row is strictly after every row staged so far in
+     * (StateKey, medium) order (checked by the caller and by {@link PreparedFrame#page}), so none of them
+     * can be present yet; the by-version rules of {@link #stageByVersion} only matter once replay starts.
+     *
+     * @return null when staged, else the refusal (BUDGET_EXCEEDED discards staging)
+     */
+    private RejectReason stagePageRows(StagingView s, PreparedFrame frame) {
+        long bytes = 0;
+        for (int i = 0; i < frame.rows(); i++) {
+            bytes += RowCost.bytes(frame.key(i).length);
+        }
+        if (!reserveStaging(s, bytes)) {
+            return RejectReason.BUDGET_EXCEEDED;
+        }
+        int inserts = frame.rows();
+        if (s.table.needsGrowth(inserts)) {
+            s.table = s.table.grownCopy(inserts);
+        }
+        for (int i = 0; i < inserts; i++) {
+            s.table.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
+        }
+        return null;
+    }
+
+    /** Reserves staging bytes; when they cannot fit even after withdrawing the old view, staging is withdrawn. */
+    private boolean reserveStaging(StagingView s, long bytes) {
+        if (!reserveForReplacement(bytes)) {
+            LOG.warn("owner {} staging view {} refused: it cannot fit the index budget even alone", owner, s.viewId);
+            dropStaging();
+            lastResetCause = ResetCause.BUDGET_EXCEEDED;
+            ctx.viewsWithdrawn().incrementAndGet();
+            transition(OwnerState.WITHDRAWN);
+            return false;
+        }
+        s.chargedBytes += bytes;
+        return true;
+    }
+
+    /**
      * Applies a frame to staging by version (SNAP-3, SNAP-9): a higher residency sequence wins, tombstones
      * stay until commit, a same-generation disagreement is refused (DELTA-5) before anything changes.
      *
@@ -184,33 +224,27 @@ final class OwnerView {
     private RejectReason stageByVersion(StagingView s, PreparedFrame frame) {
         int inserts = 0;
         long bytes = 0;
-        for (PreparedFrame.Row row : frame.records()) {
-            int slot = s.table.find(row.tag(), row.key(), row.hash());
+        for (int i = 0; i < frame.rows(); i++) {
+            int slot = s.table.find(frame.tag(i), frame.key(i), frame.hash(i));
             if (slot < 0) {
                 inserts++;
-                bytes += RowCost.bytes(row.key().length);
-            } else if (s.table.sequenceAt(slot) == row.sequence() && s.table.sizeAt(slot) != row.size()) {
+                bytes += RowCost.bytes(frame.key(i).length);
+            } else if (s.table.sequenceAt(slot) == frame.sequence(i) && s.table.sizeAt(slot) != frame.size(i)) {
                 return RejectReason.CONFLICTING_RECORD;
             }
         }
-        if (!reserveForReplacement(bytes)) {
-            LOG.warn("owner {} staging view {} refused: it cannot fit the index budget even alone", owner, s.viewId);
-            dropStaging();
-            lastResetCause = ResetCause.BUDGET_EXCEEDED;
-            ctx.viewsWithdrawn().incrementAndGet();
-            transition(OwnerState.WITHDRAWN);
+        if (!reserveStaging(s, bytes)) {
             return RejectReason.BUDGET_EXCEEDED;
         }
-        s.chargedBytes += bytes;
         if (s.table.needsGrowth(inserts)) {
             s.table = s.table.grownCopy(inserts);
         }
-        for (PreparedFrame.Row row : frame.records()) {
-            int slot = s.table.find(row.tag(), row.key(), row.hash());
+        for (int i = 0; i < frame.rows(); i++) {
+            int slot = s.table.find(frame.tag(i), frame.key(i), frame.hash(i));
             if (slot < 0) {
-                s.table.insert(row.tag(), row.key(), row.hash(), row.sequence(), row.size());
-            } else if (row.sequence() > s.table.sequenceAt(slot)) {
-                s.table.overwrite(slot, row.sequence(), row.size());
+                s.table.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
+            } else if (frame.sequence(i) > s.table.sequenceAt(slot)) {
+                s.table.overwrite(slot, frame.sequence(i), frame.size(i));
             }
         }
         return null;
@@ -330,7 +364,7 @@ final class OwnerView {
     // ---------------------------------------------------------------- deltas (DELTA-1..DELTA-9, SNAP-6)
 
     synchronized DeltaOutcome applyDelta(UUID id, long frameNumber, Interval interval, PreparedFrame frame,
-            List<orbitkv.inventory.ResidenceRecord> records) {
+            RecordBatch records) {
         if (excluded) {
             return new DeltaOutcome.Rejected(RejectReason.UNKNOWN_SOURCE_INCARNATION);
         }
@@ -354,7 +388,7 @@ final class OwnerView {
     }
 
     private DeltaOutcome applyToStaging(long frameNumber, Interval interval, PreparedFrame frame,
-            List<orbitkv.inventory.ResidenceRecord> records) {
+            RecordBatch records) {
         StagingView s = staging;
         if (frameNumber <= s.lastFrame) {
             return new DeltaOutcome.Rejected(RejectReason.FRAME_OUT_OF_ORDER);
@@ -376,17 +410,17 @@ final class OwnerView {
         int inserts = 0;
         long reserve = 0;
         long release = 0;
-        for (PreparedFrame.Row row : frame.records()) {
-            int slot = table.find(row.tag(), row.key(), row.hash());
+        for (int i = 0; i < frame.rows(); i++) {
+            int slot = table.find(frame.tag(i), frame.key(i), frame.hash(i));
             if (slot < 0) {
-                if (!row.isDelete()) {
+                if (!frame.isDelete(i)) {
                     inserts++;
-                    reserve += RowCost.bytes(row.key().length);
+                    reserve += RowCost.bytes(frame.key(i).length);
                 }
-            } else if (table.sequenceAt(slot) == row.sequence() && table.sizeAt(slot) != row.size()) {
+            } else if (table.sequenceAt(slot) == frame.sequence(i) && table.sizeAt(slot) != frame.size(i)) {
                 return new DeltaOutcome.Rejected(RejectReason.CONFLICTING_RECORD);
-            } else if (row.isDelete()) {
-                release += RowCost.bytes(row.key().length);
+            } else if (frame.isDelete(i)) {
+                release += RowCost.bytes(frame.key(i).length);
             }
         }
         if (!ctx.budget().tryReserve(reserve)) {
@@ -398,16 +432,16 @@ final class OwnerView {
         rowsLock.writeLock().lock();
         try {
             installed = target;
-            for (PreparedFrame.Row row : frame.records()) {
-                int slot = target.find(row.tag(), row.key(), row.hash());
-                if (row.isDelete()) {
+            for (int i = 0; i < frame.rows(); i++) {
+                int slot = target.find(frame.tag(i), frame.key(i), frame.hash(i));
+                if (frame.isDelete(i)) {
                     if (slot >= 0) {
                         target.removeAt(slot);
                     }
                 } else if (slot < 0) {
-                    target.insert(row.tag(), row.key(), row.hash(), row.sequence(), row.size());
+                    target.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
                 } else {
-                    target.overwrite(slot, row.sequence(), row.size());
+                    target.overwrite(slot, frame.sequence(i), frame.size(i));
                 }
             }
             watermark = interval.to();
@@ -417,7 +451,7 @@ final class OwnerView {
                 transition(OwnerState.INSTALLED);
             }
             ctx.coverage().viewChanged();
-            if (!frame.records().isEmpty()) {
+            if (frame.rows() > 0) {
                 // PERF-1: stamped after rows, coverage and accounting are committed, still under the lock;
                 // record-less progress does not rewrite the installation time of the last records.
                 installedSequence = interval.to();

@@ -28,10 +28,10 @@ import orbitkv.inventory.CommitOutcome;
 import orbitkv.inventory.DeltaOutcome;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.Interval;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.RejectReason;
 import orbitkv.inventory.ResetCause;
-import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StageOutcome;
@@ -173,7 +173,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
 
     @Override
     public StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber,
-            List<ResidenceRecord> records) {
+            RecordBatch records) {
         Objects.requireNonNull(viewId, "view id must not be null");
         Objects.requireNonNull(records, "records must not be null");
         requirePositive("pageOrdinal", pageOrdinal);
@@ -188,7 +188,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
 
     @Override
     public DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval,
-            List<ResidenceRecord> records) {
+            RecordBatch records) {
         Objects.requireNonNull(viewId, "view id must not be null");
         Objects.requireNonNull(interval, "interval must not be null");
         Objects.requireNonNull(records, "records must not be null");

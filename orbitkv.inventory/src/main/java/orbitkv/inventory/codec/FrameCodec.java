@@ -5,11 +5,10 @@ import com.google.protobuf.UnsafeByteOperations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
-import orbitkv.inventory.ResidenceOrder;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.wire.Delta;
@@ -98,8 +97,16 @@ public final class FrameCodec {
         record Rejected<T>(ErrorCause cause, String detail) implements Decoded<T> {}
     }
 
+    /** A decoded delta: its interval and its records. */
+    public record DecodedDelta(Interval interval, RecordBatch records) {
+        public DecodedDelta {
+            Objects.requireNonNull(interval, "interval must not be null");
+            Objects.requireNonNull(records, "records must not be null");
+        }
+    }
+
     /** Decodes and validates a delta against {@code decodedBytesMax} (SES-9, SES-10, DELTA-1). */
-    public static Decoded<CoalescedInterval> decodeDelta(Delta delta, long decodedBytesMax) {
+    public static Decoded<DecodedDelta> decodeDelta(Delta delta, long decodedBytesMax) {
         Objects.requireNonNull(delta, "delta must not be null");
         if (delta.getFrom() < 0 || delta.getTo() < 0) {
             return reject(ErrorCause.INTEGER_OVERFLOW, "delta from/to exceed 2^63-1");
@@ -108,10 +115,10 @@ public final class FrameCodec {
             return reject(ErrorCause.MALFORMED_FRAME, "delta to (" + delta.getTo() + ") must be > from (" + delta.getFrom() + ")");
         }
         Interval interval = new Interval(delta.getFrom(), delta.getTo());
-        Decoded<List<ResidenceRecord>> records = decodeRecords(delta.getNamespacesList(), delta.getRecordsList(), interval, decodedBytesMax);
+        Decoded<RecordBatch> records = decodeRecords(delta.getNamespacesList(), delta.getRecordsList(), interval, decodedBytesMax);
         return switch (records) {
-            case Decoded.Ok<List<ResidenceRecord>> ok -> new Decoded.Ok<>(new CoalescedInterval(interval, ok.value()));
-            case Decoded.Rejected<List<ResidenceRecord>> r -> reject(r.cause(), r.detail());
+            case Decoded.Ok<RecordBatch> ok -> new Decoded.Ok<>(new DecodedDelta(interval, ok.value()));
+            case Decoded.Rejected<RecordBatch> r -> reject(r.cause(), r.detail());
         };
     }
 
@@ -119,7 +126,7 @@ public final class FrameCodec {
      * Decodes and validates records with their namespace table. When {@code within} is non-null every
      * sequence must lie inside it. Checks sizes first, so nothing is allocated for a frame over the bound.
      */
-    public static Decoded<List<ResidenceRecord>> decodeRecords(List<ByteString> table, List<Record> records,
+    public static Decoded<RecordBatch> decodeRecords(List<ByteString> table, List<Record> records,
             Interval within, long decodedBytesMax) {
         if (table.size() > records.size()) {
             return reject(ErrorCause.MALFORMED_FRAME, "namespace table has " + table.size() + " entries for " + records.size() + " records");
@@ -147,24 +154,41 @@ public final class FrameCodec {
                 return reject(ErrorCause.FRAME_TOO_LARGE, "decoded records exceed frameDecodedBytesMax (" + decodedBytesMax + ")");
             }
         }
-        Namespace[] namespaces = new Namespace[table.size()];
-        for (int i = 0; i < namespaces.length; i++) {
-            namespaces[i] = new Namespace(table.get(i).toByteArray());
+        RecordBatch.Builder b = RecordBatch.builder(records.size());
+        int[] batchNamespace = new int[table.size()]; // a repeated table entry maps to one batch namespace
+        for (int i = 0; i < table.size(); i++) {
+            batchNamespace[i] = b.namespace(new Namespace(table.get(i).toByteArray()));
         }
-        List<ResidenceRecord> out = new ArrayList<>(records.size());
-        for (int i = 0; i < records.size(); i++) {
-            Record w = records.get(i);
-            StateKey key = new StateKey(namespaces[w.getNamespaceIndex()], w.getKey().toByteArray());
-            Medium medium = w.getMedium() == orbitkv.inventory.wire.Medium.MEDIUM_DRAM ? Medium.DRAM : Medium.SSD;
-            ResidenceRecord r = w.getOp() == RecordOp.RECORD_OP_PUT
-                    ? ResidenceRecord.put(key, medium, w.getSequence(), w.getSizeBytes())
-                    : ResidenceRecord.delete(key, medium, w.getSequence());
-            if (!out.isEmpty() && ResidenceOrder.compare(out.getLast(), r) >= 0) {
-                return reject(ErrorCause.MALFORMED_FRAME, "record " + i + " is not after record " + (i - 1) + " in (StateKey, medium) order");
+        byte[] key = new byte[StateKey.MAX_KEY_BYTES];
+        for (Record w : records) {
+            ByteString k = w.getKey();
+            k.copyTo(key, 0);
+            b.add(batchNamespace[w.getNamespaceIndex()], key, 0, k.size(),
+                    w.getMedium() == orbitkv.inventory.wire.Medium.MEDIUM_DRAM ? Medium.DRAM : Medium.SSD,
+                    w.getOp() == RecordOp.RECORD_OP_DELETE, w.getSequence(), w.getSizeBytes());
+        }
+        RecordBatch batch = b.build();
+        String disorder = orderProblem(batch);
+        return disorder != null ? reject(ErrorCause.MALFORMED_FRAME, disorder) : new Decoded.Ok<>(batch);
+    }
+
+    /** The first break of strict {@code (StateKey, medium)} order in {@code batch}, or null. */
+    public static String orderProblem(RecordBatch batch) {
+        for (int i = 1; i < batch.size(); i++) {
+            if (batch.compare(i - 1, i) >= 0) {
+                return "record " + i + " is not after record " + (i - 1) + " in (StateKey, medium) order";
             }
-            out.add(r);
         }
-        return new Decoded.Ok<>(out);
+        return null;
+    }
+
+    /** Decoded bytes of a batch: {@link #RECORD_DECODED_FIXED_BYTES} + key + namespace per record. */
+    public static long decodedBytes(RecordBatch records) {
+        long total = 0;
+        for (int i = 0; i < records.size(); i++) {
+            total += RECORD_DECODED_FIXED_BYTES + records.keyLength(i) + records.namespace(i).length();
+        }
+        return total;
     }
 
     /** The first field-level problem of one wire record, or null. */

@@ -41,7 +41,8 @@ sealed interface Inbound<T> {
                         in.skip(size);
                         return new Oversized<>(size, boundBytes);
                     }
-                    byte[] bytes = in.readNBytes(boundBytes + 1);
+                    // A known length is read into an exact array in one pass; otherwise read at most bound + 1.
+                    byte[] bytes = size >= 0 ? readExactly(in, (int) size) : in.readNBytes(boundBytes + 1);
                     if (bytes.length > boundBytes) {
                         return new Oversized<>(bytes.length, boundBytes);
                     }
@@ -55,22 +56,12 @@ sealed interface Inbound<T> {
         };
     }
 
-    /** A plain marshaller for the outbound side of a call. */
-    static <T extends MessageLite> MethodDescriptor.Marshaller<T> plain(Parser<T> parser) {
-        return new MethodDescriptor.Marshaller<>() {
-            @Override
-            public InputStream stream(T value) {
-                return new ByteArrayInputStream(value.toByteArray());
-            }
-
-            @Override
-            public T parse(InputStream in) {
-                try {
-                    return parser.parseFrom(in);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-        };
+    private static byte[] readExactly(InputStream in, int size) throws IOException {
+        byte[] bytes = new byte[size];
+        int n = in.readNBytes(bytes, 0, size);
+        if (n != size) {
+            throw new IOException("message ended after " + n + " of its " + size + " known bytes");
+        }
+        return bytes;
     }
 }

@@ -4,10 +4,10 @@ import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
+import io.grpc.protobuf.ProtoUtils;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -16,13 +16,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.CommitMarker;
 import orbitkv.inventory.CommitOutcome;
 import orbitkv.inventory.DeltaOutcome;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.ResetCause;
-import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.SubscriptionStatus;
@@ -80,7 +79,7 @@ final class RequesterSession {
         this.owner = owner;
         this.source = source;
         this.channel = channel;
-        this.method = InventorySessionGrpc.getSessionMethod().toBuilder(Inbound.plain(RequesterFrame.parser()),
+        this.method = InventorySessionGrpc.getSessionMethod().toBuilder(ProtoUtils.marshaller(RequesterFrame.getDefaultInstance()),
                 Inbound.marshaller(SourceFrame.parser(), owner.config().frameEncodedBytesMax())).build();
     }
 
@@ -348,7 +347,7 @@ final class RequesterSession {
             if (ordinal < 1) {
                 throw new Refused(ErrorCause.MALFORMED_FRAME, "snapshot_page.page_ordinal must be >= 1");
             }
-            List<ResidenceRecord> records = decoded(FrameCodec.decodeRecords(p.getNamespacesList(), p.getRecordsList(),
+            RecordBatch records = decoded(FrameCodec.decodeRecords(p.getNamespacesList(), p.getRecordsList(),
                     null, owner.config().frameDecodedBytesMax()));
             if (receiver.stagePage(source, viewId, ordinal, n, records) instanceof StageOutcome.Rejected r) {
                 throw new Refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason());
@@ -356,7 +355,7 @@ final class RequesterSession {
         }
 
         private void delta(SourceFrame f, long n) throws Refused {
-            CoalescedInterval ci = decoded(FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax()));
+            FrameCodec.DecodedDelta ci = decoded(FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax()));
             owner.sessionMetrics().bytes.labelValues("requester", "decoded").inc(FrameCodec.decodedBytes(ci.records()));
             UUID view = staging != null ? staging : installedView;
             if (view == null) {

@@ -2,6 +2,7 @@ package orbitkv.inventory.session;
 
 import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
+import io.grpc.protobuf.ProtoUtils;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
@@ -71,7 +72,7 @@ public final class SessionServer implements InventorySessionServer {
     public BindableService bindableService() {
         MethodDescriptor<Inbound<RequesterFrame>, SourceFrame> method = InventorySessionGrpc.getSessionMethod().toBuilder(
                 Inbound.marshaller(RequesterFrame.parser(), config.openEncodedBytesMax()),
-                Inbound.plain(SourceFrame.parser())).build();
+                ProtoUtils.marshaller(SourceFrame.getDefaultInstance())).build();
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
                 .addMethod(method, ServerCalls.asyncBidiStreamingCall(
                         out -> new SourceSession(this, (ServerCallStreamObserver<SourceFrame>) out)))

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import orbitkv.inventory.CoalescedInterval;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
@@ -43,7 +43,7 @@ class FrameCodecTest {
     void roundTrip() {
         Delta d = FrameCodec.encodeDelta(IV, RECORDS);
         assertThat(d.getNamespacesList()).containsExactly(ByteString.copyFromUtf8("a"), ByteString.copyFromUtf8("b"));
-        assertThat(FrameCodec.decodeDelta(d, 1 << 20)).isEqualTo(new FrameCodec.Decoded.Ok<>(new CoalescedInterval(IV, RECORDS)));
+        assertThat(FrameCodec.decodeDelta(d, 1 << 20)).isEqualTo(new FrameCodec.Decoded.Ok<>(new FrameCodec.DecodedDelta(IV, RecordBatch.of(RECORDS))));
         assertThat(FrameCodec.decodedBytes(RECORDS)).isEqualTo(3 * FrameCodec.RECORD_DECODED_FIXED_BYTES + 1 + 1 + 1 + 1 + 2 + 1);
     }
 

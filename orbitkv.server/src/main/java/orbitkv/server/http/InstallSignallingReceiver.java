@@ -1,6 +1,5 @@
 package orbitkv.server.http;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -10,7 +9,7 @@ import orbitkv.inventory.DeltaOutcome;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.ResetCause;
-import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.ViewReceiver;
@@ -39,13 +38,13 @@ final class InstallSignallingReceiver implements ViewReceiver {
 
     @Override
     public StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber,
-                                  List<ResidenceRecord> records) {
+                                  RecordBatch records) {
         return index.stagePage(source, viewId, pageOrdinal, frameNumber, records);
     }
 
     @Override
     public DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval,
-                                   List<ResidenceRecord> records) {
+                                   RecordBatch records) {
         DeltaOutcome outcome = index.applyDelta(source, viewId, frameNumber, interval, records);
         installed.run();
         return outcome;
