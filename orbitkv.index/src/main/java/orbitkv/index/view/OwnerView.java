@@ -172,11 +172,12 @@ final class OwnerView {
         }
         s.maxScannedSequence = Math.max(s.maxScannedSequence, frame.maxSequence());
         s.transcript.page(frameNumber, pageOrdinal, records);
-        return new StageOutcome.Staged(s.table.size());
+        return new StageOutcome.Staged(s.rows());
     }
 
     /**
-     * Inserts a page's rows into staging without probing for them first. Sound because pages come before
+     * Stages a page's rows without probing for them (the table is built later, see {@link StagingView#table()}).
+     * Sound because pages come before
      * any replay (checked by the caller) and every page row is strictly after every row staged so far in
      * (StateKey, medium) order (checked by the caller and by {@link PreparedFrame#page}), so none of them
      * can be present yet; the by-version rules of {@link #stageByVersion} only matter once replay starts.
@@ -191,13 +192,7 @@ final class OwnerView {
         if (!reserveStaging(s, bytes)) {
             return RejectReason.BUDGET_EXCEEDED;
         }
-        int inserts = frame.rows();
-        if (s.table.needsGrowth(inserts)) {
-            s.table = s.table.grownCopy(inserts);
-        }
-        for (int i = 0; i < inserts; i++) {
-            s.table.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
-        }
+        s.appendPage(frame);
         return null;
     }
 
@@ -224,27 +219,29 @@ final class OwnerView {
     private RejectReason stageByVersion(StagingView s, PreparedFrame frame) {
         int inserts = 0;
         long bytes = 0;
+        ResidenceTable table = s.table();
         for (int i = 0; i < frame.rows(); i++) {
-            int slot = s.table.find(frame.tag(i), frame.key(i), frame.hash(i));
+            int slot = table.find(frame.tag(i), frame.key(i), frame.hash(i));
             if (slot < 0) {
                 inserts++;
                 bytes += RowCost.bytes(frame.key(i).length);
-            } else if (s.table.sequenceAt(slot) == frame.sequence(i) && s.table.sizeAt(slot) != frame.size(i)) {
+            } else if (table.sequenceAt(slot) == frame.sequence(i) && table.sizeAt(slot) != frame.size(i)) {
                 return RejectReason.CONFLICTING_RECORD;
             }
         }
         if (!reserveStaging(s, bytes)) {
             return RejectReason.BUDGET_EXCEEDED;
         }
-        if (s.table.needsGrowth(inserts)) {
-            s.table = s.table.grownCopy(inserts);
+        if (table.needsGrowth(inserts)) {
+            table = table.grownCopy(inserts);
+            s.replaceTable(table);
         }
         for (int i = 0; i < frame.rows(); i++) {
-            int slot = s.table.find(frame.tag(i), frame.key(i), frame.hash(i));
+            int slot = table.find(frame.tag(i), frame.key(i), frame.hash(i));
             if (slot < 0) {
-                s.table.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
-            } else if (frame.sequence(i) > s.table.sequenceAt(slot)) {
-                s.table.overwrite(slot, frame.sequence(i), frame.size(i));
+                table.insert(frame.tag(i), frame.key(i), frame.hash(i), frame.sequence(i), frame.size(i));
+            } else if (frame.sequence(i) > table.sequenceAt(slot)) {
+                table.overwrite(slot, frame.sequence(i), frame.size(i));
             }
         }
         return null;
@@ -282,14 +279,15 @@ final class OwnerView {
             transition(installed != null ? OwnerState.REPAIRING : OwnerState.AWAITING);
             return new CommitOutcome.Rejected(invalid);
         }
-        long freed = s.table.removeTombstones();
+        ResidenceTable staged = s.table();
+        long freed = staged.removeTombstones();
         ctx.budget().release(freed);
         long newBytes = s.chargedBytes - freed;
         staging = null;
         long t0 = System.nanoTime();
         rowsLock.writeLock().lock();
         try {
-            installed = s.table;
+            installed = staged;
             ctx.budget().release(installedBytes);
             installedBytes = newBytes;
             viewId = s.viewId;
@@ -303,7 +301,7 @@ final class OwnerView {
             rowsLock.writeLock().unlock();
             ctx.applyHold().record(System.nanoTime() - t0);
         }
-        return new CommitOutcome.Installed(s.viewId, marker.s1(), s.table.size());
+        return new CommitOutcome.Installed(s.viewId, marker.s1(), staged.size());
     }
 
     private static RejectReason validateCommit(StagingView s, CommitMarker m) {
@@ -522,6 +520,6 @@ final class OwnerView {
                 watermark, sourceHead, age, rows, installedBytes + (s == null ? 0 : s.chargedBytes),
                 installedSequence, installedMonoNanos, Optional.ofNullable(lastResetCause),
                 s == null ? Optional.empty()
-                        : Optional.of(new SnapshotProgress(s.s0, s.pagesStaged, s.table.size(), s.replayCursor)));
+                        : Optional.of(new SnapshotProgress(s.s0, s.pagesStaged, s.rows(), s.replayCursor)));
     }
 }

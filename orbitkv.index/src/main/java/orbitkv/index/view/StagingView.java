@@ -1,5 +1,6 @@
 package orbitkv.index.view;
 
+import java.util.ArrayDeque;
 import java.util.UUID;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.TranscriptDigest;
@@ -15,7 +16,14 @@ final class StagingView {
     final long s0;
     final long beginFrame;
     final TranscriptDigest.Builder transcript;
-    ResidenceTable table = new ResidenceTable(0);
+    /**
+     * Page rows not yet in a table. Pages cannot collide with each other (SNAP-2: strictly increasing across
+     * pages, all before replay), so they are kept as prepared and the table is built once, at its final
+     * size, when replay starts or at commit: no growth copies, and each page is released as it is inserted.
+     */
+    private final ArrayDeque<PreparedFrame> pages = new ArrayDeque<>();
+    private long pageRows;
+    private ResidenceTable table;
     long chargedBytes;
     long pagesStaged;
     long lastFrame;
@@ -23,6 +31,42 @@ final class StagingView {
     boolean replayStarted;
     long maxScannedSequence;
     ResidenceRecord lastPageRecord;
+
+    /** Keeps a page's rows (charged by the caller) until the table is built. */
+    void appendPage(PreparedFrame page) {
+        if (table != null) {
+            throw new IllegalStateException("staging view " + viewId + ": a page after replay started");
+        }
+        pages.add(page);
+        pageRows += page.rows();
+    }
+
+    /** The staging table, built from the pages on first use. */
+    ResidenceTable table() {
+        if (table == null) {
+            ResidenceTable t = new ResidenceTable(Math.toIntExact(pageRows));
+            for (PreparedFrame page = pages.poll(); page != null; page = pages.poll()) {
+                for (int i = 0; i < page.rows(); i++) {
+                    t.insert(page.tag(i), page.key(i), page.hash(i), page.sequence(i), page.size(i));
+                }
+            }
+            table = t;
+        }
+        return table;
+    }
+
+    /** Replaces the table by its grown copy. */
+    void replaceTable(ResidenceTable grown) {
+        if (table == null) {
+            throw new IllegalStateException("staging view " + viewId + ": no table to replace yet");
+        }
+        table = grown;
+    }
+
+    /** Rows staged so far, tombstones included. */
+    long rows() {
+        return table != null ? table.size() : pageRows;
+    }
 
     StagingView(UUID viewId, long s0, long beginFrame, TranscriptDigest.Builder transcript) {
         this.viewId = viewId;

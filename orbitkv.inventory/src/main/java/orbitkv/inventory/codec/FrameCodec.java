@@ -108,28 +108,43 @@ public final class FrameCodec {
     /** Decodes and validates a delta against {@code decodedBytesMax} (SES-9, SES-10, DELTA-1). */
     public static Decoded<DecodedDelta> decodeDelta(Delta delta, long decodedBytesMax) {
         Objects.requireNonNull(delta, "delta must not be null");
-        if (delta.getFrom() < 0 || delta.getTo() < 0) {
+        return decodeDelta(delta.getFrom(), delta.getTo(), delta.getNamespacesList(), WireRecords.of(delta.getRecordsList()),
+                decodedBytesMax);
+    }
+
+    /** {@link #decodeDelta(Delta, long)} of a delta's fields, however they were read. */
+    public static Decoded<DecodedDelta> decodeDelta(long from, long to, List<ByteString> table, WireRecords records,
+            long decodedBytesMax) {
+        if (from < 0 || to < 0) {
             return reject(ErrorCause.INTEGER_OVERFLOW, "delta from/to exceed 2^63-1");
         }
-        if (delta.getTo() <= delta.getFrom()) {
-            return reject(ErrorCause.MALFORMED_FRAME, "delta to (" + delta.getTo() + ") must be > from (" + delta.getFrom() + ")");
+        if (to <= from) {
+            return reject(ErrorCause.MALFORMED_FRAME, "delta to (" + to + ") must be > from (" + from + ")");
         }
-        Interval interval = new Interval(delta.getFrom(), delta.getTo());
-        Decoded<RecordBatch> records = decodeRecords(delta.getNamespacesList(), delta.getRecordsList(), interval, decodedBytesMax);
-        return switch (records) {
+        Interval interval = new Interval(from, to);
+        return switch (decodeRecords(table, records, interval, decodedBytesMax)) {
             case Decoded.Ok<RecordBatch> ok -> new Decoded.Ok<>(new DecodedDelta(interval, ok.value()));
             case Decoded.Rejected<RecordBatch> r -> reject(r.cause(), r.detail());
         };
     }
 
-    /**
-     * Decodes and validates records with their namespace table. When {@code within} is non-null every
-     * sequence must lie inside it. Checks sizes first, so nothing is allocated for a frame over the bound.
-     */
+    /** {@link #decodeRecords(List, WireRecords, Interval, long)} of generated wire records. */
     public static Decoded<RecordBatch> decodeRecords(List<ByteString> table, List<Record> records,
             Interval within, long decodedBytesMax) {
-        if (table.size() > records.size()) {
-            return reject(ErrorCause.MALFORMED_FRAME, "namespace table has " + table.size() + " entries for " + records.size() + " records");
+        return decodeRecords(table, WireRecords.of(records), within, decodedBytesMax);
+    }
+
+    /**
+     * Decodes and validates records with their namespace table (SES-9, SES-10): field widths and enums, the
+     * namespace index, key length, sequence {@code >= 1} (and inside {@code within} when non-null), a delete's
+     * size, the decoded-bytes bound (before the batch is built), then strict {@code (StateKey, medium)}
+     * order. The first failing check, in that order, names the refusal; both decoders share this method.
+     */
+    public static Decoded<RecordBatch> decodeRecords(List<ByteString> table, WireRecords records,
+            Interval within, long decodedBytesMax) {
+        int n = records.count();
+        if (table.size() > n) {
+            return reject(ErrorCause.MALFORMED_FRAME, "namespace table has " + table.size() + " entries for " + n + " records");
         }
         for (int i = 0; i < table.size(); i++) {
             int len = table.get(i).size();
@@ -138,34 +153,28 @@ public final class FrameCodec {
             }
         }
         long decoded = 0;
-        for (int i = 0; i < records.size(); i++) {
-            Record w = records.get(i);
-            String problem = problem(w, table.size());
+        for (int i = 0; i < n; i++) {
+            String problem = problem(records, i, table.size());
             if (problem != null) {
                 ErrorCause cause = problem.startsWith("unknown") ? ErrorCause.UNKNOWN_ENUM_VALUE
                         : problem.contains("2^63") ? ErrorCause.INTEGER_OVERFLOW : ErrorCause.MALFORMED_FRAME;
                 return reject(cause, "record " + i + ": " + problem);
             }
-            if (within != null && !within.contains(w.getSequence())) {
-                return reject(ErrorCause.MALFORMED_FRAME, "record " + i + ": sequence " + w.getSequence() + " is outside " + within);
+            if (within != null && !within.contains(records.sequence(i))) {
+                return reject(ErrorCause.MALFORMED_FRAME, "record " + i + ": sequence " + records.sequence(i) + " is outside " + within);
             }
-            decoded += RECORD_DECODED_FIXED_BYTES + w.getKey().size() + table.get(w.getNamespaceIndex()).size();
+            decoded += RECORD_DECODED_FIXED_BYTES + records.keyLength(i) + table.get(records.namespaceIndex(i)).size();
             if (decoded > decodedBytesMax) {
                 return reject(ErrorCause.FRAME_TOO_LARGE, "decoded records exceed frameDecodedBytesMax (" + decodedBytesMax + ")");
             }
         }
-        RecordBatch.Builder b = RecordBatch.builder(records.size());
+        RecordBatch.Builder b = RecordBatch.builder(n);
         int[] batchNamespace = new int[table.size()]; // a repeated table entry maps to one batch namespace
         for (int i = 0; i < table.size(); i++) {
             batchNamespace[i] = b.namespace(new Namespace(table.get(i).toByteArray()));
         }
-        byte[] key = new byte[StateKey.MAX_KEY_BYTES];
-        for (Record w : records) {
-            ByteString k = w.getKey();
-            k.copyTo(key, 0);
-            b.add(batchNamespace[w.getNamespaceIndex()], key, 0, k.size(),
-                    w.getMedium() == orbitkv.inventory.wire.Medium.MEDIUM_DRAM ? Medium.DRAM : Medium.SSD,
-                    w.getOp() == RecordOp.RECORD_OP_DELETE, w.getSequence(), w.getSizeBytes());
+        for (int i = 0; i < n; i++) {
+            records.addTo(b, i, batchNamespace[records.namespaceIndex(i)]);
         }
         RecordBatch batch = b.build();
         String disorder = orderProblem(batch);
@@ -191,32 +200,37 @@ public final class FrameCodec {
         return total;
     }
 
-    /** The first field-level problem of one wire record, or null. */
-    private static String problem(Record w, int tableSize) {
-        if (w.getMediumValue() != 1 && w.getMediumValue() != 2) {
-            return "unknown medium value " + w.getMediumValue();
+    /** The first field-level problem of wire record {@code i}, or null. */
+    private static String problem(WireRecords w, int i, int tableSize) {
+        int medium = w.mediumValue(i);
+        if (medium != 1 && medium != 2) {
+            return "unknown medium value " + medium;
         }
-        if (w.getOpValue() != 1 && w.getOpValue() != 2) {
-            return "unknown op value " + w.getOpValue();
+        int op = w.opValue(i);
+        if (op != 1 && op != 2) {
+            return "unknown op value " + op;
         }
-        if (w.getNamespaceIndex() < 0 || w.getNamespaceIndex() >= tableSize) {
-            return "namespace_index " + Integer.toUnsignedString(w.getNamespaceIndex()) + " is not below the table size " + tableSize;
+        int ns = w.namespaceIndex(i);
+        if (ns < 0 || ns >= tableSize) {
+            return "namespace_index " + Integer.toUnsignedString(ns) + " is not below the table size " + tableSize;
         }
-        int keyLen = w.getKey().size();
+        int keyLen = w.keyLength(i);
         if (keyLen < 1 || keyLen > StateKey.MAX_KEY_BYTES) {
             return "key must be 1.." + StateKey.MAX_KEY_BYTES + " bytes, got " + keyLen;
         }
-        if (w.getSequence() < 0) {
+        long sequence = w.sequence(i);
+        if (sequence < 0) {
             return "sequence exceeds 2^63-1";
         }
-        if (w.getSequence() < 1) {
+        if (sequence < 1) {
             return "sequence must be >= 1, got 0";
         }
-        if (w.getSizeBytes() < 0) {
+        long size = w.sizeBytes(i);
+        if (size < 0) {
             return "size_bytes exceeds 2^63-1";
         }
-        if (w.getOp() == RecordOp.RECORD_OP_DELETE && w.getSizeBytes() != 0) {
-            return "a delete carries size_bytes 0, got " + w.getSizeBytes();
+        if (op == RecordOp.RECORD_OP_DELETE_VALUE && size != 0) {
+            return "a delete carries size_bytes 0, got " + size;
         }
         return null;
     }

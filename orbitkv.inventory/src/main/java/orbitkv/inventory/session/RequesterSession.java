@@ -28,6 +28,7 @@ import orbitkv.inventory.SubscriptionStatus;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.codec.FrameCodec;
+import orbitkv.inventory.codec.SourceFrameDecoder;
 import orbitkv.inventory.session.Wire.Refused;
 import orbitkv.inventory.wire.Ack;
 import orbitkv.inventory.wire.AllNamespaces;
@@ -80,7 +81,7 @@ final class RequesterSession {
         this.source = source;
         this.channel = channel;
         this.method = InventorySessionGrpc.getSessionMethod().toBuilder(ProtoUtils.marshaller(RequesterFrame.getDefaultInstance()),
-                Inbound.marshaller(SourceFrame.parser(), owner.config().frameEncodedBytesMax())).build();
+                Inbound.sourceFrames(owner.config().frameEncodedBytesMax(), owner.config().frameDecodedBytesMax())).build();
     }
 
     Incarnation source() {
@@ -238,11 +239,13 @@ final class RequesterSession {
                         + o.encodedBytes() + " bytes exceeds frameEncodedBytesMax (" + o.boundBytes() + ")", ResetCause.PROTOCOL_ERROR);
                 case Inbound.Unparseable<SourceFrame> u -> fail(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail(),
                         ResetCause.PROTOCOL_ERROR);
-                case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes());
+                case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes(), null);
+                case Inbound.Read r -> onFrame(r.frame().header(), r.encodedBytes(), r.frame());
             }
         }
 
-        private void onFrame(SourceFrame f, int encodedBytes) {
+        /** One frame; {@code read} holds a page's or delta's records when they were read without the generated parser. */
+        private void onFrame(SourceFrame f, int encodedBytes, SourceFrameDecoder.Result.Read read) {
             owner.sessionMetrics().frames.labelValues("requester", "received", f.getBodyCase().name()).inc();
             owner.sessionMetrics().bytes.labelValues("requester", "encoded").inc(encodedBytes);
             if (!f.getSessionId().equals(wireSession)) {
@@ -268,7 +271,7 @@ final class RequesterSession {
                 if (!view.isAdmitted(source)) {
                     throw new Refused(ErrorCause.UNKNOWN_SOURCE_INCARNATION, "source " + source + " is not admitted");
                 }
-                boolean data = handle(f, n);
+                boolean data = handle(f, n, read);
                 consumed(n, data ? encodedBytes : 0);
             } catch (Refused r) {
                 fail(r.cause, r.getMessage(), ResetCause.PROTOCOL_ERROR);
@@ -276,7 +279,7 @@ final class RequesterSession {
         }
 
         /** Applies one frame; true iff it consumed credit. */
-        private boolean handle(SourceFrame f, long n) throws Refused {
+        private boolean handle(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) throws Refused {
             if (!accepted && !f.hasAccepted()) {
                 throw new Refused(ErrorCause.MALFORMED_FRAME, "first source frame must be OpenAccepted, got " + f.getBodyCase());
             }
@@ -307,11 +310,11 @@ final class RequesterSession {
                     return true;
                 }
                 case SNAPSHOT_PAGE -> {
-                    page(f.getSnapshotPage(), n);
+                    page(f.getSnapshotPage(), n, read);
                     return true;
                 }
                 case DELTA -> {
-                    delta(f, n);
+                    delta(f, n, read);
                     return true;
                 }
                 case SNAPSHOT_COMMIT -> {
@@ -341,21 +344,22 @@ final class RequesterSession {
             state = SubscriptionStatus.State.BOOTSTRAPPING;
         }
 
-        private void page(SnapshotPage p, long n) throws Refused {
+        private void page(SnapshotPage p, long n, SourceFrameDecoder.Result.Read read) throws Refused {
             UUID viewId = Wire.requiredUuid("snapshot_page.view_id", p.hasViewId(), p.getViewId());
             long ordinal = Wire.nonNegative("snapshot_page.page_ordinal", p.getPageOrdinal());
             if (ordinal < 1) {
                 throw new Refused(ErrorCause.MALFORMED_FRAME, "snapshot_page.page_ordinal must be >= 1");
             }
-            RecordBatch records = decoded(FrameCodec.decodeRecords(p.getNamespacesList(), p.getRecordsList(),
-                    null, owner.config().frameDecodedBytesMax()));
+            RecordBatch records = decoded(read != null ? read.page() : FrameCodec.decodeRecords(p.getNamespacesList(),
+                    p.getRecordsList(), null, owner.config().frameDecodedBytesMax()));
             if (receiver.stagePage(source, viewId, ordinal, n, records) instanceof StageOutcome.Rejected r) {
                 throw new Refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason());
             }
         }
 
-        private void delta(SourceFrame f, long n) throws Refused {
-            FrameCodec.DecodedDelta ci = decoded(FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax()));
+        private void delta(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) throws Refused {
+            FrameCodec.DecodedDelta ci = decoded(read != null ? read.delta()
+                    : FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax()));
             owner.sessionMetrics().bytes.labelValues("requester", "decoded").inc(FrameCodec.decodedBytes(ci.records()));
             UUID view = staging != null ? staging : installedView;
             if (view == null) {
