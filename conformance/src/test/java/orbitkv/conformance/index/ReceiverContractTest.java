@@ -11,6 +11,7 @@ import orbitkv.inventory.Interval;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.RejectReason;
+import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.StateKey;
@@ -41,6 +42,34 @@ class ReceiverContractTest {
                         ResidenceRecord.put(key("k2"), Medium.SSD, 7, 4096)))
                 .finish();
         assertThat(d.hex()).isEqualTo("f1aa7f33ec8f9ea8f91be69e129d4ffc08d50f08c94f4ff546d49493aa61dfba");
+    }
+
+    @Test
+    @DisplayName("SNAP-7 SES-11 transcript digest golden vector over 100 KB: 300 records of a 255-byte namespace and 64-byte keys, list and batch forms")
+    void transcriptLongGoldenVector() {
+        Scope scope = Scope.of(List.of(Namespace.utf8("ns-a")));
+        byte[] nsBytes = new byte[255];
+        for (int i = 0; i < nsBytes.length; i++) {
+            nsBytes[i] = (byte) ((i * 7 + 1) % 256);
+        }
+        Namespace ns = new Namespace(nsBytes);
+        List<ResidenceRecord> page = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            byte[] k = new byte[64];
+            k[0] = (byte) (i >> 8);
+            k[1] = (byte) i;
+            for (int j = 0; j < 62; j++) {
+                k[2 + j] = (byte) ((i + j) % 256);
+            }
+            page.add(ResidenceRecord.put(new StateKey(ns, k), i % 2 == 0 ? Medium.DRAM : Medium.SSD, 1000 + i, 4096L * i));
+        }
+        List<ResidenceRecord> replay = List.of(ResidenceRecord.delete(new StateKey(ns, new byte[64]), Medium.SSD, 6));
+        UUID view = new UUID(0x0102030405060708L, 0x090a0b0c0d0e0f10L);
+        String expected = "e0d294ca516884afde83f7e7e978efdbda5e8d9057d647f318deeb1f8aa058d7";
+        assertThat(TranscriptDigest.builder().begin(1, view, scope.digest(), 5).page(2, 1, page)
+                .replay(3, Interval.of(5, 7), replay).finish().hex()).isEqualTo(expected);
+        assertThat(TranscriptDigest.builder().begin(1, view, scope.digest(), 5).page(2, 1, RecordBatch.of(page))
+                .replay(3, Interval.of(5, 7), RecordBatch.of(replay)).finish().hex()).isEqualTo(expected);
     }
 
     @Test
