@@ -170,11 +170,13 @@ public final class SourceFrameEncoder {
         private final List<ResidenceRecord> records;
         private final List<Namespace> namespaces = new ArrayList<>();
         private final int[] indexOf;
+        private final int[] bodyBytes; // each record's encoded body, filled by bytes()
         private Map<Namespace, Integer> index; // only once a second namespace appears
 
         Table(List<ResidenceRecord> records) {
             this.records = Objects.requireNonNull(records, "records must not be null");
             indexOf = new int[records.size()];
+            bodyBytes = new int[indexOf.length];
             Namespace last = null;
             int lastIndex = -1;
             for (int i = 0; i < indexOf.length; i++) {
@@ -214,11 +216,13 @@ public final class SourceFrameEncoder {
             int recordTag = CodedOutputStream.computeTagSize(recordsField);
             for (int i = 0; i < indexOf.length; i++) {
                 int body = recordBodyBytes(indexOf[i], records.get(i));
+                bodyBytes[i] = body;
                 total += recordTag + CodedOutputStream.computeUInt32SizeNoTag(body) + body;
             }
             return total;
         }
 
+        /** Writes the table and the records; {@link #bytes} must have run (it fills the record sizes). */
         void write(Writer w, int namespacesField, int recordsField) {
             byte[] scratch = w.scratch;
             for (Namespace ns : namespaces) {
@@ -226,9 +230,8 @@ public final class SourceFrameEncoder {
             }
             for (int i = 0; i < indexOf.length; i++) {
                 ResidenceRecord r = records.get(i);
-                int nsIndex = indexOf[i];
-                w.messageHeader(recordsField, recordBodyBytes(nsIndex, r));
-                w.uint32(RECORD_NAMESPACE_INDEX, nsIndex);
+                w.messageHeader(recordsField, bodyBytes[i]);
+                w.uint32(RECORD_NAMESPACE_INDEX, indexOf[i]);
                 w.bytes(RECORD_KEY, scratch, r.key().copyKeyInto(scratch, 0));
                 w.enumValue(RECORD_MEDIUM, medium(r.medium()));
                 w.enumValue(RECORD_OP, op(r));
