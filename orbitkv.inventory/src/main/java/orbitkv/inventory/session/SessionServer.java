@@ -2,7 +2,6 @@ package orbitkv.inventory.session;
 
 import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
-import io.grpc.protobuf.ProtoUtils;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
@@ -19,10 +18,10 @@ import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.SourceSessionStatus;
+import orbitkv.inventory.codec.EncodedFrame;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.InventorySessionGrpc;
 import orbitkv.inventory.wire.RequesterFrame;
-import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
@@ -32,7 +31,8 @@ import orbitkv.membership.MembershipView;
  * (a newer Open replaces the older session, whose later frames then never reach the replacement), at most
  * {@code sessionsPerSourceMax} sessions ({@code SESSION_LIMIT} beyond), a bounded memory of committed view
  * ids for resume (SNAP-8). The service is built by hand so requester frames are bounded by encoded size
- * before they are parsed (SES-10).
+ * before they are parsed (SES-10), and so source frames leave as pre-encoded bytes ({@link EncodedFrame}:
+ * data frames are written by {@code SourceFrameEncoder} without protobuf message objects).
  */
 public final class SessionServer implements InventorySessionServer {
     private final InventorySource source;
@@ -70,12 +70,12 @@ public final class SessionServer implements InventorySessionServer {
 
     @Override
     public BindableService bindableService() {
-        MethodDescriptor<Inbound<RequesterFrame>, SourceFrame> method = InventorySessionGrpc.getSessionMethod().toBuilder(
+        MethodDescriptor<Inbound<RequesterFrame>, EncodedFrame> method = InventorySessionGrpc.getSessionMethod().toBuilder(
                 Inbound.marshaller(RequesterFrame.parser(), config.openEncodedBytesMax()),
-                ProtoUtils.marshaller(SourceFrame.getDefaultInstance())).build();
+                EncodedFrame.marshaller()).build();
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
                 .addMethod(method, ServerCalls.asyncBidiStreamingCall(
-                        out -> new SourceSession(this, (ServerCallStreamObserver<SourceFrame>) out)))
+                        out -> new SourceSession(this, (ServerCallStreamObserver<EncodedFrame>) out)))
                 .build();
         return () -> def;
     }

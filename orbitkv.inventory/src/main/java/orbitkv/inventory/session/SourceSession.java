@@ -23,7 +23,9 @@ import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.SourceSessionStatus;
 import orbitkv.inventory.SourceSessionStatus.Phase;
 import orbitkv.inventory.TranscriptDigest;
-import orbitkv.inventory.codec.FrameCodec;
+import orbitkv.inventory.codec.EncodedFrame;
+import orbitkv.inventory.codec.SourceFrameEncoder;
+import orbitkv.inventory.codec.UnnumberedFrame;
 import orbitkv.inventory.session.Wire.Refused;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.Liveness;
@@ -32,7 +34,6 @@ import orbitkv.inventory.wire.OpenMode;
 import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.inventory.wire.SnapshotBegin;
 import orbitkv.inventory.wire.SnapshotCommit;
-import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.Incarnation;
@@ -55,7 +56,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private static final long PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final SessionServer server;
-    private final ServerCallStreamObserver<SourceFrame> out;
+    private final ServerCallStreamObserver<EncodedFrame> out;
     private final SessionConfig config;
     private final InventorySource source;
     private final SessionMetrics metrics;
@@ -77,7 +78,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private volatile UUID committedView;
     private ScopeDigest scopeDigest;
 
-    SourceSession(SessionServer server, ServerCallStreamObserver<SourceFrame> out) {
+    SourceSession(SessionServer server, ServerCallStreamObserver<EncodedFrame> out) {
         this.server = server;
         this.out = out;
         this.config = server.config();
@@ -258,7 +259,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 throw new Closed();
             }
             long n = nextFrame++;
-            SourceFrame f = b.setSessionId(wireSessionId).setFrameNumber(n).build();
+            EncodedFrame f = EncodedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(n).build());
             CreditLedger l = ledger;
             if (l != null) {
                 l.noteSent(n);
@@ -271,14 +272,18 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     /** The number and encoded size of a sent data frame. */
     private record Sent(long frame, int bytes) {}
 
-    /**
-     * Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13). The body is built
-     * once; its encoded size does not depend on the frame number (fixed64), so the size measured before
-     * numbering is the ledgered size.
-     */
+    /** A data frame built by the generated classes (SnapshotBegin, SnapshotCommit), with a placeholder number. */
     private Sent sendData(SourceFrame.Builder b) throws InterruptedException {
-        SourceFrame sized = b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build();
-        int bytes = sized.getSerializedSize();
+        return sendData(UnnumberedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build()));
+    }
+
+    /**
+     * Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13). The frame is encoded
+     * once, before numbering; its size does not depend on the frame number (fixed64), so the size measured
+     * before numbering is the ledgered size, and numbering patches 8 bytes under the send lock.
+     */
+    private Sent sendData(UnnumberedFrame frame) throws InterruptedException {
+        int bytes = frame.encodedBytes();
         while (ledger.full(bytes)) {
             awaitWake(PARK_MAX_NANOS);
         }
@@ -287,21 +292,17 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 throw new Closed();
             }
             long n = nextFrame++;
-            SourceFrame f = sized.toBuilder().setFrameNumber(n).build(); // shallow: the body message is shared
+            EncodedFrame f = frame.number(n);
             ledger.charge(n, bytes);
             metrics.peakCredit(ledger.peakOutstandingBytes());
-            emit(f, bytes);
+            emit(f);
             return new Sent(n, bytes);
         }
     }
 
-    private void emit(SourceFrame f) {
-        emit(f, f.getSerializedSize());
-    }
-
-    private void emit(SourceFrame f, int bytes) {
-        metrics.frames.labelValues("source", "sent", f.getBodyCase().name()).inc();
-        metrics.bytes.labelValues("source", "encoded").inc(bytes);
+    private void emit(EncodedFrame f) {
+        metrics.frames.labelValues("source", "sent", f.body().name()).inc();
+        metrics.bytes.labelValues("source", "encoded").inc(f.encodedBytes());
         lastSendNanos = System.nanoTime();
         out.onNext(f);
     }
@@ -316,8 +317,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             server.removed(this); // final before the peer can observe the Error
             metrics.rejections.labelValues("source", cause.name()).inc();
             try {
-                SourceFrame f = SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
-                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail)).build();
+                EncodedFrame f = EncodedFrame.of(SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
+                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail)).build());
                 emit(f);
                 out.onCompleted();
             } catch (RuntimeException e) {
@@ -443,9 +444,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         while (true) {
             SnapshotScan.ScanStep step = scan.nextPage();
             if (step instanceof SnapshotScan.ScanStep.Page p) {
-                FrameCodec.EncodedRecords e = FrameCodec.encodeRecords(p.records());
-                Sent sent = sendData(SourceFrame.newBuilder().setSnapshotPage(SnapshotPage.newBuilder().setViewId(wireView)
-                        .setPageOrdinal(p.ordinal()).addAllNamespaces(e.namespaces()).addAllRecords(e.records()).build()));
+                Sent sent = sendData(SourceFrameEncoder.page(open.sessionId(), viewId, p.ordinal(), p.records()));
                 last = sent.frame();
                 metrics.snapshotBytes.labelValues("pages").inc(sent.bytes());
                 transcript.page(last, p.ordinal(), p.records());
@@ -487,7 +486,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private long sendDelta(CoalescedInterval ci, boolean replay) throws InterruptedException {
-        Sent sent = sendData(SourceFrame.newBuilder().setDelta(FrameCodec.encodeDelta(ci.interval(), ci.records())));
+        Sent sent = sendData(SourceFrameEncoder.delta(open.sessionId(), ci.interval(), ci.records()));
         metrics.mutations.labelValues("original").inc(ci.interval().length());
         metrics.mutations.labelValues("coalesced").inc(ci.records().size());
         if (replay) {

@@ -9,13 +9,14 @@ import orbitkv.inventory.ReadOutcome;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.codec.FrameCodec;
-import orbitkv.inventory.wire.Delta;
+import orbitkv.inventory.codec.SourceFrameEncoder;
 
 /**
  * Cuts journal history into contiguous input intervals and coalesces each (PUB-1, DELTA-3, INV-4):
  * an input interval holds at most {@code inputRecordsMax} positions and {@code inputBytesMax} accounted
- * bytes (always at least one position); its coalesced output is encoded as the real v4 frame outside the
- * inventory lock, and if that frame exceeds {@code frameEncodedBytesMax} or its records exceed
+ * bytes (always at least one position); its coalesced output is measured as the real v4 frame (the exact
+ * encoded size {@link SourceFrameEncoder} will write, computed without encoding) outside the inventory
+ * lock, and if that frame exceeds {@code frameEncodedBytesMax} or its records exceed
  * {@code frameDecodedBytesMax}, the <em>input</em> interval is shortened and coalesced again. One
  * coalesced interval's keys are never split over several outputs. A single position that still does not
  * fit is {@link ReadOutcome.RecordTooLarge}. Adjacent intervals whose scoped output is empty are merged
@@ -102,8 +103,7 @@ final class IntervalPartitioner {
                 bound = config.frameDecodedBytesMax();
                 which = ReadOutcome.FrameBound.FRAME_DECODED_BYTES_MAX;
             } else {
-                Delta delta = FrameCodec.encodeDelta(interval, records);
-                over = FrameCodec.frameEncodedBytes(delta);
+                over = SourceFrameEncoder.deltaFrameEncodedBytes(interval, records);
                 bound = config.frameEncodedBytesMax();
                 which = ReadOutcome.FrameBound.FRAME_ENCODED_BYTES_MAX;
                 if (over <= bound) {
