@@ -127,8 +127,16 @@ class SessionBenchHarness {
             w.awaitInstalled(Duration.ofMinutes(5));
             double secs = (System.nanoTime() - t0) / 1e9;
             if (Boolean.getBoolean("bench.verbose")) {
-                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s%n", residences,
-                        nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9);
+                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s, ended at uptime %.3f s%n", residences,
+                        nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9,
+                        java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
+                                java.time.Instant.now()).toNanos() / 1e9);
+                if (!nullReceiver) {
+                    long[] tl = w.stamps.getFirst().timeline;
+                    System.out.printf("    timeline ms: begin %.1f, first page %.1f, last page %.1f, commit %.1f-%.1f; inside stagePage %.1f ms%n",
+                            (tl[0] - t0) / 1e6, (tl[1] - t0) / 1e6, (tl[2] - t0) / 1e6, (tl[3] - t0) / 1e6, (tl[4] - t0) / 1e6,
+                            w.stamps.getFirst().stageNanos / 1e6);
+                }
             }
             long bytes = (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_bytes", "source", "encoded");
             long frames = 0;
@@ -376,14 +384,28 @@ class SessionBenchHarness {
             }
         }
 
+        /** Timeline of the last bootstrap (monotonic ns): begin, first page, last page, commit start, commit end; and ns inside stagePage. */
+        final long[] timeline = new long[5];
+        long stageNanos;
+
         @Override
         public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long f) {
+            timeline[0] = System.nanoTime();
+            timeline[1] = 0;
+            stageNanos = 0;
             return index.beginStaging(s, v, d, s0, f);
         }
 
         @Override
         public StageOutcome stagePage(Incarnation s, UUID v, long o, long f, RecordBatch r) {
-            return index.stagePage(s, v, o, f, r);
+            long t = System.nanoTime();
+            if (timeline[1] == 0) {
+                timeline[1] = t;
+            }
+            StageOutcome out = index.stagePage(s, v, o, f, r);
+            timeline[2] = System.nanoTime();
+            stageNanos += timeline[2] - t;
+            return out;
         }
 
         @Override
@@ -397,7 +419,9 @@ class SessionBenchHarness {
 
         @Override
         public CommitOutcome commit(Incarnation s, UUID v, CommitMarker m) {
+            timeline[3] = System.nanoTime();
             CommitOutcome o = index.commit(s, v, m);
+            timeline[4] = System.nanoTime();
             if (o instanceof CommitOutcome.Installed i) {
                 stamp(i.watermark());
             }
