@@ -295,6 +295,88 @@ class DistributedManagerGateTest {
         assertThat(ManagerApi.unframe(restored.body()).get(key(50))).isEqualTo(ManagerApi.payload(5, 50, 100));
     }
 
+    @Test
+    @Order(6)
+    @DisplayName("API-6 IDX-5 IDX-7 A's fence over ns-out saves: C (scope ns-c) awaits it through an empty filtered interval, "
+            + "yet answers Unavailable with no candidates for those keys, while B lists A; C's own scope is unchanged")
+    void emptyFilteredIntervalProvesNothingOutsideScope() throws Exception {
+        String digestC = api(c).status().at("/scope/digest").asText();
+        // C's own scope before the ns-out traffic: fully covered, A's ns-c row (scopedManager) listed.
+        Await.until("C's ns-c coverage is CompleteAtWatermarks before", BOUND,
+                () -> api(c).query("ns-c", List.of(key(40))).json().get("coverage").asText().equals("CompleteAtWatermarks"));
+        JsonNode ownBefore = api(c).query("ns-c", List.of(key(40))).json();
+        JsonNode aOnCBefore = owner(api(c).status(), a.incarnation());
+        assertThat(ownBefore.at("/candidates/0/replicas/0/owner/incarnation").asText()).isEqualTo(a.incarnation());
+
+        // A saves four blocks in a namespace outside C's scope; A's fence covers them.
+        Map<String, byte[]> blocks = new LinkedHashMap<>();
+        for (int i = 80; i < 84; i++) {
+            blocks.put(key(i), ManagerApi.payload(8, i, 1024 + i));
+        }
+        ManagerApi.Reply saved = api(a).save("ns-out", blocks);
+        assertThat(saved.status()).as(saved.text()).isEqualTo(200);
+        long firstOut = saved.json().at("/saved/0/sequence").asLong();
+        JsonNode fence = api(a).sync().json().get("inventory_fence");
+        long target = fence.get("inventory_sequence").asLong();
+        assertThat(target).isEqualTo(saved.json().get("head_sequence").asLong());
+        assertThat(firstOut).isGreaterThan(aOnCBefore.get("watermark").asLong()); // the interval C must pass is all ns-out
+
+        // C: the filtered interval (firstOut..target) is empty for ns-c; progress through it satisfies the await.
+        ManagerApi.Reply onC = api(c).await(fence, digestC, 10_000);
+        assertThat(onC.status()).as("C's await of A's ns-out fence: " + onC.text()).isEqualTo(200);
+        assertThat(onC.json().get("applied_sequence").asLong()).isGreaterThanOrEqualTo(target);
+        JsonNode aOnC = owner(api(c).status(), a.incarnation());
+        assertThat(aOnC.get("state").asText()).isEqualTo("INSTALLED");
+        assertThat(aOnC.get("watermark").asLong()).as("C's watermark for A").isGreaterThanOrEqualTo(target);
+        assertThat(onC.json().get("view_id").asText()).isEqualTo(aOnC.get("view_id").asText());
+
+        // ...but it proves nothing about ns-out on C: no candidates, no coverage claim, nothing recoverable.
+        List<String> outKeys = new ArrayList<>(blocks.keySet());
+        JsonNode outOnC = api(c).query("ns-out", outKeys).json();
+        assertThat(outOnC.get("coverage").asText()).as("C's coverage of ns-out keys: " + outOnC).isEqualTo("Unavailable");
+        assertThat(outOnC.get("recoverable_prefix").asInt()).isZero();
+        assertThat(outOnC.get("candidates")).hasSize(outKeys.size());
+        for (int i = 0; i < outKeys.size(); i++) {
+            assertThat(outOnC.at("/candidates/" + i + "/key").asText()).isEqualTo(outKeys.get(i));
+            assertThat(outOnC.at("/candidates/" + i + "/replicas")).as("C's replicas of " + outKeys.get(i)).isEmpty();
+            assertThat(outOnC.at("/candidates/" + i + "/truncated").asBoolean()).isFalse();
+        }
+        ManagerApi.Reply restoreOnC = api(c).restore("ns-out", outKeys.subList(0, 1));
+        assertThat(restoreOnC.header("X-OrbitKV-Restored")).isEqualTo("0");
+        assertThat(restoreOnC.header("X-OrbitKV-Route")).contains("stop=not-local"); // no peer route claimed either
+
+        // B subscribes to all namespaces: after its own await of the same fence it lists A for every key.
+        ManagerApi.Reply onB = api(b).await(fence, api(b).status().at("/scope/digest").asText(), 10_000);
+        assertThat(onB.status()).as(onB.text()).isEqualTo(200);
+        Await.until("B's ns-out coverage is CompleteAtWatermarks", BOUND,
+                () -> api(b).query("ns-out", outKeys).json().get("coverage").asText().equals("CompleteAtWatermarks"));
+        JsonNode outOnB = api(b).query("ns-out", outKeys).json();
+        assertThat(outOnB.get("recoverable_prefix").asInt()).isEqualTo(outKeys.size());
+        for (int i = 0; i < outKeys.size(); i++) {
+            JsonNode replica = outOnB.at("/candidates/" + i + "/replicas/0");
+            assertThat(replica.at("/owner/incarnation").asText()).isEqualTo(a.incarnation());
+            assertThat(replica.get("sequence").asLong()).isEqualTo(saved.json().at("/saved/" + i + "/sequence").asLong());
+            assertThat(replica.get("local").asBoolean()).isFalse();
+            assertThat(replica.get("stale").asBoolean()).isFalse();
+        }
+
+        // C's own scope is untouched by the ns-out traffic: same view of A, same rows, same ns-c answer.
+        assertThat(aOnC.get("view_id").asText()).isEqualTo(aOnCBefore.get("view_id").asText());
+        assertThat(aOnC.get("rows").asLong()).isEqualTo(aOnCBefore.get("rows").asLong());
+        assertThat(aOnC.get("bytes").asLong()).isEqualTo(aOnCBefore.get("bytes").asLong());
+        Await.until("C's ns-c coverage is CompleteAtWatermarks after", BOUND,
+                () -> api(c).query("ns-c", List.of(key(40))).json().get("coverage").asText().equals("CompleteAtWatermarks"));
+        JsonNode ownAfter = api(c).query("ns-c", List.of(key(40))).json();
+        assertThat(ownAfter.get("candidates")).isEqualTo(ownBefore.get("candidates"));
+        assertThat(ownAfter.get("recoverable_prefix")).isEqualTo(ownBefore.get("recoverable_prefix"));
+        System.out.println("[gate] API-6: A's ns-out fence " + target + " (ns-out records " + firstOut + ".." + target
+                + "): C awaited it (watermark " + aOnCBefore.get("watermark").asLong() + " -> " + aOnC.get("watermark").asLong()
+                + ", rows " + aOnC.get("rows").asLong() + ", view_generation " + ownBefore.get("view_generation").asLong()
+                + " -> " + ownAfter.get("view_generation").asLong() + ", status coverage "
+                + api(c).status().get("coverage").asText() + ") and answers ns-out " + outOnC.get("coverage").asText()
+                + " with 0 candidates; B lists A for " + outOnB.get("recoverable_prefix").asInt() + "/" + outKeys.size());
+    }
+
     private static JsonNode owner(JsonNode status, String incarnation) {
         for (JsonNode o : status.get("owners")) {
             if (o.at("/owner/incarnation").asText().equals(incarnation)) {
