@@ -80,7 +80,7 @@ class RenewalUnderSnapshotTest {
      */
     static final long GAP_BOUND_MS = LEASE.renewalIntervalMs() + LEASE.etcdCallTimeoutMs() + SCHEDULING_TOLERANCE_MS;
 
-    static final int RESIDENCES = 600_000;
+    static final int RESIDENCES = 1_000_000;
     static final int FRAME_BYTES = 16 << 10;
     /** The session's credit window (SES-13): four frames. */
     static final long WINDOW_BYTES = 64 << 10;
