@@ -68,6 +68,32 @@ class MembershipGateTest {
     }
 
     @Test
+    @DisplayName("MEM-2 IDX-13 a clean close fences with SHUTDOWN, never as a lease loss, and a peer excludes the incarnation at once")
+    void cleanCloseIsShutdown() {
+        String c = cluster();
+        EtcdEndpoints etcd = ETCD.endpoints();
+        format(etcd, c);
+        Membership observer = registered(etcd, node(c, "observer"), SHORT);
+        try {
+            for (int round = 0; round < 8; round++) { // the revoke and the watch raced: repeat to give it chances
+                Membership m = registered(etcd, node(c, "m"), SHORT);
+                EventLog log = new EventLog();
+                m.addListener(log);
+                Await.until("observer admits m", BOUND, () -> observer.view().isAdmitted(m.incarnation()));
+                m.close();
+                Await.until("m fenced", BOUND, () -> log.first(MembershipEvent.Fenced.class).isPresent());
+                var fenced = (MembershipEvent.Fenced) log.first(MembershipEvent.Fenced.class).orElseThrow().event();
+                assertThat(fenced.cause()).as("round %d: fence cause of a clean close", round).isEqualTo(FenceCause.SHUTDOWN);
+                assertThat(log.entries().stream().filter(e -> e.event() instanceof MembershipEvent.Fenced).count())
+                        .as("round %d: exactly one Fenced event in %s", round, log.entries()).isEqualTo(1);
+                Await.until("observer excludes m", BOUND, () -> observer.view().member(new NodeId("m")).isEmpty());
+            }
+        } finally {
+            observer.close();
+        }
+    }
+
+    @Test
     @DisplayName("MEM-2 INV-7 a registration replaces the record of the same node id; the replaced live process fences itself")
     void replacementFencesTheOld() {
         String c = cluster();

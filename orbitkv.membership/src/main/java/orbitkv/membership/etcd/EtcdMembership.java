@@ -73,7 +73,7 @@ public final class EtcdMembership implements Membership {
     private final ScheduledThreadPoolExecutor watchThread;
     private final Backoff renewalBackoff;
     private final Backoff watchBackoff;
-    private final List<Consumer<MembershipEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicInteger pendingWatchResponses = new AtomicInteger();
     private final AtomicLong confirmedRenewals = new AtomicLong();
     private final AtomicLong failedRenewals = new AtomicLong();
@@ -82,6 +82,8 @@ public final class EtcdMembership implements Membership {
     // guarded by lock
     private MembershipState state = MembershipState.ACTIVE;
     private MembershipEvent lastEvent;
+    /** Sequence of {@link #lastEvent} (guarded by {@code lock}): a listener never receives an event twice. */
+    private long lastEventSeq;
     private boolean closed;
     private volatile AdmittedView view;
 
@@ -348,6 +350,7 @@ public final class EtcdMembership implements Membership {
         closeWatcher();
         watchGeneration++; // callbacks of the old watch are stale from now on
         MembershipEvent event;
+        long seq;
         synchronized (lock) {
             if (state == MembershipState.FENCED) {
                 return;
@@ -356,14 +359,16 @@ public final class EtcdMembership implements Membership {
             view = AdmittedView.invalid(cluster, view.revision());
             event = new MembershipEvent.Suspended(view, cause);
             lastEvent = event;
+            seq = ++lastEventSeq;
         }
         LOG.warn("membership of {} suspended: {}; re-reading membership", incarnation, cause);
-        deliver(event);
+        deliver(event, seq);
         watchThread.schedule(this::bootstrap, watchBackoff.nextDelayMs(), TimeUnit.MILLISECONDS);
     }
 
     private void publish(AdmittedView next) {
         MembershipEvent event;
+        long seq;
         synchronized (lock) {
             if (state == MembershipState.FENCED) {
                 return;
@@ -372,8 +377,9 @@ public final class EtcdMembership implements Membership {
             view = next;
             event = new MembershipEvent.Changed(next);
             lastEvent = event;
+            seq = ++lastEventSeq;
         }
-        deliver(event);
+        deliver(event, seq);
     }
 
     private Member decodeMember(KeyValue kv) {
@@ -397,10 +403,17 @@ public final class EtcdMembership implements Membership {
         }
     }
 
-    private void deliver(MembershipEvent event) {
-        for (Consumer<MembershipEvent> l : listeners) {
+    /** A listener and the sequence of the event it was handed when it was added (it has seen everything up to it). */
+    private record Listener(Consumer<MembershipEvent> consumer, long replayedSeq) {}
+
+    /** Delivers event {@code seq} to every listener that has not seen it (one added later got it as its replay). */
+    private void deliver(MembershipEvent event, long seq) {
+        for (Listener l : listeners) {
+            if (seq <= l.replayedSeq()) {
+                continue;
+            }
             try {
-                l.accept(event);
+                l.consumer().accept(event);
             } catch (RuntimeException e) {
                 LOG.error("membership listener failed on {}", event.getClass().getSimpleName(), e);
             }
@@ -419,6 +432,7 @@ public final class EtcdMembership implements Membership {
 
     private void fence(FenceCause cause, String detail) {
         MembershipEvent event;
+        long seq;
         synchronized (lock) {
             if (state == MembershipState.FENCED) {
                 return;
@@ -427,6 +441,7 @@ public final class EtcdMembership implements Membership {
             view = AdmittedView.invalid(cluster, view.revision());
             event = new MembershipEvent.Fenced(view, incarnation, cause);
             lastEvent = event;
+            seq = ++lastEventSeq;
         }
         if (cause == FenceCause.SHUTDOWN) {
             LOG.info("incarnation {} deregistered", incarnation);
@@ -437,7 +452,7 @@ public final class EtcdMembership implements Membership {
         renewalThread.shutdown();
         execute(() -> {
             closeWatcher();
-            deliver(event);
+            deliver(event, seq);
         });
         if (cause != FenceCause.SHUTDOWN) {
             // Best effort: lets peers see the removal before the TTL runs out; a replaced record is not on this lease.
@@ -486,11 +501,13 @@ public final class EtcdMembership implements Membership {
         }
         execute(() -> {
             MembershipEvent current;
+            long seq;
             synchronized (lock) {
                 current = lastEvent;
+                seq = lastEventSeq;
             }
             listener.accept(current);
-            listeners.add(listener);
+            listeners.add(new Listener(listener, seq));
         });
     }
 
@@ -513,6 +530,9 @@ public final class EtcdMembership implements Membership {
         boolean wasFenced = fenced();
         renewalThread.shutdownNow();
         if (!wasFenced) {
+            // Fence first: the revoke below deletes our own member record, and the watch must not read that
+            // deletion as a lease loss (it raced and logged FENCED (LEASE_LOST) on a clean shutdown).
+            fence(FenceCause.SHUTDOWN, "closed");
             try {
                 // Revoking deletes the member record at once: peers exclude this incarnation now, not after the TTL.
                 EtcdCalls.await(client.getLeaseClient().revoke(leaseId), config.etcdCallTimeoutMs());
@@ -520,7 +540,6 @@ public final class EtcdMembership implements Membership {
                 LOG.warn("deregistration of {} could not revoke its lease ({}); it expires after the TTL",
                         incarnation, e.getMessage());
             }
-            fence(FenceCause.SHUTDOWN, "closed");
         }
         watchThread.shutdown();
         try {
