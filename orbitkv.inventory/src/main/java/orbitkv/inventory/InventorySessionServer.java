@@ -25,7 +25,16 @@ public interface InventorySessionServer extends AutoCloseable {
      */
     static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, SessionConfig config) {
-        return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config);
+        return create(source, cluster, self, membership, config, SessionMetricSet.create());
+    }
+
+    /**
+     * A new server counting into {@code metrics}, the process's set shared with its {@link InventorySubscriber}
+     * (register it once).
+     */
+    static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
+        return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config, metrics);
     }
 
     /** The gRPC service {@code orbitkv.inventory.v4.InventorySession} to add to the peer listener. */
@@ -40,7 +49,7 @@ public interface InventorySessionServer extends AutoCloseable {
     /** Per-session ledger and counters, bounded by {@code sessionsPerSourceMax}. */
     List<SourceSessionStatus> status();
 
-    /** Session metrics (bounded label sets), unregistered: the owner of the registry registers them. */
+    /** The metrics of this server's {@link SessionMetricSet} (shared if one was given), unregistered. */
     List<Metric> metrics();
 
     /** Closes every session with {@code SHUTTING_DOWN} and stops their pumps. Idempotent. */

@@ -23,7 +23,16 @@ public interface InventorySubscriber extends AutoCloseable {
     /** A new subscriber; no session starts before the first {@link #onMembership}. */
     static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
             Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
-        return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config);
+        return create(cluster, self, scope, receiver, channels, config, SessionMetricSet.create());
+    }
+
+    /**
+     * A new subscriber counting into {@code metrics}, the process's set shared with its
+     * {@link InventorySessionServer} (register it once).
+     */
+    static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
+        return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config, metrics);
     }
 
     /**
@@ -46,7 +55,7 @@ public interface InventorySubscriber extends AutoCloseable {
     /** This incarnation is fenced: all sessions close with {@code FENCED} and none restart (INV-7). */
     void fence();
 
-    /** Session metrics (bounded label sets), unregistered. */
+    /** The metrics of this subscriber's {@link SessionMetricSet} (shared if one was given), unregistered. */
     List<Metric> metrics();
 
     /** Closes every session. Idempotent. */

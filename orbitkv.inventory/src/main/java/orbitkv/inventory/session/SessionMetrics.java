@@ -12,7 +12,7 @@ import java.util.List;
  * ResetCause names), {@code measure} (encoded|decoded), {@code part} (pages|replay). Never a per-key or
  * per-peer label.
  */
-final class SessionMetrics {
+public final class SessionMetrics implements orbitkv.inventory.SessionMetricSet {
     final Counter mutations = Counter.builder().name("orbitkv_session_mutations_total")
             .help("Journal positions covered (original) vs records sent (coalesced) by deltas and replay")
             .labelNames("kind").build();
@@ -39,7 +39,11 @@ final class SessionMetrics {
     final Gauge peakOutstandingCreditBytes = Gauge.builder().name("orbitkv_session_peak_outstanding_credit_bytes")
             .help("Highest outstanding credit of any session of this process").build();
 
-    List<Metric> all() {
+    /** Created only through {@link orbitkv.inventory.SessionMetricSet#create()}. */
+    public SessionMetrics() {}
+
+    @Override
+    public List<Metric> metrics() {
         return List.of(mutations, frames, bytes, snapshotBytes, rejections, resets, duplicateAcks, sessionMismatchDrops,
                 bootstrapSeconds, ackRoundTripSeconds, peakOutstandingCreditBytes);
     }

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SessionMetricSet;
 import orbitkv.inventory.SourceSessionStatus;
 import orbitkv.inventory.codec.EncodedFrame;
 import orbitkv.inventory.wire.ErrorCause;
@@ -40,14 +41,15 @@ public final class SessionServer implements InventorySessionServer {
     private final Incarnation self;
     private final Supplier<MembershipView> membership;
     private final SessionConfig config;
-    private final SessionMetrics metrics = new SessionMetrics();
+    private final SessionMetrics metrics;
     private final Map<Incarnation, SourceSession> sessions = new HashMap<>();
     private final LinkedHashMap<UUID, Boolean> committedViews;
     private boolean fenced;
     private boolean shut;
 
     private SessionServer(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config) {
+            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
+        this.metrics = (SessionMetrics) Objects.requireNonNull(metrics, "metrics");
         this.source = Objects.requireNonNull(source, "source");
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
@@ -64,8 +66,8 @@ public final class SessionServer implements InventorySessionServer {
     }
 
     public static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config) {
-        return new SessionServer(source, cluster, self, membership, config);
+            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
+        return new SessionServer(source, cluster, self, membership, config, metrics);
     }
 
     @Override
@@ -175,7 +177,7 @@ public final class SessionServer implements InventorySessionServer {
 
     @Override
     public List<Metric> metrics() {
-        return metrics.all();
+        return metrics.metrics();
     }
 
     @Override

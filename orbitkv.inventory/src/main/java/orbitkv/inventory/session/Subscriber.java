@@ -17,6 +17,7 @@ import orbitkv.inventory.InventorySubscriber;
 import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SessionMetricSet;
 import orbitkv.inventory.SubscriptionStatus;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.wire.ErrorCause;
@@ -39,7 +40,7 @@ public final class Subscriber implements InventorySubscriber {
     private final ViewReceiver receiver;
     private final Function<Endpoint, ManagedChannel> channels;
     private final SessionConfig config;
-    private final SessionMetrics metrics = new SessionMetrics();
+    private final SessionMetrics metrics;
     private final ScheduledExecutorService timer;
     private final Map<Incarnation, RequesterSession> sessions = new LinkedHashMap<>();
     private List<Incarnation> beyondLimit = List.of();
@@ -48,7 +49,8 @@ public final class Subscriber implements InventorySubscriber {
     private boolean stopped;
 
     private Subscriber(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
+        this.metrics = (SessionMetrics) Objects.requireNonNull(metrics, "metrics");
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
         this.scope = Objects.requireNonNull(scope, "scope");
@@ -63,8 +65,8 @@ public final class Subscriber implements InventorySubscriber {
     }
 
     public static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
-        return new Subscriber(cluster, self, scope, receiver, channels, config);
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
+        return new Subscriber(cluster, self, scope, receiver, channels, config, metrics);
     }
 
     ClusterIdentity cluster() {
@@ -178,7 +180,7 @@ public final class Subscriber implements InventorySubscriber {
 
     @Override
     public List<Metric> metrics() {
-        return metrics.all();
+        return metrics.metrics();
     }
 
     @Override

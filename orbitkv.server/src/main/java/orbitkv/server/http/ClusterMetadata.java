@@ -20,6 +20,7 @@ import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.InventoryFence;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.SessionMetricSet;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.JournalStatus;
 import orbitkv.inventory.Namespace;
@@ -70,10 +71,20 @@ public final class ClusterMetadata implements DistributedMetadata {
     private volatile Sessions sessions;
 
     /** The two session ends of this Manager, attached once before the HTTP API serves (SES-1). */
-    public record Sessions(InventorySubscriber subscriber, InventorySessionServer server, int sessionsPerRequesterMax) {
+    /**
+     * Both ends of the InventorySession and the one metric set they share (registered once, DIAG-3).
+     *
+     * @throws IllegalArgumentException if an end counts into another set (its metrics would be lost or collide)
+     */
+    public record Sessions(InventorySubscriber subscriber, InventorySessionServer server, SessionMetricSet metrics,
+                           int sessionsPerRequesterMax) {
         public Sessions {
             Objects.requireNonNull(subscriber, "subscriber");
             Objects.requireNonNull(server, "server");
+            Objects.requireNonNull(metrics, "metrics");
+            if (!server.metrics().equals(metrics.metrics()) || !subscriber.metrics().equals(metrics.metrics())) {
+                throw new IllegalArgumentException("the session server and subscriber must share the given SessionMetricSet");
+            }
         }
     }
 
@@ -323,7 +334,7 @@ public final class ClusterMetadata implements DistributedMetadata {
         registry.register(source.intentionalWaitSeconds());
         Sessions s = sessions;
         if (s != null) { // registered once: the HTTP server calls this once, when it starts serving
-            registry.register(new SessionMetricsUnion(s.server().metrics(), s.subscriber().metrics()));
+            s.metrics().metrics().forEach(registry::register); // one set for both ends: one family per name
         }
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
                 .callback(cb -> cb.call(source.status().journalBytes())).register(registry);
