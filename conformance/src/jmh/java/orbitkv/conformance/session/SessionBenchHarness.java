@@ -74,12 +74,7 @@ class SessionBenchHarness {
     static final Namespace NS = Namespace.utf8("bench/llama-3-8b/fp16");
 
     static StateKey key(long i) {
-        byte[] k = new byte[32];
-        for (int b = 0; b < 8; b++) {
-            k[b] = (byte) (i >>> (56 - 8 * b));
-        }
-        k[31] = (byte) 0x5a;
-        return new StateKey(NS, k);
+        return SessionWorld.blockKey(NS, i);
     }
 
     static InventoryConfig inventory() {

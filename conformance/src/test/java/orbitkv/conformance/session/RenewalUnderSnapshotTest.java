@@ -95,12 +95,7 @@ class RenewalUnderSnapshotTest {
             .withFrameDecodedBytesMax(4 * FRAME_BYTES).withPageBytesMax(FRAME_BYTES - InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES);
 
     static StateKey key(long i) {
-        byte[] k = new byte[32];
-        for (int b = 0; b < 8; b++) {
-            k[b] = (byte) (i >>> (56 - 8 * b));
-        }
-        k[31] = (byte) 0x5a;
-        return new StateKey(NS, k);
+        return SessionWorld.blockKey(NS, i);
     }
 
     @Test

@@ -67,6 +67,16 @@ final class SessionWorld implements AutoCloseable {
         return SessionConfig.defaults().withBackoffMs(2, 50, 2, 50);
     }
 
+    /** A 32-byte block-hash-like key of {@code ns}: {@code i} big-endian in the first 8 bytes, 0x5a last. */
+    static StateKey blockKey(Namespace ns, long i) {
+        byte[] k = new byte[32];
+        for (int b = 0; b < 8; b++) {
+            k[b] = (byte) (i >>> (56 - 8 * b));
+        }
+        k[31] = (byte) 0x5a;
+        return new StateKey(ns, k);
+    }
+
     static StateKey key(int ns, int k) {
         return new StateKey(NAMESPACES.get(ns), new byte[] {(byte) (k >>> 8), (byte) k, 0x5a});
     }
