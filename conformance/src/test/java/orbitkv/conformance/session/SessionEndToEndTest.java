@@ -52,6 +52,10 @@ class SessionEndToEndTest {
             assertThat(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_mutations", "original"))
                     .isGreaterThanOrEqualTo(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_mutations", "coalesced"))
                     .isPositive();
+            // Convergence is observed at the requester; the ACK that returns credit follows within ackIntervalMs
+            // (DELTA-12), so the source's ledger is awaited, not sampled at once.
+            SessionWorld.await("credit returned to the source", BOUND,
+                    () -> s.server.status().getFirst().creditReturnedBytes() > 0);
             assertThat(s.server.status()).singleElement().satisfies(ss -> {
                 assertThat(ss.outstandingBytes()).isLessThanOrEqualTo(w.sessionConfig.receiveWindowBytes());
                 assertThat(ss.creditReturnedBytes()).isPositive();
