@@ -8,7 +8,7 @@ import java.util.RandomAccess;
 
 /**
  * The records of one frame in columnar form: what the session's requester end decodes and what a
- * {@link ViewReceiver} applies (DESIGN §5). A batch holds a namespace table, one concatenated key array
+ * {@link ViewReceiver} applies (DESIGN §5; PUB-9 exact records, SES-9 field widths). A batch holds a namespace table, one concatenated key array
  * and primitive columns, so a frame of a thousand records is a handful of arrays instead of thousands of
  * {@link ResidenceRecord}/{@link StateKey} objects with key copies (issue 5's bootstrap throughput).
  *
@@ -213,7 +213,9 @@ public final class RecordBatch {
 
     /**
      * Appends records; not thread-safe. Each {@code add} checks the record invariants and throws
-     * {@link IllegalArgumentException} naming the record index; nothing is added then.
+     * {@link IllegalArgumentException} naming the record index; nothing is added then. The builder itself
+     * does not bound its size: its owner does (the codec builds a batch only after the frame's decoded-bytes
+     * bound passed, SES-10; {@link #of} copies a list the caller already holds).
      */
     public static final class Builder {
         private Namespace[] namespaces = new Namespace[4];

@@ -11,10 +11,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -265,25 +262,10 @@ class SessionBenchHarness {
 
     // ------------------------------------------------------------------ raw gRPC baseline
 
-    static final MethodDescriptor.Marshaller<byte[]> RAW = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream in) {
-            try {
-                return in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
 
     /** Seconds to stream {@code bytes} in messages of {@code frameBytes} over loopback gRPC, flow-controlled. */
     static double rawGrpcSeconds(long bytes, int frameBytes) throws Exception {
-        MethodDescriptor<byte[], byte[]> m = InventorySessionGrpc.getSessionMethod().toBuilder(RAW, RAW).build();
+        MethodDescriptor<byte[], byte[]> m = orbitkv.conformance.peer.RawBytes.METHOD;
         byte[] frame = new byte[frameBytes];
         long count = bytes / frameBytes;
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)

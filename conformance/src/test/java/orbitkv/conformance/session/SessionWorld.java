@@ -227,13 +227,7 @@ final class SessionWorld implements AutoCloseable {
 
     /** Waits (bounded) until {@code condition} holds. */
     static void await(String what, Duration bound, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + bound + ": " + what);
-            }
-            Thread.sleep(1);
-        }
+        orbitkv.conformance.etcd.Await.until(what, bound, Duration.ofMillis(1), condition);
     }
 
     /** The installed cursor of {@code source} at {@code requester}, if any. */

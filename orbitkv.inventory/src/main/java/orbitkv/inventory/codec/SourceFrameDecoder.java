@@ -15,7 +15,8 @@ import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 
 /**
- * Reads a snapshot page or delta {@link SourceFrame} straight from its bytes into a {@link RecordBatch},
+ * Reads a snapshot page or delta {@link SourceFrame} (SNAP-2, DELTA-1) straight from its bytes into a
+ * {@link RecordBatch} under the same checks as the generated path (SES-9 widths and enums, SES-10 decoded bound),
  * with protobuf's {@link CodedInputStream} and no message object per record (issue 5: the generated
  * parser builds a {@code Record} and a key {@code ByteString} per record, which dominated the requester's
  * bootstrap cost). The generated classes remain the schema and decode every other frame.

@@ -12,7 +12,8 @@ import orbitkv.inventory.wire.RecordOp;
  * protobuf decodes them (an unknown enum value stays a number, a fixed64 above 2^63-1 stays negative).
  * Two readers produce it: the generated messages ({@link #of(List)}) and {@link SourceFrameDecoder}, which
  * reads the columns straight from the frame bytes. {@link FrameCodec#decodeRecords} validates either the
- * same way.
+ * same way (SES-9, SES-10). Column storage is bounded by the frame: at most one record per two encoded bytes of
+ * a frame already within {@code frameEncodedBytesMax}.
  */
 public interface WireRecords {
     int count();
