@@ -114,15 +114,15 @@ class SessionBenchHarness {
         try (World w = new World(1, residences, 1, inventory(), nullReceiver)) {
             System.gc();
             long cpu0 = processCpuNanos();
+            java.time.Instant wall0 = java.time.Instant.now();
             long t0 = System.nanoTime();
             w.publish();
             w.awaitInstalled(Duration.ofMinutes(5));
             double secs = (System.nanoTime() - t0) / 1e9;
             if (Boolean.getBoolean("bench.verbose")) {
-                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s, ended at uptime %.3f s%n", residences,
-                        nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9,
-                        java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
-                                java.time.Instant.now()).toNanos() / 1e9);
+                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s, wall clock %s .. %s (for -Xlog:gc:...:time)%n",
+                        residences, nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9, wall0,
+                        java.time.Instant.now());
                 if (!nullReceiver) {
                     long[] tl = w.stamps.getFirst().timeline;
                     System.out.printf("    timeline ms: begin %.1f, first page %.1f, last page %.1f, commit %.1f-%.1f; inside stagePage %.1f ms%n",
@@ -565,6 +565,28 @@ class SessionBenchHarness {
             for (Server g : grpcs) {
                 g.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
+            awaitReleased();
+        }
+
+        /**
+         * Waits (bounded) until this world's sources, servers, indexes and subscribers are garbage, so the next
+         * world is measured on a heap holding only itself. A stopped requester session keeps its channel, and
+         * through it the session, for up to {@code CHANNEL_DRAIN_MS} (1 s) of graceful drain; without this
+         * wait, two or three earlier 1 M-residence worlds were still live during a timed run, and G1 marked
+         * them concurrently on one of the two cores.
+         */
+        private void awaitReleased() {
+            List<java.lang.ref.WeakReference<Object>> residents = new ArrayList<>();
+            for (List<?> l : List.of(sources, servers, indexes, stamps, subscribers, nulls)) {
+                l.forEach(o -> residents.add(new java.lang.ref.WeakReference<>(o)));
+            }
+            for (List<?> l : List.of(sources, servers, indexes, stamps, subscribers, nulls, grpcs, channels)) {
+                l.clear();
+            }
+            orbitkv.conformance.etcd.Await.until("closed bench world released", Duration.ofSeconds(20), Duration.ofMillis(50), () -> {
+                System.gc();
+                return residents.stream().allMatch(r -> r.get() == null);
+            });
         }
     }
 }

@@ -131,6 +131,109 @@ final class ResidenceTable {
         return t;
     }
 
+    /** Below this many rows a bulk build inserts directly: the table then fits the cache anyway. */
+    static final int PARTITIONED_BUILD_ROWS_MIN = 1 << 15;
+    /**
+     * Home-slot ranges of a partitioned build: at most 64 (so the scatter writes few streams), each of at least
+     * 64 slots. At 1 M rows a range of the table's arrays is about 0.9 MiB and stays in L2 while it is filled.
+     */
+    private static final int PARTITION_BITS_MAX = 6;
+
+    /**
+     * A table of exactly the rows of {@code frames}, built at its final size. The caller guarantees the rows
+     * are distinct (SNAP-2: staged pages are strictly ordered and come before any replay), so nothing is
+     * probed for presence.
+     *
+     * <p>Why partitioned: rows arrive in key order, so inserting them as they come touches every array of
+     * the table at a random slot per row, one cache miss per array and a scattered G1 card mark per key
+     * reference. Large builds therefore first sort the rows by the top bits of their home slot (one
+     * counting-sort pass into transient columns of 28 bytes per row, released when this returns) and then
+     * insert them range by range, walking the table's arrays from start to end.
+     */
+    static ResidenceTable ofDistinctRows(int rows, Iterable<PreparedFrame> frames) {
+        int counted = 0;
+        for (PreparedFrame f : frames) {
+            counted += f.rows();
+        }
+        if (counted != rows) {
+            throw new IllegalArgumentException("bulk build announced " + rows + " rows but the frames hold " + counted);
+        }
+        ResidenceTable t = new ResidenceTable(rows);
+        if (rows < PARTITIONED_BUILD_ROWS_MIN) {
+            for (PreparedFrame f : frames) {
+                for (int i = 0; i < f.rows(); i++) {
+                    t.insert(f.tag(i), f.key(i), f.hash(i), f.sequence(i), f.size(i));
+                }
+            }
+            return t;
+        }
+        int capacityBits = Integer.numberOfTrailingZeros(t.keys.length);
+        int shift = capacityBits - Math.min(PARTITION_BITS_MAX, capacityBits - 6);
+        int[] next = new int[(t.mask >>> shift) + 2];
+        for (PreparedFrame f : frames) {
+            t.countHomes(f, next, shift);
+        }
+        for (int b = 1; b < next.length; b++) {
+            next[b] += next[b - 1];
+        }
+        int[] starts = next.clone();
+        Columns sorted = new Columns(rows);
+        for (PreparedFrame f : frames) {
+            t.scatter(f, sorted, next, shift);
+        }
+        for (int b = 0; b + 1 < starts.length; b++) {
+            t.insertRange(sorted, starts[b], starts[b + 1]);
+        }
+        return t;
+    }
+
+    /** Rows of a partitioned build in home-range order (transient, 28 bytes per row). */
+    private static final class Columns {
+        final int[] tags;
+        final byte[][] keys;
+        final int[] hashes;
+        final long[] sequences;
+        final long[] sizes;
+
+        Columns(int rows) {
+            tags = new int[rows];
+            keys = new byte[rows][];
+            hashes = new int[rows];
+            sequences = new long[rows];
+            sizes = new long[rows];
+        }
+    }
+
+    // The passes of a partitioned build run per frame and per range, not in one long loop: a bootstrap is
+    // rare, and small methods called a thousand times per build are compiled normally instead of relying on
+    // on-stack replacement of a loop entered once.
+
+    private void countHomes(PreparedFrame f, int[] counts, int shift) {
+        for (int i = 0; i < f.rows(); i++) {
+            counts[((f.hash(i) & mask) >>> shift) + 1]++;
+        }
+    }
+
+    private void scatter(PreparedFrame f, Columns to, int[] next, int shift) {
+        for (int i = 0; i < f.rows(); i++) {
+            int p = next[(f.hash(i) & mask) >>> shift]++;
+            to.tags[p] = f.tag(i);
+            to.keys[p] = f.key(i);
+            to.hashes[p] = f.hash(i);
+            to.sequences[p] = f.sequence(i);
+            to.sizes[p] = f.size(i);
+        }
+    }
+
+    private void insertRange(Columns rows, int from, int to) {
+        if (size + (to - from) > threshold) {
+            throw new IllegalStateException("residence table over its load threshold: grow before inserting");
+        }
+        for (int p = from; p < to; p++) {
+            insertFresh(rows.tags[p], rows.keys[p], rows.hashes[p], rows.sequences[p], rows.sizes[p]);
+        }
+    }
+
     private void insertFresh(int tag, byte[] key, int hash, long seq, long sz) {
         int i = hash & mask;
         while (meta[i] != 0) {

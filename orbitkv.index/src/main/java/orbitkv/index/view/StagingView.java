@@ -19,7 +19,8 @@ final class StagingView {
     /**
      * Page rows not yet in a table. Pages cannot collide with each other (SNAP-2: strictly increasing across
      * pages, all before replay), so they are kept as prepared and the table is built once, at its final
-     * size, when replay starts or at commit: no growth copies, and each page is released as it is inserted.
+     * size, when replay starts or at commit: no growth copies, and rows inserted in home-slot order
+     * ({@link ResidenceTable#ofDistinctRows}); the pages are released once the table is built.
      */
     private final ArrayDeque<PreparedFrame> pages = new ArrayDeque<>();
     private long pageRows;
@@ -44,13 +45,8 @@ final class StagingView {
     /** The staging table, built from the pages on first use. */
     ResidenceTable table() {
         if (table == null) {
-            ResidenceTable t = new ResidenceTable(Math.toIntExact(pageRows));
-            for (PreparedFrame page = pages.poll(); page != null; page = pages.poll()) {
-                for (int i = 0; i < page.rows(); i++) {
-                    t.insert(page.tag(i), page.key(i), page.hash(i), page.sequence(i), page.size(i));
-                }
-            }
-            table = t;
+            table = ResidenceTable.ofDistinctRows(Math.toIntExact(pageRows), pages);
+            pages.clear();
         }
         return table;
     }

@@ -2,10 +2,20 @@ package orbitkv.index.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.Label;
+import net.jqwik.api.constraints.IntRange;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.Scope;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -75,6 +85,78 @@ class ResidenceTableProperties {
             int tag = Integer.parseInt(p[1]);
             assertThat(t.find(tag, k, ResidenceTable.hash(tag, k)) >= 0).isEqualTo(e.getValue() % 3 != 0);
         }
+    }
+
+    /**
+     * Distinct page rows (strictly increasing keys, as SNAP-2 guarantees for staged pages) split into pages of
+     * random sizes; the row count spans both sides of {@link ResidenceTable#PARTITIONED_BUILD_ROWS_MIN}.
+     */
+    static List<PreparedFrame> pages(int rows, Random random) {
+        Namespace ns = Namespace.utf8("ns-bulk");
+        NamespaceTable namespaces = new NamespaceTable();
+        List<PreparedFrame> pages = new ArrayList<>();
+        int key = 0;
+        for (int done = 0; done < rows;) {
+            int n = Math.min(rows - done, 1 + random.nextInt(3_000));
+            RecordBatch.Builder b = RecordBatch.builder(n);
+            int j = b.namespace(ns);
+            for (int i = 0; i < n; i++) {
+                key += 1 + random.nextInt(3);
+                byte[] k = ByteBuffer.allocate(8).putLong(key).array();
+                b.add(j, k, 0, k.length, random.nextBoolean() ? Medium.DRAM : Medium.SSD, false, 1 + random.nextInt(1 << 20),
+                        random.nextInt(1 << 16));
+            }
+            PreparedFrame page = PreparedFrame.page(b.build(), Scope.all(), namespaces);
+            assertThat(page.rejected()).isNull();
+            pages.add(page);
+            done += n;
+        }
+        return pages;
+    }
+
+    @Property(tries = 40, seed = "20261129")
+    @Label("SNAP-2 a bulk build of distinct page rows holds exactly the rows that row-by-row inserts hold")
+    void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 3 * ResidenceTable.PARTITIONED_BUILD_ROWS_MIN) int rows,
+            @ForAll long seed) {
+        List<PreparedFrame> pages = pages(rows, new Random(seed));
+        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, pages);
+        ResidenceTable model = new ResidenceTable(rows);
+        for (PreparedFrame f : pages) {
+            for (int i = 0; i < f.rows(); i++) {
+                model.insert(f.tag(i), f.key(i), f.hash(i), f.sequence(i), f.size(i));
+            }
+        }
+        assertThat(bulk.size()).isEqualTo(rows);
+        assertThat(bulk.capacity()).isEqualTo(model.capacity());
+        for (PreparedFrame f : pages) {
+            for (int i = 0; i < f.rows(); i++) {
+                int slot = bulk.find(f.tag(i), f.key(i), f.hash(i));
+                assertThat(slot).as("row %d of a page", i).isNotNegative();
+                assertThat(bulk.sequenceAt(slot)).isEqualTo(f.sequence(i));
+                assertThat(bulk.sizeAt(slot)).isEqualTo(f.size(i));
+                assertThat(bulk.tagAt(slot)).isEqualTo(f.tag(i));
+            }
+        }
+        byte[] absent = ByteBuffer.allocate(8).putLong(-1).array();
+        assertThat(bulk.find(0, absent, ResidenceTable.hash(0, absent))).isNegative();
+        // Every row stays findable through the backward-shift removal of all of them.
+        for (PreparedFrame f : pages) {
+            for (int i = 0; i < f.rows(); i++) {
+                bulk.removeAt(bulk.find(f.tag(i), f.key(i), f.hash(i)));
+            }
+        }
+        assertThat(bulk.size()).isZero();
+    }
+
+    @Test
+    @DisplayName("a bulk build refuses a row count that differs from its frames' rows")
+    void bulkBuildChecksRowCount() {
+        List<PreparedFrame> pages = pages(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 10, new Random(7));
+        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 9, pages))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
+        List<PreparedFrame> few = pages(10, new Random(8));
+        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(11, few))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
     }
 
     @Test
