@@ -41,7 +41,11 @@ public record InventoryConfig(
     public static final int JOURNAL_ENTRY_FIXED_BYTES = 96;
     /** Largest accounted journal entry: fixed part + 255-byte namespace + 64-byte key. */
     public static final int JOURNAL_ENTRY_BYTES_MAX = JOURNAL_ENTRY_FIXED_BYTES + Namespace.MAX_BYTES + StateKey.MAX_KEY_BYTES;
-    /** Smallest frame bound accepted: an empty delta frame and one small record must fit. */
+    /**
+     * Smallest frame bound the inventory accepts on its own: an empty delta frame and one small record must
+     * fit. A source served by a session needs at least {@link SessionConfig#FRAME_ENCODED_BYTES_MIN}, which
+     * fits one largest record (checked by {@link SessionConfig#requireCompatible}).
+     */
     public static final int FRAME_ENCODED_BYTES_MIN = 128;
     /**
      * Frame bytes reserved around a page's records: a page's accounted record bytes plus this never

@@ -66,12 +66,21 @@ public record SessionConfig(
     /** Default: 4,096 remembered committed view ids. */
     public static final int DEFAULT_COMMITTED_VIEWS_MAX = 4096;
 
+    /**
+     * Smallest encoded frame bound a session accepts, on both ends and for the source it serves: every frame
+     * a session sends must fit it (SES-10), so it must carry the fixed control frames (a SnapshotCommit is
+     * about 150 bytes) and one largest record alone in a page or a delta (255-byte namespace, 64-byte key,
+     * widest integers: about 420 bytes). {@code SessionFrameFloorTest} encodes each worst case against it.
+     * Below it a snapshot could never commit, or a legal record could never be sent.
+     */
+    public static final int FRAME_ENCODED_BYTES_MIN = 512;
+
     public SessionConfig {
         atLeast("receiveWindowBytes", receiveWindowBytes, "frameEncodedBytesMax", frameEncodedBytesMax);
         atLeast("windowFramesMax", windowFramesMax, "1", 1);
         atLeast("openEncodedBytesMax", openEncodedBytesMax, "1024", 1024);
-        atLeast("frameEncodedBytesMax", frameEncodedBytesMax, "InventoryConfig.FRAME_ENCODED_BYTES_MIN",
-                InventoryConfig.FRAME_ENCODED_BYTES_MIN);
+        atLeast("frameEncodedBytesMax", frameEncodedBytesMax, "SessionConfig.FRAME_ENCODED_BYTES_MIN",
+                FRAME_ENCODED_BYTES_MIN);
         atLeast("frameDecodedBytesMax", frameDecodedBytesMax, "frameEncodedBytesMax", frameEncodedBytesMax);
         atLeast("ackIntervalMs", ackIntervalMs, "1", 1);
         atLeast("livenessIntervalMs", livenessIntervalMs, "ackIntervalMs", ackIntervalMs);
@@ -128,8 +137,17 @@ public record SessionConfig(
                 reconnectMin, reconnectMax, snapshotMin, snapshotMax, replayIntervalsPerRead, committedViewsMax);
     }
 
-    /** Rejects a source whose frame bounds exceed this session's (BND-6): both sides are named. */
+    /**
+     * Rejects a source whose frame bounds exceed this session's, or whose encoded bound is below what a session
+     * must carry ({@link #FRAME_ENCODED_BYTES_MIN}: the source cuts deltas at its own bound, so a smaller one
+     * would refuse a legal record, DELTA-3) (BND-6): both sides are named.
+     */
     public void requireCompatible(InventoryConfig source) {
+        if (source.frameEncodedBytesMax() < FRAME_ENCODED_BYTES_MIN) {
+            throw new IllegalArgumentException("InventoryConfig.frameEncodedBytesMax (" + source.frameEncodedBytesMax()
+                    + ") must be >= SessionConfig.FRAME_ENCODED_BYTES_MIN (" + FRAME_ENCODED_BYTES_MIN
+                    + ") to be served by a session");
+        }
         if (source.frameEncodedBytesMax() > frameEncodedBytesMax) {
             throw new IllegalArgumentException("InventoryConfig.frameEncodedBytesMax (" + source.frameEncodedBytesMax()
                     + ") must be <= SessionConfig.frameEncodedBytesMax (" + frameEncodedBytesMax + ")");

@@ -253,6 +253,16 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         }
     }
 
+    /**
+     * A data frame that would exceed this session's encoded frame bound (SES-10): never sent; the session
+     * ends with {@code FRAME_TOO_LARGE} (DELTA-3's explicit error for an indivisible oversized record).
+     */
+    private static final class FrameTooLarge extends RuntimeException {
+        FrameTooLarge(String detail) {
+            super(detail, null, false, false);
+        }
+    }
+
     private long sendControl(SourceFrame.Builder b) {
         synchronized (sendLock) {
             if (closed) {
@@ -284,6 +294,10 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
      */
     private Sent sendData(UnnumberedFrame frame) throws InterruptedException {
         int bytes = frame.encodedBytes();
+        if (bytes > config.frameEncodedBytesMax()) {
+            throw new FrameTooLarge(frame.body() + " frame of " + bytes + " encoded bytes exceeds frameEncodedBytesMax ("
+                    + config.frameEncodedBytesMax() + "); a single record too large for one frame is not sendable");
+        }
         while (ledger.full(bytes)) {
             awaitWake(PARK_MAX_NANOS);
         }
@@ -318,7 +332,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             metrics.rejections.labelValues("source", cause.name()).inc();
             try {
                 EncodedFrame f = EncodedFrame.of(SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
-                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail)).build());
+                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail, config.frameEncodedBytesMax())).build());
                 emit(f);
                 out.onCompleted();
             } catch (RuntimeException e) {
@@ -402,6 +416,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             stream();
         } catch (Closed | InterruptedException e) {
             // closed: nothing more to send
+        } catch (FrameTooLarge e) {
+            fail(ErrorCause.FRAME_TOO_LARGE, e.getMessage());
         } catch (RuntimeException e) {
             if (!closed) {
                 LOG.warn("session pump for {} failed", open.requester(), e);
@@ -466,7 +482,12 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                     break;
                 }
             } else {
-                return aborted(((SnapshotScan.ReplayStep.Aborted) step).detail());
+                SnapshotScan.ReplayStep.Aborted a = (SnapshotScan.ReplayStep.Aborted) step;
+                if (a.cause() == SnapshotScan.SnapshotAbortCause.RECORD_TOO_LARGE) {
+                    // Retrying cannot help: the same record would abort every attempt (DELTA-3).
+                    throw new FrameTooLarge(a.detail());
+                }
+                return aborted(a.detail());
             }
         }
         sendData(SourceFrame.newBuilder().setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(wireView)

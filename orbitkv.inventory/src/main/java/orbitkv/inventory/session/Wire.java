@@ -80,12 +80,27 @@ final class Wire {
         return uuid(u);
     }
 
+    /**
+     * Bytes of an Error frame besides its detail: session id, frame number, body and field framing (44 at
+     * most for a 1 KiB detail), rounded up.
+     */
+    static final int ERROR_FRAME_OVERHEAD_BYTES = 64;
+
     /** An Error body with the detail truncated to its bound at a character boundary. */
     static Error error(ErrorCause cause, String detail) {
+        return error(cause, detail, Integer.MAX_VALUE);
+    }
+
+    /**
+     * An Error body whose frame also fits {@code frameBytesMax} (SES-10: the peer checks every inbound frame,
+     * control frames included): the detail is cut to the smaller of its own bound and what the frame leaves.
+     */
+    static Error error(ErrorCause cause, String detail, int frameBytesMax) {
+        int detailMax = Math.max(0, Math.min(ERROR_DETAIL_BYTES_MAX, frameBytesMax - ERROR_FRAME_OVERHEAD_BYTES));
         String d = detail == null ? "" : detail;
         byte[] utf8 = d.getBytes(StandardCharsets.UTF_8);
-        if (utf8.length > ERROR_DETAIL_BYTES_MAX) {
-            int end = ERROR_DETAIL_BYTES_MAX;
+        if (utf8.length > detailMax) {
+            int end = detailMax;
             while (end > 0 && (utf8[end] & 0xC0) == 0x80) {
                 end--;
             }

@@ -79,7 +79,8 @@ final class SnapshotPager implements SnapshotScan {
         List<ResidenceRecord> page = new ArrayList<>();
         long bytes = 0;
         while (!exhausted && page.size() < recordsMax) {
-            SourceInventory.ScanBatch batch = source.scanBatch(cursor, scope, recordsMax - page.size(), bytesMax - bytes, 2 * recordsMax);
+            SourceInventory.ScanBatch batch = source.scanBatch(cursor, scope, recordsMax - page.size(), bytesMax - bytes, 2 * recordsMax,
+                    page.isEmpty());
             page.addAll(batch.records());
             bytes += batch.bytes();
             cursor = batch.last();

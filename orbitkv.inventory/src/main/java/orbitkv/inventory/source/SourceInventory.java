@@ -212,11 +212,12 @@ public final class SourceInventory implements InventorySource {
 
     /**
      * Under the lock: in-scope records after {@code after} (null = from the start), at most
-     * {@code recordsMax} records and {@code bytesMax} accounted bytes (always at least one record if any),
-     * examining at most {@code examineMax} entries; out-of-scope namespaces are skipped by seeking to the
-     * next subscribed namespace, so filtering never walks or clones the whole map (BND-4).
+     * {@code recordsMax} records and {@code bytesMax} accounted bytes (at least one record if any and
+     * {@code firstOfPage}: a page holds at least one record, but a batch continuing a page never passes the
+     * page's byte budget), examining at most {@code examineMax} entries; out-of-scope namespaces are skipped
+     * by seeking to the next subscribed namespace, so filtering never walks or clones the whole map (BND-4).
      */
-    ScanBatch scanBatch(ResidenceKey after, Scope scope, int recordsMax, long bytesMax, int examineMax) {
+    ScanBatch scanBatch(ResidenceKey after, Scope scope, int recordsMax, long bytesMax, int examineMax, boolean firstOfPage) {
         List<ResidenceRecord> out = new ArrayList<>(Math.min(recordsMax, 256));
         long bytes = 0;
         int examined = 0;
@@ -240,7 +241,7 @@ public final class SourceInventory implements InventorySource {
                     continue;
                 }
                 long b = Journal.entryBytes(e.getValue());
-                if (!out.isEmpty() && bytes + b > bytesMax) {
+                if ((!out.isEmpty() || !firstOfPage) && bytes + b > bytesMax) {
                     return new ScanBatch(out, last, false, bytes, true);
                 }
                 out.add(e.getValue());
