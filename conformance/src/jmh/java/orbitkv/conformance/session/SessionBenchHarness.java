@@ -228,6 +228,13 @@ class SessionBenchHarness {
     void latency(long windowMs, long capMs, boolean bursty) throws Exception {
         InventoryConfig cfg = inventory().withWindow(windowMs, capMs);
         try (World w = new World(1, 0, 1, cfg)) {
+            latencyRun(w, windowMs, capMs, bursty);
+        }
+    }
+
+    /** The body of {@link #latency}: its locals die with this frame, so the closed world can be released. */
+    private static void latencyRun(World w, long windowMs, long capMs, boolean bursty) throws Exception {
+        {
             w.publish();
             w.awaitInstalled(Duration.ofSeconds(30));
             InventorySource src = w.sources.getFirst();
