@@ -153,6 +153,8 @@ class SessionBenchHarness {
     /** Rounds measured per size (median and spread reported); each is preceded by untimed warm-up rounds. */
     static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
     static final int WARMUP_ROUNDS = Integer.getInteger("bench.warmup", 2);
+    /** Only bootstrap into the GlobalIndex (no null receiver, no raw baseline): a profile then shows one path. */
+    static final boolean INDEX_ONLY = Boolean.getBoolean("bench.indexOnly");
 
     void bootstrapVsRaw(int residences) throws Exception {
         for (int i = 0; i < WARMUP_ROUNDS; i++) {
@@ -164,6 +166,14 @@ class SessionBenchHarness {
         double[] nul = new double[ROUNDS];
         double[] raw = new double[ROUNDS];
         Run last = null;
+        if (INDEX_ONLY) {
+            for (int i = 0; i < ROUNDS; i++) {
+                index[i] = bootstrapSeconds(residences, false).seconds();
+            }
+            System.out.printf("bootstrap residences=%,d into GlobalIndex only (bench.indexOnly, for profiling): median %.3f s, runs %s%n",
+                    residences, median(index), fmt(index));
+            return;
+        }
         for (int i = 0; i < ROUNDS; i++) {
             last = bootstrapSeconds(residences, false);
             index[i] = last.seconds();

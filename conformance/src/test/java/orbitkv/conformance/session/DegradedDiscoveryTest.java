@@ -196,6 +196,11 @@ class DegradedDiscoveryTest {
         List<SourceSessionStatus> sessions = s.server.status();
         assertThat(sessions).as("source session status during the storm").hasSize(1);
         assertThat(sessions.getFirst().phase()).as("source session phase during the storm").isEqualTo(SourceSessionStatus.Phase.BOOTSTRAPPING);
+        SourceSessionStatus served = sessions.getFirst();
+        assertThat(served.snapshotAttempts()).as("DIAG-1 SNAP-13: the source session counts its snapshot attempts: " + served)
+                .isGreaterThanOrEqualTo(last.begins());
+        assertThat(served.snapshotAborts()).as("DIAG-1 SNAP-4: every attempt but the one in progress was aborted as trimmed: " + served)
+                .isBetween(served.snapshotAttempts() - 1, served.snapshotAttempts());
 
         // 2. Bounded retries: the count admitted by the backoff schedule, and the spacing of each retry. The first
         // begin happened after publishNanos, so last.nanos() - publishNanos bounds the time the retries had.

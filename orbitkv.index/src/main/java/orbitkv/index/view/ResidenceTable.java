@@ -123,12 +123,22 @@ final class ResidenceTable {
      */
     ResidenceTable grownCopy(int inserts) {
         ResidenceTable t = new ResidenceTable(size + inserts);
-        for (int i = 0; i < keys.length; i++) {
-            if (meta[i] != 0) {
-                t.insertFresh(tagAt(i), keys[i], (int) (meta[i] >>> 32), sequences[i], sizes[i]);
-            }
+        // In slices, for the same reason as the passes of ofDistinctRows: growth is rare, so one long loop
+        // would run on-stack-replaced code; a method called per slice is compiled normally.
+        for (int from = 0; from < keys.length; from += COPY_SLICE_SLOTS) {
+            copySlice(t, from, Math.min(keys.length, from + COPY_SLICE_SLOTS));
         }
         return t;
+    }
+
+    private static final int COPY_SLICE_SLOTS = 4096;
+
+    private void copySlice(ResidenceTable to, int from, int end) {
+        for (int i = from; i < end; i++) {
+            if (meta[i] != 0) {
+                to.insertFresh(tagAt(i), keys[i], (int) (meta[i] >>> 32), sequences[i], sizes[i]);
+            }
+        }
     }
 
     /** Below this many rows a bulk build inserts directly: the table then fits the cache anyway. */

@@ -64,6 +64,9 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private final AtomicLong flushTarget = new AtomicLong();
     private final AtomicReference<InstalledCursor> regenerate = new AtomicReference<>();
     private final AtomicLong mismatchDrops = new AtomicLong();
+    /** Written by the pump only, read by status (DIAG-1). */
+    private volatile long snapshotAttempts;
+    private volatile long snapshotAborts;
 
     private long nextFrame = 1;
     private long lastSendNanos;
@@ -98,7 +101,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         return new SourceSessionStatus(a == null ? null : a.requester(), a == null ? null : a.sessionId(),
                 closed ? Phase.CLOSED : phase, cursor, l == null ? 0 : l.lastSentFrame(),
                 l == null ? 0 : l.outstandingBytes(), l == null ? 0 : l.peakOutstandingBytes(),
-                l == null ? 0 : l.returnedBytes(), l == null ? 0 : l.duplicateAcks(), mismatchDrops.get());
+                l == null ? 0 : l.returnedBytes(), l == null ? 0 : l.duplicateAcks(), mismatchDrops.get(),
+                snapshotAttempts, snapshotAborts);
     }
 
     // ---------------------------------------------------------------- inbound (gRPC thread)
@@ -447,6 +451,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private boolean snapshotAttempt() throws InterruptedException {
+        snapshotAttempts++;
         Scope scope = open.scope();
         SnapshotScan scan = source.openSnapshot(scope);
         UUID viewId = UUID.randomUUID();
@@ -501,6 +506,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private boolean aborted(String detail) {
+        snapshotAborts++;
         metrics.rejections.labelValues("source", ErrorCause.SNAPSHOT_ABORTED_TRIMMED.name()).inc();
         LOG.debug("snapshot for {} aborted ({}); retrying from a new S0 after backoff", open.requester(), detail);
         return false;

@@ -74,7 +74,7 @@ final class ApiModel {
     record RequesterSession(Owner source, String state, long connects, long installs, String lastErrorCause) {}
 
     record ServedSession(Owner requester, String sessionId, String phase, long cursor, long lastFrame,
-                         long outstandingBytes, long peakOutstandingBytes) {}
+                         long outstandingBytes, long peakOutstandingBytes, long snapshotAttempts, long snapshotAborts) {}
 
     record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes) {}
 

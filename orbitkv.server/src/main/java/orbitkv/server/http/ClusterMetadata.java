@@ -281,7 +281,7 @@ public final class ClusterMetadata implements DistributedMetadata {
                 owner(p.source()), p.state().name(), p.connects(), p.installs(), p.lastErrorCause())).toList();
         List<ApiModel.ServedSession> served = s.server().status().stream().map(p -> new ApiModel.ServedSession(
                 owner(p.requester()), p.sessionId().toString(), p.phase().name(), p.cursor(), p.lastFrame(),
-                p.outstandingBytes(), p.peakOutstandingBytes())).toList();
+                p.outstandingBytes(), p.peakOutstandingBytes(), p.snapshotAttempts(), p.snapshotAborts())).toList();
         return new ApiModel.SessionsStatus(st.admittedSources(), s.sessionsPerRequesterMax(), !st.capacityIncomplete(),
                 st.beyondLimit().stream().map(Incarnation::toString).toList(), requester, served);
     }
