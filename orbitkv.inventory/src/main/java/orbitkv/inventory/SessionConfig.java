@@ -68,9 +68,9 @@ public record SessionConfig(
 
     /**
      * Smallest encoded frame bound a session accepts, on both ends and for the source it serves: every frame
-     * a session sends must fit it (SES-10), so it must carry the fixed control frames (a SnapshotCommit is
-     * about 150 bytes) and one largest record alone in a page or a delta (255-byte namespace, 64-byte key,
-     * widest integers: about 420 bytes). {@code SessionFrameFloorTest} encodes each worst case against it.
+     * a session sends must fit it (SES-10), so it must carry the fixed control frames (the widest SnapshotCommit
+     * is 130 bytes) and one largest record alone in a page or a delta (255-byte namespace, 64-byte key, widest
+     * integers: 409 and 398 bytes). {@code SessionFrameFloorTest} encodes each worst case against it.
      * Below it a snapshot could never commit, or a legal record could never be sent.
      */
     public static final int FRAME_ENCODED_BYTES_MIN = 512;

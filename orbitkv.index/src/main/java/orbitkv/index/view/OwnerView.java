@@ -243,6 +243,7 @@ final class OwnerView {
             } else if (frame.sequence(i) > table.sequenceAt(slot)) {
                 table.overwrite(slot, frame.sequence(i), frame.size(i));
             }
+            s.deletesStaged |= frame.isDelete(i);
         }
         return null;
     }
@@ -280,7 +281,8 @@ final class OwnerView {
             return new CommitOutcome.Rejected(invalid);
         }
         ResidenceTable staged = s.table();
-        long freed = staged.removeTombstones();
+        // Pages are puts only (SNAP-2): without a staged delete there is no tombstone to look for.
+        long freed = s.deletesStaged ? staged.removeTombstones() : 0;
         ctx.budget().release(freed);
         long newBytes = s.chargedBytes - freed;
         staging = null;

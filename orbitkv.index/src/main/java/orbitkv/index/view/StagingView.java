@@ -31,6 +31,8 @@ final class StagingView {
     long replayCursor;
     boolean replayStarted;
     long maxScannedSequence;
+    /** True once a replay frame staged a delete: only then can the table hold tombstones to remove at commit. */
+    boolean deletesStaged;
     ResidenceRecord lastPageRecord;
 
     /** Keeps a page's rows (charged by the caller) until the table is built. */

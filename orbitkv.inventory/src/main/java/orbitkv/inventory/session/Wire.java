@@ -81,8 +81,8 @@ final class Wire {
     }
 
     /**
-     * Bytes of an Error frame besides its detail: session id, frame number, body and field framing (44 at
-     * most for a 1 KiB detail), rounded up.
+     * Bytes of an Error frame besides its detail: session id, frame number, body and field framing (38 for a
+     * 448-byte detail in {@code SessionFrameFloorTest}; at most a few more for longer varints), rounded up.
      */
     static final int ERROR_FRAME_OVERHEAD_BYTES = 64;
 
