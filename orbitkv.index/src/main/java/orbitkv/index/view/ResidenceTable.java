@@ -1,6 +1,7 @@
 package orbitkv.index.view;
 
 import java.util.Arrays;
+import java.util.Queue;
 
 /**
  * Rows of one owner view: an open-addressing (linear probing, backward-shift deletion) table keyed by
@@ -159,8 +160,12 @@ final class ResidenceTable {
      * reference. Large builds therefore first sort the rows by the top bits of their home slot (one
      * counting-sort pass into transient columns of 28 bytes per row, released when this returns) and then
      * insert them range by range, walking the table's arrays from start to end.
+     *
+     * <p>The frames are taken from {@code frames} as they are consumed (the queue is empty afterwards), so
+     * each frame's rows are released once copied and the transient columns replace them instead of adding to
+     * them.
      */
-    static ResidenceTable ofDistinctRows(int rows, Iterable<PreparedFrame> frames) {
+    static ResidenceTable ofDistinctRows(int rows, Queue<PreparedFrame> frames) {
         int counted = 0;
         for (PreparedFrame f : frames) {
             counted += f.rows();
@@ -170,7 +175,7 @@ final class ResidenceTable {
         }
         ResidenceTable t = new ResidenceTable(rows);
         if (rows < PARTITIONED_BUILD_ROWS_MIN) {
-            for (PreparedFrame f : frames) {
+            for (PreparedFrame f = frames.poll(); f != null; f = frames.poll()) {
                 for (int i = 0; i < f.rows(); i++) {
                     t.insert(f.tag(i), f.key(i), f.hash(i), f.sequence(i), f.size(i));
                 }
@@ -188,7 +193,7 @@ final class ResidenceTable {
         }
         int[] starts = next.clone();
         Columns sorted = new Columns(rows);
-        for (PreparedFrame f : frames) {
+        for (PreparedFrame f = frames.poll(); f != null; f = frames.poll()) {
             t.scatter(f, sorted, next, shift);
         }
         for (int b = 0; b + 1 < starts.length; b++) {

@@ -20,7 +20,7 @@ final class StagingView {
      * Page rows not yet in a table. Pages cannot collide with each other (SNAP-2: strictly increasing across
      * pages, all before replay), so they are kept as prepared and the table is built once, at its final
      * size, when replay starts or at commit: no growth copies, and rows inserted in home-slot order
-     * ({@link ResidenceTable#ofDistinctRows}); the pages are released once the table is built.
+     * ({@link ResidenceTable#ofDistinctRows}), each page released once its rows are copied.
      */
     private final ArrayDeque<PreparedFrame> pages = new ArrayDeque<>();
     private long pageRows;
@@ -48,7 +48,6 @@ final class StagingView {
     ResidenceTable table() {
         if (table == null) {
             table = ResidenceTable.ofDistinctRows(Math.toIntExact(pageRows), pages);
-            pages.clear();
         }
         return table;
     }

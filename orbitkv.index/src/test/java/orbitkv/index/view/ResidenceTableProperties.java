@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -119,7 +120,9 @@ class ResidenceTableProperties {
     void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 3 * ResidenceTable.PARTITIONED_BUILD_ROWS_MIN) int rows,
             @ForAll long seed) {
         List<PreparedFrame> pages = pages(rows, new Random(seed));
-        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, pages);
+        ArrayDeque<PreparedFrame> queue = new ArrayDeque<>(pages);
+        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, queue);
+        assertThat(queue).as("every frame is consumed").isEmpty();
         ResidenceTable model = new ResidenceTable(rows);
         for (PreparedFrame f : pages) {
             for (int i = 0; i < f.rows(); i++) {
@@ -152,10 +155,10 @@ class ResidenceTableProperties {
     @DisplayName("a bulk build refuses a row count that differs from its frames' rows")
     void bulkBuildChecksRowCount() {
         List<PreparedFrame> pages = pages(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 10, new Random(7));
-        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 9, pages))
+        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 9, new ArrayDeque<>(pages)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
         List<PreparedFrame> few = pages(10, new Random(8));
-        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(11, few))
+        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(11, new ArrayDeque<>(few)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
     }
 
