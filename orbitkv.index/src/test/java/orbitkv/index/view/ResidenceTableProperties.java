@@ -90,7 +90,7 @@ class ResidenceTableProperties {
 
     /**
      * Distinct page rows (strictly increasing keys, as SNAP-2 guarantees for staged pages) split into pages of
-     * random sizes; the row count spans both sides of {@link ResidenceTable#PARTITIONED_BUILD_ROWS_MIN}.
+     * random sizes.
      */
     static List<PreparedFrame> pages(int rows, Random random) {
         Namespace ns = Namespace.utf8("ns-bulk");
@@ -115,13 +115,18 @@ class ResidenceTableProperties {
         return pages;
     }
 
-    @Property(tries = 40, seed = "20261129")
+    /**
+     * The partition threshold is drawn per try (16 slots to 2^17, or the production one), so small tables
+     * exercise partitioned builds of 1 to 64 ranges and both sides of each threshold.
+     */
+    @Property(tries = 60, seed = "20261129")
     @Label("SNAP-2 a bulk build of distinct page rows holds exactly the rows that row-by-row inserts hold")
-    void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 3 * ResidenceTable.PARTITIONED_BUILD_ROWS_MIN) int rows,
+    void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 40_000) int rows, @ForAll @IntRange(min = 4, max = 19) int thresholdBits,
             @ForAll long seed) {
         List<PreparedFrame> pages = pages(rows, new Random(seed));
         ArrayDeque<PreparedFrame> queue = new ArrayDeque<>(pages);
-        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, queue);
+        int threshold = thresholdBits == 19 ? ResidenceTable.PARTITIONED_BUILD_SLOTS_MIN : 1 << thresholdBits;
+        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, queue, threshold);
         assertThat(queue).as("every frame is consumed").isEmpty();
         ResidenceTable model = new ResidenceTable(rows);
         for (PreparedFrame f : pages) {
@@ -154,8 +159,8 @@ class ResidenceTableProperties {
     @Test
     @DisplayName("a bulk build refuses a row count that differs from its frames' rows")
     void bulkBuildChecksRowCount() {
-        List<PreparedFrame> pages = pages(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 10, new Random(7));
-        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(ResidenceTable.PARTITIONED_BUILD_ROWS_MIN + 9, new ArrayDeque<>(pages)))
+        List<PreparedFrame> pages = pages(5_000, new Random(7));
+        assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(4_999, new ArrayDeque<>(pages), 1 << 10))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("announced");
         List<PreparedFrame> few = pages(10, new Random(8));
         assertThatThrownBy(() -> ResidenceTable.ofDistinctRows(11, new ArrayDeque<>(few)))
