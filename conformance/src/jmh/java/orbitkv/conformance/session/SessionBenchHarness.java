@@ -108,7 +108,8 @@ class SessionBenchHarness {
 
     // ------------------------------------------------------------------ bootstrap
 
-    record Run(double seconds, long bytes, long frames) {}
+    /** One timed bootstrap or raw stream: wall seconds, process CPU seconds (all threads) over the same span. */
+    record Run(double seconds, double cpuSeconds, long bytes, long frames) {}
 
     Run bootstrapSeconds(int residences, boolean nullReceiver) throws Exception {
         try (World w = new World(1, residences, 1, inventory(), nullReceiver)) {
@@ -119,9 +120,10 @@ class SessionBenchHarness {
             w.publish();
             w.awaitInstalled(Duration.ofMinutes(5));
             double secs = (System.nanoTime() - t0) / 1e9;
+            double cpu = (processCpuNanos() - cpu0) / 1e9;
             if (Boolean.getBoolean("bench.verbose")) {
-                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.2f s, wall clock %s .. %s (for -Xlog:gc:...:time)%n",
-                        residences, nullReceiver ? "null" : "index", secs, (processCpuNanos() - cpu0) / 1e9, wall0,
+                System.out.printf("  run residences=%,d %s: %.3f s, process cpu %.3f s, wall clock %s .. %s (for -Xlog:gc:...:time)%n",
+                        residences, nullReceiver ? "null" : "index", secs, cpu, wall0,
                         java.time.Instant.now());
                 if (!nullReceiver) {
                     long[] tl = w.stamps.getFirst().timeline;
@@ -135,7 +137,7 @@ class SessionBenchHarness {
             for (String kind : List.of("SNAPSHOT_BEGIN", "SNAPSHOT_PAGE", "SNAPSHOT_COMMIT", "DELTA", "ACCEPTED", "LIVENESS")) {
                 frames += (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_frames", "source", "sent", kind);
             }
-            return new Run(secs, bytes, frames);
+            return new Run(secs, cpu, bytes, frames);
         }
     }
 
@@ -165,6 +167,9 @@ class SessionBenchHarness {
         double[] index = new double[ROUNDS];
         double[] nul = new double[ROUNDS];
         double[] raw = new double[ROUNDS];
+        double[] indexCpu = new double[ROUNDS];
+        double[] nulCpu = new double[ROUNDS];
+        double[] rawCpu = new double[ROUNDS];
         Run last = null;
         if (INDEX_ONLY) {
             for (int i = 0; i < ROUNDS; i++) {
@@ -177,8 +182,13 @@ class SessionBenchHarness {
         for (int i = 0; i < ROUNDS; i++) {
             last = bootstrapSeconds(residences, false);
             index[i] = last.seconds();
-            nul[i] = bootstrapSeconds(residences, true).seconds();
-            raw[i] = rawGrpcSeconds(last.bytes(), (int) Math.max(1, last.bytes() / Math.max(1, last.frames())));
+            indexCpu[i] = last.cpuSeconds();
+            Run n = bootstrapSeconds(residences, true);
+            nul[i] = n.seconds();
+            nulCpu[i] = n.cpuSeconds();
+            Run r = rawGrpcSeconds(last.bytes(), (int) Math.max(1, last.bytes() / Math.max(1, last.frames())));
+            raw[i] = r.seconds();
+            rawCpu[i] = r.cpuSeconds();
         }
         double mi = median(index);
         double mn = median(nul);
@@ -191,6 +201,21 @@ class SessionBenchHarness {
                 mi, last.bytes() / mi / 1e6, 100 * mr / mi, ratio(raw, index, 0.5), ratio(raw, index, 0), ratio(raw, index, 1),
                 mn, last.bytes() / mn / 1e6, 100 * mr / mn, ratio(raw, nul, 0.5), ratio(raw, nul, 0), ratio(raw, nul, 1),
                 mr, last.bytes() / mr / 1e6, fmt(index), fmt(nul), fmt(raw));
+        System.out.printf("  process cpu (core-seconds, all threads incl. GC/JIT), medians: index %.3f, null %.3f, raw %.3f;"
+                + " raw cpu / index cpu %.0f %%, raw cpu / null cpu %.0f %%; cores busy (cpu / wall) index %.2f, null %.2f, raw %.2f%n"
+                + "  cpu runs: index %s null %s raw %s%n",
+                median(indexCpu), median(nulCpu), median(rawCpu), 100 * median(rawCpu) / median(indexCpu),
+                100 * median(rawCpu) / median(nulCpu), busy(indexCpu, index), busy(nulCpu, nul), busy(rawCpu, raw),
+                fmt(indexCpu), fmt(nulCpu), fmt(rawCpu));
+    }
+
+    /** Median over rounds of CPU seconds / wall seconds: how many of the cores a run kept busy. */
+    static double busy(double[] cpu, double[] wall) {
+        double[] b = new double[cpu.length];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = cpu[i] / wall[i];
+        }
+        return median(b);
     }
 
     /** The q-quantile (0 = min, 0.5 = median, 1 = max) of the per-round ratios raw / measured, in percent. */
@@ -280,8 +305,8 @@ class SessionBenchHarness {
     // ------------------------------------------------------------------ raw gRPC baseline
 
 
-    /** Seconds to stream {@code bytes} in messages of {@code frameBytes} over loopback gRPC, flow-controlled. */
-    static double rawGrpcSeconds(long bytes, int frameBytes) throws Exception {
+    /** Time to stream {@code bytes} in messages of {@code frameBytes} over loopback gRPC, flow-controlled. */
+    static Run rawGrpcSeconds(long bytes, int frameBytes) throws Exception {
         MethodDescriptor<byte[], byte[]> m = orbitkv.conformance.peer.RawBytes.METHOD;
         byte[] frame = new byte[frameBytes];
         long count = bytes / frameBytes;
@@ -309,6 +334,8 @@ class SessionBenchHarness {
         ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
         try {
             CompletableFuture<Long> done = new CompletableFuture<>();
+            System.gc();
+            long cpu0 = processCpuNanos();
             long t0 = System.nanoTime();
             StreamObserver<byte[]> req = ClientCalls.asyncBidiStreamingCall(ch.newCall(m, CallOptions.DEFAULT), new StreamObserver<>() {
                 long received;
@@ -328,11 +355,12 @@ class SessionBenchHarness {
             req.onNext(new byte[] {1});
             long got = done.get(5, TimeUnit.MINUTES);
             double secs = (System.nanoTime() - t0) / 1e9;
+            double cpu = (processCpuNanos() - cpu0) / 1e9;
             req.onCompleted();
             if (got != count * frameBytes) {
                 throw new AssertionError("raw stream lost bytes: " + got);
             }
-            return secs;
+            return new Run(secs, cpu, count * frameBytes, count);
         } finally {
             ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package orbitkv.inventory.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -9,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Label;
 import net.jqwik.api.Property;
@@ -73,6 +75,47 @@ class SourceFrameDecoderProperties {
             assertThat(read.delta()).as("seed %d: delta records", seed).isEqualTo(expected);
             count(expected);
         }
+    }
+
+    /**
+     * SES-9: a record field may not run past its own record, even when the frame has more bytes after it.
+     * Rows: the record's bytes as sent; in each the last field overruns the record by one byte (into the next
+     * record's tag), which the generated parser refuses as truncated, so the direct reader must decline too.
+     */
+    @Example
+    @Label("SES-9 a record field overrunning its record (key length, varint, fixed64) is never read directly")
+    void fieldOverrunningItsRecordIsDeclined() throws Exception {
+        byte[][] overrunning = {
+            {0x08, 0x00, 0x12, 0x04, 'a', 'b', 'c'}, // key length 4 with 3 bytes left
+            {0x08, (byte) 0x80}, // namespace index varint continues past the record
+            {0x29, 1, 2, 3, 4, 5, 6, 7}, // sequence: 7 of its 8 bytes
+        };
+        for (byte[] record : overrunning) {
+            byte[] bytes = pageWithRecords(record, new byte[] {0x08, 0x00});
+            assertThatThrownBy(() -> SourceFrame.parseFrom(bytes)).as("the generated parser refuses %s", Arrays.toString(record))
+                    .isInstanceOf(InvalidProtocolBufferException.class);
+            assertThat(SourceFrameDecoder.decode(bytes, 4 << 20)).as("direct reader on %s", Arrays.toString(record))
+                    .isInstanceOf(SourceFrameDecoder.Result.UseGenerated.class);
+        }
+    }
+
+    /** A SourceFrame holding a page of namespace "a" and the two given records' bytes, length-delimited. */
+    private static byte[] pageWithRecords(byte[] first, byte[] second) {
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(new byte[] {0x11, 1, 0, 0, 0, 0, 0, 0, 0}); // page_ordinal 1 (fixed64)
+        body.writeBytes(new byte[] {0x1a, 1, 'a'}); // namespaces ["a"]
+        for (byte[] r : new byte[][] {first, second}) {
+            body.write(0x22);
+            body.write(r.length);
+            body.writeBytes(r);
+        }
+        byte[] b = body.toByteArray();
+        java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
+        frame.writeBytes(new byte[] {0x11, 2, 0, 0, 0, 0, 0, 0, 0}); // frame_number 2 (fixed64)
+        frame.write(0x62); // snapshot_page, field 12
+        frame.write(b.length);
+        frame.writeBytes(b);
+        return frame.toByteArray();
     }
 
     @AfterContainer
@@ -162,14 +205,25 @@ class SourceFrameDecoderProperties {
         List<Record> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Record.Builder r = Record.newBuilder();
-            r.setNamespaceIndex(clean || rnd.nextInt(10) != 0 ? (tableSize == 0 ? 0 : rnd.nextInt(tableSize)) : rnd.nextInt(3) == 0 ? -1 : tableSize);
-            int keyLen = clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(3) : rnd.nextBoolean() ? 0 : 65;
+            // Out-of-range values span every varint width: 1 byte, 2 (200), 5 (2^30) and 10 (a negative int32).
+            r.setNamespaceIndex(clean || rnd.nextInt(10) != 0 ? (tableSize == 0 ? 0 : rnd.nextInt(tableSize))
+                    : switch (rnd.nextInt(4)) {
+                        case 0 -> -1;
+                        case 1 -> 200;
+                        case 2 -> 1 << 30;
+                        default -> tableSize;
+                    });
+            int keyLen = clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(3) : switch (rnd.nextInt(3)) {
+                case 0 -> 0;
+                case 1 -> 65;
+                default -> 200; // a two-byte length
+            };
             byte[] key = new byte[keyLen];
             for (int j = 0; j < keyLen; j++) {
                 key[j] = (byte) rnd.nextInt(4);
             }
             r.setKey(ByteString.copyFrom(key));
-            r.setMediumValue(clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(2) : rnd.nextBoolean() ? 0 : 7);
+            r.setMediumValue(clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(2) : rnd.nextInt(3) == 0 ? 0 : rnd.nextBoolean() ? 7 : 300);
             r.setOpValue(clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(2) : rnd.nextBoolean() ? 0 : -3);
             r.setSequence(clean || rnd.nextInt(10) != 0 ? 1 + rnd.nextInt(60) : wide(rnd));
             r.setSizeBytes(r.getOpValue() == 2 && (clean || rnd.nextBoolean()) ? 0 : rnd.nextInt(10) == 0 ? wide(rnd) : rnd.nextInt(5000));

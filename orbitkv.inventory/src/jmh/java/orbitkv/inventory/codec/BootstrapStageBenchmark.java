@@ -1,0 +1,171 @@
+package orbitkv.inventory.codec;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.SnapshotScan;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.TranscriptDigest;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * The per-stage CPU a bootstrap of 1,000,000 residences needs, each stage alone on one thread, in ms per
+ * bootstrap: the shape of {@code SessionBenchHarness} (one 21-byte namespace, 32-byte keys, alternating
+ * DRAM/SSD, default 1,024-record pages). Summed with the raw gRPC CPU of the same bytes, these give a floor
+ * on the core-seconds of a bootstrap with this protocol and these stage implementations, independent of
+ * scheduling (docs/performance.md, "Is the 50 % goal reachable on two cores?").
+ *
+ * <ul>
+ *   <li>{@code scan}: every page of a snapshot of the source's resident map ({@link SnapshotScan});</li>
+ *   <li>{@code encode}: each page into its frame bytes, numbered and drained once (what gRPC receives);</li>
+ *   <li>{@code digestSource}: the source's transcript digest over the pages (list form, SNAP-7);</li>
+ *   <li>{@code decode}: each frame's bytes into a columnar {@link RecordBatch} (the requester's direct reader);</li>
+ *   <li>{@code digestReceiver}: the receiver's transcript digest over the decoded batches.</li>
+ * </ul>
+ */
+@State(org.openjdk.jmh.annotations.Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+public class BootstrapStageBenchmark {
+    static final int RESIDENCES = 1_000_000;
+    static final long DECODED_BYTES_MAX = 16L << 20;
+
+    InventorySource source;
+    final UUID session = UUID.randomUUID();
+    final UUID view = UUID.randomUUID();
+    final List<List<ResidenceRecord>> pages = new ArrayList<>();
+    final List<byte[]> frames = new ArrayList<>();
+    final List<RecordBatch> batches = new ArrayList<>();
+
+    @Setup
+    public void setup() throws IOException {
+        source = InventorySource.create(InventoryConfig.defaults().withJournalRecordsMax(4_000_000).withJournalBytesMax(1L << 30));
+        Namespace ns = Namespace.utf8("bench/llama-3-8b/fp16");
+        for (long i = 0; i < RESIDENCES; i++) {
+            byte[] k = new byte[32];
+            for (int b = 0; b < 8; b++) {
+                k[b] = (byte) (i >>> (56 - 8 * b));
+            }
+            k[31] = (byte) 0x5a;
+            source.put(new StateKey(ns, k), i % 2 == 0 ? Medium.DRAM : Medium.SSD, 4096);
+        }
+        SnapshotScan scan = source.openSnapshot(Scope.all());
+        for (SnapshotScan.ScanStep s = scan.nextPage(); s instanceof SnapshotScan.ScanStep.Page p; s = scan.nextPage()) {
+            pages.add(List.copyOf(p.records()));
+        }
+        for (int i = 0; i < pages.size(); i++) {
+            frames.add(drained(i));
+        }
+        for (byte[] f : frames) {
+            SourceFrameDecoder.Result.Read r = (SourceFrameDecoder.Result.Read) SourceFrameDecoder.decode(f, DECODED_BYTES_MAX);
+            batches.add(((FrameCodec.Decoded.Ok<RecordBatch>) r.page()).value());
+        }
+        if (!digestSource().equals(digestReceiver())) {
+            throw new IllegalStateException("the two transcript digests disagree");
+        }
+        if (records() != RESIDENCES) {
+            throw new IllegalStateException("decoded " + records() + " records, expected " + RESIDENCES);
+        }
+    }
+
+    private long records() {
+        long n = 0;
+        for (RecordBatch b : batches) {
+            n += b.size();
+        }
+        return n;
+    }
+
+    /** Stands for gRPC's buffer: the one copy the Drainable stream makes. */
+    static final class Sink extends java.io.OutputStream {
+        byte[] buf = new byte[1 << 20];
+        int length;
+
+        @Override
+        public void write(int b) {
+            buf[length++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            System.arraycopy(b, off, buf, length, len);
+            length += len;
+        }
+    }
+
+    final Sink sink = new Sink();
+
+    private byte[] drained(int page) throws IOException {
+        encodeOne(page);
+        return java.util.Arrays.copyOf(sink.buf, sink.length);
+    }
+
+    private int encodeOne(int page) throws IOException {
+        EncodedFrame f = SourceFrameEncoder.page(session, view, page + 1, pages.get(page)).number(page + 2);
+        sink.length = 0;
+        return ((io.grpc.Drainable) EncodedFrame.marshaller().stream(f)).drainTo(sink);
+    }
+
+    @Benchmark
+    public long scan() {
+        SnapshotScan scan = source.openSnapshot(Scope.all());
+        long n = 0;
+        for (SnapshotScan.ScanStep s = scan.nextPage(); s instanceof SnapshotScan.ScanStep.Page p; s = scan.nextPage()) {
+            n += p.records().size();
+        }
+        return n;
+    }
+
+    @Benchmark
+    public long encode() throws IOException {
+        long bytes = 0;
+        for (int i = 0; i < pages.size(); i++) {
+            bytes += encodeOne(i);
+        }
+        return bytes;
+    }
+
+    @Benchmark
+    public TranscriptDigest digestSource() {
+        TranscriptDigest.Builder d = TranscriptDigest.builder();
+        for (int i = 0; i < pages.size(); i++) {
+            d.page(i + 2, i + 1, pages.get(i));
+        }
+        return d.finish();
+    }
+
+    @Benchmark
+    public long decode() {
+        long n = 0;
+        for (byte[] f : frames) {
+            SourceFrameDecoder.Result.Read r = (SourceFrameDecoder.Result.Read) SourceFrameDecoder.decode(f, DECODED_BYTES_MAX);
+            n += ((FrameCodec.Decoded.Ok<RecordBatch>) r.page()).value().size();
+        }
+        return n;
+    }
+
+    @Benchmark
+    public TranscriptDigest digestReceiver() {
+        TranscriptDigest.Builder d = TranscriptDigest.builder();
+        for (int i = 0; i < batches.size(); i++) {
+            d.page(i + 2, i + 1, batches.get(i));
+        }
+        return d.finish();
+    }
+}
