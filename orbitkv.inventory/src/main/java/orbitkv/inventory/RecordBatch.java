@@ -31,6 +31,12 @@ public final class RecordBatch {
     private final long[] sequences;
     private final long[] sizes;
     private final int size;
+    /**
+     * {@link #firstDisorder()} once computed, else {@link #DISORDER_UNKNOWN}. The batch is immutable, so a race
+     * only computes the same int twice; the decoder and the index both ask, and a page is scanned once.
+     */
+    private int firstDisorder = DISORDER_UNKNOWN;
+    private static final int DISORDER_UNKNOWN = -2;
 
     /** Takes the builder's arrays (the builder is spent); the columns may be longer than {@code size}. */
     private RecordBatch(Builder b) {
@@ -149,6 +155,26 @@ public final class RecordBatch {
             c = Arrays.compareUnsigned(keys, keyStart(i), keyEnd[i], keys, keyStart(j), keyEnd[j]);
         }
         return c != 0 ? c : Integer.compare(flags[i] & FLAG_SSD, flags[j] & FLAG_SSD);
+    }
+
+    /**
+     * The first record that is not strictly after its predecessor in {@code (StateKey, medium)} order
+     * ({@link #compare}), or -1 when the whole batch is strictly increasing (a page must be, SNAP-2).
+     * Computed on first call and remembered.
+     */
+    public int firstDisorder() {
+        int d = firstDisorder;
+        if (d == DISORDER_UNKNOWN) {
+            d = -1;
+            for (int i = 1; i < size; i++) {
+                if (compare(i - 1, i) >= 0) {
+                    d = i;
+                    break;
+                }
+            }
+            firstDisorder = d;
+        }
+        return d;
     }
 
     /** Record {@code i} as a contract object (allocates). */

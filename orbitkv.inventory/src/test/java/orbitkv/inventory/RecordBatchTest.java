@@ -73,4 +73,26 @@ class RecordBatchTest {
             }
         }
     }
+    @Property(tries = 500)
+    @Label("SNAP-2 firstDisorder is the first record not strictly after its predecessor, the same on every call")
+    void firstDisorderIsTheFirstBreakOfStrictOrder(@ForAll long seed) {
+        Random rnd = new Random(seed);
+        List<ResidenceRecord> records = new ArrayList<>();
+        for (int i = 0; i < rnd.nextInt(6); i++) {
+            byte[] k = {(byte) rnd.nextInt(3)};
+            records.add(ResidenceRecord.put(new StateKey(rnd.nextBoolean() ? A : B, k), rnd.nextBoolean() ? Medium.DRAM : Medium.SSD, 1, 0));
+        }
+        if (rnd.nextBoolean()) {
+            records.sort(ResidenceOrder::compare);
+        }
+        int expected = -1;
+        for (int i = 1; i < records.size() && expected < 0; i++) {
+            if (ResidenceOrder.compare(records.get(i - 1), records.get(i)) >= 0) {
+                expected = i;
+            }
+        }
+        RecordBatch batch = RecordBatch.of(records);
+        assertThat(batch.firstDisorder()).as("seed %d: %s", seed, records).isEqualTo(expected);
+        assertThat(batch.firstDisorder()).as("seed %d: remembered", seed).isEqualTo(expected);
+    }
 }

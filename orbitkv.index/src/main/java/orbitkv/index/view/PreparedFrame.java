@@ -144,9 +144,9 @@ final class PreparedFrame {
             if (records.isDelete(i)) {
                 return reject(RejectReason.MALFORMED_FRAME);
             }
-            if (i > 0 && records.compare(i - 1, i) >= 0) {
-                return reject(RejectReason.MALFORMED_FRAME);
-            }
+        }
+        if (records.firstDisorder() >= 0) { // remembered by the batch: the session's decoder already asked
+            return reject(RejectReason.MALFORMED_FRAME);
         }
         return prepare(records, scope, namespaces, true);
     }
@@ -183,20 +183,11 @@ final class PreparedFrame {
             f.sizes[i] = records.isDelete(i) ? ResidenceTable.TOMBSTONE : records.sizeBytes(i);
             max = Math.max(max, records.sequence(i));
         }
-        RejectReason duplicate = ordered || strictlyOrdered(records) ? null : duplicateProblem(f);
+        RejectReason duplicate = ordered || records.firstDisorder() < 0 ? null : duplicateProblem(f);
         if (duplicate != null) {
             return reject(duplicate);
         }
         return new PreparedFrame(f, ordered ? records.record(0) : null, ordered ? records.record(n - 1) : null, max);
-    }
-
-    private static boolean strictlyOrdered(RecordBatch records) {
-        for (int i = 1; i < records.size(); i++) {
-            if (records.compare(i - 1, i) >= 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

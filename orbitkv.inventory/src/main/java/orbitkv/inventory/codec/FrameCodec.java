@@ -183,12 +183,8 @@ public final class FrameCodec {
 
     /** The first break of strict {@code (StateKey, medium)} order in {@code batch}, or null. */
     public static String orderProblem(RecordBatch batch) {
-        for (int i = 1; i < batch.size(); i++) {
-            if (batch.compare(i - 1, i) >= 0) {
-                return "record " + i + " is not after record " + (i - 1) + " in (StateKey, medium) order";
-            }
-        }
-        return null;
+        int i = batch.firstDisorder();
+        return i < 0 ? null : "record " + i + " is not after record " + (i - 1) + " in (StateKey, medium) order";
     }
 
     /** Decoded bytes of a batch: {@link #RECORD_DECODED_FIXED_BYTES} + key + namespace per record. */
