@@ -92,6 +92,12 @@ public class StagingBuildBenchmark {
 
     @Benchmark
     public ResidenceTable homeSlotPartitioned() {
-        return ResidenceTable.ofDistinctRows(rows, new ArrayDeque<>(pages), 0); // always partitioned
+        return ResidenceTable.ofDistinctRows(rows, new ArrayDeque<>(pages), 0); // always partitioned, caller only
+    }
+
+    /** The same build with each pass split between the caller and the common pool (what a commit does). */
+    @Benchmark
+    public ResidenceTable homeSlotPartitionedTwoThreads() {
+        return ResidenceTable.ofDistinctRows(rows, new ArrayDeque<>(pages), 0, java.util.concurrent.ForkJoinPool.commonPool());
     }
 }

@@ -11,6 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import net.jqwik.api.Label;
 import net.jqwik.api.constraints.IntRange;
 import orbitkv.inventory.Medium;
@@ -117,17 +120,82 @@ class ResidenceTableProperties {
 
     /**
      * The partition threshold is drawn per try (16 slots to 2^17, or the production one), so small tables
-     * exercise partitioned builds of 1 to 64 ranges and both sides of each threshold.
+     * exercise partitioned builds of 1 to 64 ranges and both sides of each threshold; so is the helper that
+     * takes half of each pass (none, one that runs it at once, the common pool, one that refuses).
      */
     @Property(tries = 60, seed = "20261129")
     @Label("SNAP-2 a bulk build of distinct page rows holds exactly the rows that row-by-row inserts hold")
     void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 40_000) int rows, @ForAll @IntRange(min = 4, max = 19) int thresholdBits,
-            @ForAll long seed) {
+            @ForAll @IntRange(min = 0, max = 3) int helperKind, @ForAll long seed) {
         List<PreparedFrame> pages = pages(rows, new Random(seed));
         ArrayDeque<PreparedFrame> queue = new ArrayDeque<>(pages);
         int threshold = thresholdBits == 19 ? ResidenceTable.PARTITIONED_BUILD_SLOTS_MIN : 1 << thresholdBits;
-        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, queue, threshold);
+        ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, queue, threshold, helper(helperKind));
         assertThat(queue).as("every frame is consumed").isEmpty();
+        assertHoldsExactly(bulk, pages, rows);
+    }
+
+    /** 0: the caller alone; 1: runs the offered half at once, before the caller's; 2: the common pool; 3: refuses. */
+    static Executor helper(int kind) {
+        return switch (kind) {
+            case 0 -> null;
+            case 1 -> Runnable::run;
+            case 2 -> ForkJoinPool.commonPool();
+            default -> task -> {
+                throw new RejectedExecutionException("refused on purpose");
+            };
+        };
+    }
+
+    /**
+     * Rows whose home slots crowd the 8 slots below the middle of the table and the last 8 slots: their probes
+     * must leave their half of a two-way build (past the middle; around the end), so those rows are inserted
+     * after both halves. Built with every helper kind; each table holds exactly the rows.
+     */
+    @Test
+    @DisplayName("SNAP-2 a two-way bulk build inserts the rows that overflow the middle or wrap the end after both halves")
+    void bulkBuildDefersRowsLeavingTheirHalf() {
+        int rows = 3_000; // 4,096 slots: 64 ranges of 64, the upper half starts at slot 2,048
+        NamespaceTable namespaces = new NamespaceTable();
+        Namespace ns = Namespace.utf8("ns-bulk");
+        RecordBatch.Builder one = RecordBatch.builder(1);
+        one.add(one.namespace(ns), new byte[] {1}, 0, 1, Medium.DRAM, false, 1, 0);
+        int tag = PreparedFrame.page(one.build(), Scope.all(), namespaces).tag(0);
+        List<byte[]> keys = new ArrayList<>();
+        int belowMiddle = 0;
+        int atEnd = 0;
+        for (long k = 1; keys.size() < rows; k++) {
+            byte[] key = ByteBuffer.allocate(8).putLong(k).array();
+            int home = ResidenceTable.hash(tag, key) & 4095;
+            boolean nearMiddle = home >= 2040 && home < 2048;
+            boolean nearEnd = home >= 4088;
+            if (nearMiddle && belowMiddle < 40) {
+                belowMiddle++;
+                keys.add(key);
+            } else if (nearEnd && atEnd < 40) {
+                atEnd++;
+                keys.add(key);
+            } else if (!nearMiddle && !nearEnd && keys.size() - belowMiddle - atEnd < rows - 80) {
+                keys.add(key);
+            }
+        }
+        List<PreparedFrame> pages = new ArrayList<>();
+        for (int done = 0; done < rows; done += 1_000) {
+            RecordBatch.Builder b = RecordBatch.builder(1_000);
+            int j = b.namespace(ns);
+            for (int i = done; i < done + 1_000; i++) {
+                b.add(j, keys.get(i), 0, 8, Medium.DRAM, false, 1 + i, i);
+            }
+            pages.add(PreparedFrame.page(b.build(), Scope.all(), namespaces));
+        }
+        for (int kind = 0; kind < 4; kind++) {
+            ResidenceTable bulk = ResidenceTable.ofDistinctRows(rows, new ArrayDeque<>(pages), 16, helper(kind));
+            assertThat(bulk.capacity()).isEqualTo(4096);
+            assertHoldsExactly(bulk, pages, rows);
+        }
+    }
+
+    private static void assertHoldsExactly(ResidenceTable bulk, List<PreparedFrame> pages, int rows) {
         ResidenceTable model = new ResidenceTable(rows);
         for (PreparedFrame f : pages) {
             for (int i = 0; i < f.rows(); i++) {
