@@ -93,6 +93,28 @@ class SplitWorkTest {
         assertThat(ran).containsExactly("mine");
     }
 
+    @Test
+    @DisplayName("a failure of the caller's half: a half not yet started never runs, a started one is awaited first")
+    void callerFailure() {
+        List<Runnable> held = new ArrayList<>();
+        assertThatThrownBy(() -> SplitWork.run(held::add, () -> {
+            throw new IllegalStateException("mine failed");
+        }, () -> ran.add("other"))).hasMessage("mine failed");
+        held.forEach(Runnable::run);
+        assertThat(ran).as("claimed by the failing caller, so the late helper runs nothing").isEmpty();
+
+        CountDownLatch started = new CountDownLatch(1);
+        Executor thread = task -> Thread.ofPlatform().start(task);
+        assertThatThrownBy(() -> SplitWork.run(thread, () -> {
+            await(started);
+            throw new IllegalStateException("mine failed while the other ran");
+        }, () -> {
+            started.countDown();
+            ran.add("other");
+        })).hasMessage("mine failed while the other ran");
+        assertThat(ran).as("the started half ended before the failure was thrown").containsExactly("other");
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(20, TimeUnit.SECONDS)) {
