@@ -104,24 +104,8 @@ public class BootstrapStageBenchmark {
         return n;
     }
 
-    /** Stands for gRPC's buffer: the one copy the Drainable stream makes. */
-    static final class Sink extends java.io.OutputStream {
-        byte[] buf = new byte[1 << 20];
-        int length;
-
-        @Override
-        public void write(int b) {
-            buf[length++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            System.arraycopy(b, off, buf, length, len);
-            length += len;
-        }
-    }
-
-    final Sink sink = new Sink();
+    /** Stands for gRPC's buffer, as in FrameEncodeBenchmark (frames are at most 1 MiB). */
+    final FrameEncodeBenchmark.Sink sink = new FrameEncodeBenchmark.Sink();
 
     private byte[] drained(int page) throws IOException {
         encodeOne(page);
