@@ -21,6 +21,8 @@ import java.util.RandomAccess;
 public final class RecordBatch {
     private static final byte FLAG_SSD = 1;
     private static final byte FLAG_DELETE = 2;
+    /** {@link #firstDisorder} not computed yet. */
+    private static final int DISORDER_UNKNOWN = -2;
     private static final RecordBatch EMPTY = builder(0).build();
 
     private final Namespace[] namespaces;
@@ -36,7 +38,6 @@ public final class RecordBatch {
      * only computes the same int twice; the decoder and the index both ask, and a page is scanned once.
      */
     private int firstDisorder = DISORDER_UNKNOWN;
-    private static final int DISORDER_UNKNOWN = -2;
 
     /** Takes the builder's arrays (the builder is spent); the columns may be longer than {@code size}. */
     private RecordBatch(Builder b) {

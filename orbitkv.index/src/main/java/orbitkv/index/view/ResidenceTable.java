@@ -267,7 +267,11 @@ final class ResidenceTable {
         }
     }
 
-    /** The slots below {@code end} one half of a partitioned build fills, and the rows it left to the caller. */
+    /**
+     * The slots below {@code end} one half of a partitioned build fills, and the rows it left to the caller:
+     * at most the rows of its half (transient, one int each, gone when the build returns); in practice the
+     * few rows of the probe run that crosses the middle or the end.
+     */
     private static final class Region {
         final int end;
         int inserted;
