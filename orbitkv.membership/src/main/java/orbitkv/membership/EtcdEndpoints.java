@@ -5,14 +5,17 @@ import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The etcd client URLs of the coordinator cluster ({@code --etcd URLS}): 1..16 {@code http://host:port}
- * URLs without path, query or credentials (the trusted-cluster posture, docs/operations.md).
+ * The etcd client URLs of the coordinator cluster ({@code --etcd URLS}): 1..16 URLs without path, query or
+ * credentials, either all {@code http://host:port} (the trusted-cluster posture, docs/operations.md) or all
+ * {@code https://host:port} with client TLS settings.
  *
  * @param urls the URLs, in the operator's order
+ * @param tls client TLS; present iff every URL is {@code https}
  */
-public record EtcdEndpoints(List<URI> urls) {
+public record EtcdEndpoints(List<URI> urls, Optional<EtcdTls> tls) {
     /** At most this many endpoints. */
     public static final int MAX_ENDPOINTS = 16;
 
@@ -22,14 +25,26 @@ public record EtcdEndpoints(List<URI> urls) {
             throw new IllegalArgumentException(
                     "etcd endpoints must list 1.." + MAX_ENDPOINTS + " URLs, got " + urls.size());
         }
+        Objects.requireNonNull(tls, "etcd TLS must not be null (use Optional.empty())");
+        String scheme = tls.isPresent() ? "https" : "http";
         for (URI u : urls) {
-            if (!"http".equals(u.getScheme()) || u.getHost() == null || u.getPort() < 1
+            if (tls.isEmpty() && "https".equals(u.getScheme())) {
+                throw new IllegalArgumentException("etcd endpoint '" + u
+                        + "' is https: give the etcd CA, client certificate and key files");
+            }
+            if (!scheme.equals(u.getScheme()) || u.getHost() == null || u.getPort() < 1
                     || (u.getRawPath() != null && !u.getRawPath().isEmpty() && !u.getRawPath().equals("/"))
                     || u.getRawQuery() != null || u.getRawUserInfo() != null) {
-                throw new IllegalArgumentException("etcd endpoint must be http://host:port, got '" + u + "'");
+                throw new IllegalArgumentException("etcd endpoint must be " + scheme + "://host:port, got '" + u + "'"
+                        + (tls.isPresent() ? " (etcd TLS is configured: every endpoint must be https)" : ""));
             }
         }
         urls = List.copyOf(urls);
+    }
+
+    /** Plain {@code http} endpoints. */
+    public EtcdEndpoints(List<URI> urls) {
+        this(urls, Optional.empty());
     }
 
     /**
