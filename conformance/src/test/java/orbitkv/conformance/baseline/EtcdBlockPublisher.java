@@ -101,6 +101,11 @@ public final class EtcdBlockPublisher implements AutoCloseable {
         return config;
     }
 
+    /** Transaction attempts so far (committed, refused or ambiguous). */
+    public long transactionCount() {
+        return transactions.get();
+    }
+
     /** The cursor as this publisher last knows it stored. */
     public PublisherCursor cursor() {
         return cursor;
