@@ -88,6 +88,8 @@ public final class Plots {
         JFreeChart chart = ChartFactory.createBarChart(title, null, valueLabel, data, PlotOrientation.VERTICAL, true, false, false);
         CategoryPlot plot = chart.getCategoryPlot();
         plot.setBackgroundPaint(Color.WHITE);
+        plot.getDomainAxis().setCategoryLabelPositions(org.jfree.chart.axis.CategoryLabelPositions.UP_45);
+        plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(2.0f);
         org.jfree.chart.renderer.category.BarRenderer r = (org.jfree.chart.renderer.category.BarRenderer) plot.getRenderer();
         r.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
         r.setShadowVisible(false);
