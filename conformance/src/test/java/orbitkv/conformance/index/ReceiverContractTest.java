@@ -41,7 +41,7 @@ class ReceiverContractTest {
                 .replay(3, Interval.of(5, 7), List.of(ResidenceRecord.delete(key("k1"), Medium.DRAM, 6),
                         ResidenceRecord.put(key("k2"), Medium.SSD, 7, 4096)))
                 .finish();
-        assertThat(d.hex()).isEqualTo("f1aa7f33ec8f9ea8f91be69e129d4ffc08d50f08c94f4ff546d49493aa61dfba");
+        assertThat(d.hex()).isEqualTo("895687516399057cc2844c26f55f0c5a");
     }
 
     @Test
@@ -65,7 +65,7 @@ class ReceiverContractTest {
         }
         List<ResidenceRecord> replay = List.of(ResidenceRecord.delete(new StateKey(ns, new byte[64]), Medium.SSD, 6));
         UUID view = new UUID(0x0102030405060708L, 0x090a0b0c0d0e0f10L);
-        String expected = "e0d294ca516884afde83f7e7e978efdbda5e8d9057d647f318deeb1f8aa058d7";
+        String expected = "7509ccaf85e5657e35356c6eda4cf629";
         assertThat(TranscriptDigest.builder().begin(1, view, scope.digest(), 5).page(2, 1, page)
                 .replay(3, Interval.of(5, 7), replay).finish().hex()).isEqualTo(expected);
         assertThat(TranscriptDigest.builder().begin(1, view, scope.digest(), 5).page(2, 1, RecordBatch.of(page))
@@ -73,19 +73,20 @@ class ReceiverContractTest {
     }
 
     @Test
-    @DisplayName("SNAP-7 transcript digest of nothing is SHA-256 of the domain and version alone")
+    @DisplayName("SNAP-7 transcript digest of nothing is MurmurHash3 x64 128 of the domain and version alone")
     void transcriptEmptyVector() {
         assertThat(TranscriptDigest.builder().finish().hex())
-                .isEqualTo("dbb69c76e53d45fe36320a64f2e6060a98556ecf7ef67dd50be618880632a1fe");
+                .isEqualTo("015650a1ae46c01815561d559e2bb962");
     }
 
     @Test
-    @DisplayName("SNAP-7 a finished transcript builder refuses further frames; digests are exactly 32 bytes")
+    @DisplayName("SNAP-7 SES-9 a finished transcript builder refuses further frames; transcript digests are exactly 16 bytes")
     void transcriptMisuse() {
         TranscriptDigest.Builder b = TranscriptDigest.builder();
         b.finish();
         assertThatThrownBy(b::finish).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> new TranscriptDigest(new byte[31])).hasMessageContaining("exactly 32 bytes");
+        assertThatThrownBy(() -> new TranscriptDigest(new byte[15])).hasMessageContaining("exactly 16 bytes");
+        assertThatThrownBy(() -> new TranscriptDigest(new byte[32])).hasMessageContaining("exactly 16 bytes");
     }
 
     @Test

@@ -18,25 +18,30 @@ import orbitkv.inventory.StateKey;
  * The shared syntax of the inventory tables (documented in each table file's header): rows, configs,
  * mutations, scopes and records. Parsing only; no behaviour of the code under test is assumed here.
  */
-final class TableSyntax {
+public final class TableSyntax {
     private TableSyntax() {}
 
     /** The row comment starts at the first {@code #} with whitespace on both sides ({@code (0,4]#4} is a token). */
     private static final java.util.regex.Pattern COMMENT = java.util.regex.Pattern.compile("\\s#\\s");
 
     /** One data row: its 1-based line, its columns, the rule IDs and comment after {@code #}. */
-    record Row(String file, int line, List<String> columns, String rules) {
-        String column(int i) {
+    public record Row(String file, int line, List<String> columns, String rules) {
+        public String column(int i) {
             return columns.get(i);
         }
 
-        String name() {
+        public String name() {
             return rules + " — " + file + ":" + line;
         }
     }
 
     static List<Row> rows(String file, int columnCount) throws IOException {
-        Path path = Path.of(System.getProperty("basedir", "."), "src/test/resources/tables/inventory", file);
+        return rows("inventory", file, columnCount);
+    }
+
+    /** The rows of {@code src/test/resources/tables/<dir>/<file>}. */
+    public static List<Row> rows(String dir, String file, int columnCount) throws IOException {
+        Path path = Path.of(System.getProperty("basedir", "."), "src/test/resources/tables", dir, file);
         List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -87,17 +92,17 @@ final class TableSyntax {
     }
 
     /** A mutation of a table row. */
-    sealed interface Mutation permits Put, Del, Absent {}
+    public sealed interface Mutation permits Put, Del, Absent {}
 
-    record Put(StateKey key, Medium medium, long size) implements Mutation {}
+    public record Put(StateKey key, Medium medium, long size) implements Mutation {}
 
-    record Del(StateKey key, Medium medium) implements Mutation {}
+    public record Del(StateKey key, Medium medium) implements Mutation {}
 
     /** A delete the row expects to be refused as NotResident (consuming no sequence). */
-    record Absent(StateKey key, Medium medium) implements Mutation {}
+    public record Absent(StateKey key, Medium medium) implements Mutation {}
 
     /** {@code ;}-separated mutations ({@code -} for none), with the {@code fill NS COUNT KEYBYTES} macro expanded. */
-    static List<Mutation> mutations(String text) {
+    public static List<Mutation> mutations(String text) {
         List<Mutation> out = new ArrayList<>();
         if (text.equals("-")) {
             return out;
@@ -138,7 +143,7 @@ final class TableSyntax {
     }
 
     /** {@code NS/HEX}; {@code x*8} repeats text, {@code ab*64} repeats a hex byte. */
-    static StateKey stateKey(String text) {
+    public static StateKey stateKey(String text) {
         int slash = text.indexOf('/');
         return new StateKey(namespace(text.substring(0, slash)), keyBytes(text.substring(slash + 1)));
     }
@@ -182,7 +187,7 @@ final class TableSyntax {
     }
 
     /** {@code name=value} options of a read column. */
-    static java.util.Map<String, String> options(String text) {
+    public static java.util.Map<String, String> options(String text) {
         java.util.Map<String, String> out = new java.util.HashMap<>();
         for (String kv : text.split("\\s+")) {
             String[] p = kv.split("=", 2);

@@ -37,7 +37,10 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code decode}: each frame's bytes into a columnar {@link RecordBatch} (the requester's direct reader);</li>
  *   <li>{@code digestReceiver}: the receiver's transcript digest over the decoded batches;</li>
  *   <li>{@code sha256Only}: SHA-256 alone over as many bytes as the transcript has, in the digest's 16 KiB
- *       blocks: what either digest costs with the canonical encoding taken away (SHA-NI on this machine).</li>
+ *       blocks: what either digest cost with the canonical encoding taken away, before transcript digest v2
+ *       (SHA-NI on this machine);</li>
+ *   <li>{@code murmur128Only}: the same bytes through MurmurHash3 x64 128 (Guava), the hash of transcript digest v2:
+ *       side by side with {@code sha256Only} in one run (issue 15).</li>
  * </ul>
  */
 @State(org.openjdk.jmh.annotations.Scope.Benchmark)
@@ -163,6 +166,15 @@ public class BootstrapStageBenchmark {
             sha.update(block, 0, (int) Math.min(block.length, transcriptBytes - done));
         }
         return sha.digest();
+    }
+
+    @Benchmark
+    public byte[] murmur128Only() {
+        com.google.common.hash.Hasher h = com.google.common.hash.Hashing.murmur3_128().newHasher();
+        for (long done = 0; done < transcriptBytes; done += block.length) {
+            h.putBytes(block, 0, (int) Math.min(block.length, transcriptBytes - done));
+        }
+        return h.hash().asBytes();
     }
 
     @Benchmark

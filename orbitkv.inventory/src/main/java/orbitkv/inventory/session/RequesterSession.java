@@ -403,7 +403,7 @@ final class RequesterSession {
                         Wire.nonNegative("snapshot_commit.first_frame", c.getFirstFrame()),
                         Wire.nonNegative("snapshot_commit.last_frame", c.getLastFrame()),
                         Wire.nonNegative("snapshot_commit.max_scanned_sequence", c.getMaxScannedSequence()),
-                        new TranscriptDigest(Wire.digest("snapshot_commit.transcript_digest", c.getTranscriptDigest())));
+                        new TranscriptDigest(Wire.transcriptDigest("snapshot_commit.transcript_digest", c.getTranscriptDigest())));
             } catch (IllegalArgumentException e) {
                 throw new Refused(ErrorCause.MALFORMED_FRAME, "snapshot_commit: " + e.getMessage());
             }

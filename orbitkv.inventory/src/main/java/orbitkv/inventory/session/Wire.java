@@ -66,6 +66,15 @@ final class Wire {
         return v;
     }
 
+    /** A transcript digest field: exactly {@link orbitkv.inventory.TranscriptDigest#BYTES} (SES-9 fixed widths). */
+    static byte[] transcriptDigest(String field, ByteString b) throws Refused {
+        if (b.size() != orbitkv.inventory.TranscriptDigest.BYTES) {
+            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " must be " + orbitkv.inventory.TranscriptDigest.BYTES
+                    + " bytes, got " + b.size());
+        }
+        return b.toByteArray();
+    }
+
     static byte[] digest(String field, ByteString b) throws Refused {
         if (b.size() != DIGEST_BYTES) {
             throw new Refused(ErrorCause.MALFORMED_FRAME, field + " must be " + DIGEST_BYTES + " bytes, got " + b.size());

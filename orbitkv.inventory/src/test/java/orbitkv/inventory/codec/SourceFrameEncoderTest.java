@@ -67,7 +67,7 @@ class SourceFrameEncoderTest {
     void generatedFramePatch() {
         SourceFrame.Builder b = SourceFrame.newBuilder().setSessionId(Uuid.newBuilder().setLsb(42))
                 .setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(WireReference.uuid(VIEW)).setS1(10).setPageCount(2)
-                        .setFirstFrame(2).setLastFrame(4).setTranscriptDigest(ByteString.copyFrom(new byte[32])));
+                        .setFirstFrame(2).setLastFrame(4).setTranscriptDigest(ByteString.copyFrom(new byte[16])));
         UnnumberedFrame u = UnnumberedFrame.of(b.setFrameNumber(Long.MAX_VALUE).build());
         assertThat(u.frameNumberOffset()).isEqualTo(12);
         EncodedFrame f = u.number(5);

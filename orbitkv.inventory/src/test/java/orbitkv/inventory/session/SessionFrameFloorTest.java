@@ -51,7 +51,7 @@ class SessionFrameFloorTest {
     @DisplayName("SES-10 DELTA-3 SNAP-5: the widest page, delta, begin, commit, liveness, accepted and error frames fit SessionConfig.FRAME_ENCODED_BYTES_MIN")
     void widestFramesFitTheFloor() {
         ResidenceRecord r = largestRecord();
-        ByteString digest = ByteString.copyFrom(new byte[32]);
+        ByteString digest = ByteString.copyFrom(new byte[16]);
         Map<String, Integer> sizes = new LinkedHashMap<>();
         sizes.put("page of one largest record", SourceFrameEncoder.page(ID, ID, MAX, List.of(r)).encodedBytes());
         sizes.put("delta of one largest record", SourceFrameEncoder.delta(ID, new Interval(MAX - 1, MAX), List.of(r)).encodedBytes());

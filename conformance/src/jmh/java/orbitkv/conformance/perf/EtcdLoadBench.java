@@ -1,0 +1,30 @@
+package orbitkv.conformance.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import orbitkv.conformance.etcd.EtcdFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The formal P1/P2 comparison and the publisher and stream ablations (PERF-5, PERF-6), never in the default run:
+ * {@code scripts/bench p1} or {@code mvn -B -pl conformance -am test -Pperf-p1}; parameters are the
+ * {@code bench.p1.*} properties of {@link EtcdLoadHarness.Settings#fromProperties()}. Verdicts are printed against the
+ * thresholds frozen in docs/performance.md; a failed verdict is a reported result, not a test failure.
+ */
+class EtcdLoadBench {
+    @RegisterExtension
+    static final EtcdFixture ETCD = EtcdFixture.singleNode();
+
+    @Test
+    void p1() throws Exception {
+        EtcdLoadHarness.Settings s = EtcdLoadHarness.Settings.fromProperties();
+        Map<EtcdLoadHarness.Mode, EtcdLoadHarness.Cell> cells = new EtcdLoadHarness(s, BenchRun.create("p1"), ETCD).run();
+        cells.forEach((m, c) -> {
+            if (m != EtcdLoadHarness.Mode.IDLE_CONTROL) {
+                assertThat(c.visibilityNs().length).as(m.label).isGreaterThanOrEqualTo(s.samples());
+            }
+        });
+    }
+}

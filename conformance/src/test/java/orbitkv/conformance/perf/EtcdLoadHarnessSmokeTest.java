@@ -1,0 +1,47 @@
+package orbitkv.conformance.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import orbitkv.conformance.etcd.EtcdFixture;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The default run's smoke of the P1/P2 and ablation harness (so it cannot rot): two owners, every mode, a handful of
+ * samples, real etcd. It checks what the harness must get right whatever the machine: every mode collects its
+ * samples, the etcd publishers write to etcd (transactions and WAL fsyncs appear) while streaming writes nothing
+ * beyond membership, and the rates come from etcd's own metrics. The formal cells are {@code scripts/bench p1}.
+ */
+class EtcdLoadHarnessSmokeTest {
+    @RegisterExtension
+    static final EtcdFixture ETCD = EtcdFixture.singleNode();
+
+    @Test
+    @DisplayName("PERF-5 PERF-6 MEM-4 the P1/P2 harness runs every mode; only the etcd publishers put block traffic into etcd")
+    void smoke() throws Exception {
+        EtcdLoadHarness.Settings s = new EtcdLoadHarness.Settings(2, 64, 4, 50, 10, 10, 2, 2, 10, 0, 2,
+                List.of(EtcdLoadHarness.Mode.values()));
+        Map<EtcdLoadHarness.Mode, EtcdLoadHarness.Cell> cells = new EtcdLoadHarness(s, BenchRun.create("p1-smoke"), ETCD).run();
+        assertThat(cells).containsOnlyKeys(EtcdLoadHarness.Mode.values());
+        cells.forEach((m, c) -> {
+            if (m == EtcdLoadHarness.Mode.IDLE_CONTROL) {
+                assertThat(c.etcd().messagesByMethodPerS()).as("idle members renew leases").containsKey("LeaseKeepAlive");
+                assertThat(c.etcd().walFsyncsPerS()).as("lease renewals do not touch the WAL").isZero();
+                return;
+            }
+            assertThat(c.visibilityNs().length).as(m.label).isGreaterThanOrEqualTo(s.samples());
+            assertThat(java.util.Arrays.stream(c.visibilityNs()).min().orElse(0)).as(m.label + " install after publication").isPositive();
+            if (m.etcd()) {
+                assertThat(c.transactions()).as(m.label + " publishes transactions").isPositive();
+                assertThat(c.etcd().messagesByMethodPerS()).as(m.label).containsKey("Txn");
+                assertThat(c.etcd().walFsyncsPerS()).as(m.label + " block keys go through the WAL").isPositive();
+            } else {
+                assertThat(c.etcd().messagesByMethodPerS()).as(m.label + ": no block keys in etcd (MEM-4)").doesNotContainKey("Txn");
+                assertThat(c.streamBytesPerS()).as(m.label + " streams").isPositive();
+            }
+        });
+    }
+}
