@@ -29,6 +29,8 @@ public enum Setting {
     DRAM_DIR("dram-dir", Kind.TEXT, "/dev/shm", "directory of the DRAM arena file (a tmpfs)"),
     DRAM_PINS_MAX("dram-pins-max", Kind.COUNT, "4096", "concurrently pinned DRAM blocks"),
     SSD_PINS_MAX("ssd-pins-max", Kind.COUNT, "1024", "concurrently pinned SSD blocks"),
+    DRAM_PINNED_BYTES_MAX("dram-pinned-bytes-max", Kind.SIZE, "512MiB", "payload bytes of pinned DRAM blocks (readers); at least --block-bytes-max"),
+    SSD_PINNED_BYTES_MAX("ssd-pinned-bytes-max", Kind.SIZE, "512MiB", "payload bytes of pinned SSD blocks (readers); at least --block-bytes-max"),
     SSD_QUEUE_WRITES_MAX("ssd-queue-writes-max", Kind.COUNT, "1024", "queued SSD writes"),
     SSD_QUEUE_BYTES_MAX("ssd-queue-bytes-max", Kind.SIZE, "256MiB", "queued SSD write bytes"),
     BLOCK_BYTES_MAX("block-bytes-max", Kind.SIZE, "16MiB", "payload bytes of one block"),

@@ -73,7 +73,7 @@ class StandaloneManagerTest {
             assertThat(restored.header(CacheApi.RESTORED_HEADER)).isEqualTo("80");
             BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 24, 1 << 20);
             decoder.feed(Unpooled.wrappedBuffer(restored.body()));
-            assertThat(decoder.finish()).containsExactlyElementsOf(all);
+            assertThat(decoder.finishBlocks()).containsExactlyElementsOf(all);
 
             String before = metricsState(http);
             assertThat(http.post("/cache/save?namespace=llama-70b%2Ftp8", BlockFraming.CONTENT_TYPE,
