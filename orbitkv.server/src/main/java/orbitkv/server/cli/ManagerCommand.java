@@ -11,7 +11,7 @@ import orbitkv.server.config.Setting;
 import orbitkv.server.runtime.DistributedManager;
 import orbitkv.server.runtime.RunningManager;
 import orbitkv.server.runtime.StandaloneManager;
-import orbitkv.server.tier.TierLockedException;
+import orbitkv.server.tier.LocalResourceRefused;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -91,7 +91,7 @@ final class ManagerCommand implements Callable<Integer> {
                     }
                 }
             }
-        } catch (TierLockedException e) { // another Manager holds the SSD directory (issue 20 item 1)
+        } catch (LocalResourceRefused e) { // SSD directory held by another Manager, or bounds beyond -Xmx (issue 20)
             spec.commandLine().getErr().println("orbitkv manager: " + e.getMessage());
             return 1;
         } finally {

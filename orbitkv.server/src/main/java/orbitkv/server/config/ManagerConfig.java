@@ -57,7 +57,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
      */
     public record Tiers(long dramBytes, Path dramDir, int dramPinsMax, Path ssdDir, long ssdBytes, int ssdPinsMax,
                         int ssdQueueWritesMax, long ssdQueueBytesMax, long blockBytesMax, long dramPinnedBytesMax,
-                        long ssdPinnedBytesMax) {
+                        long ssdPinnedBytesMax, long restoreBytesInFlightMax) {
         public boolean hasSsd() {
             return ssdDir != null;
         }
@@ -134,7 +134,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         Tiers tiers = new Tiers(v.size(DRAM, 64), Path.of(v.text(DRAM_DIR)), v.count(DRAM_PINS_MAX),
                 hasSsd ? Path.of(v.text(SSD_DIR)) : null, hasSsd ? v.size(SSD, 1) : 0, v.count(SSD_PINS_MAX),
                 v.count(SSD_QUEUE_WRITES_MAX), v.size(SSD_QUEUE_BYTES_MAX, 1), v.size(BLOCK_BYTES_MAX, 1),
-                v.size(DRAM_PINNED_BYTES_MAX, 1), v.size(SSD_PINNED_BYTES_MAX, 1));
+                v.size(DRAM_PINNED_BYTES_MAX, 1), v.size(SSD_PINNED_BYTES_MAX, 1), v.size(RESTORE_BYTES_IN_FLIGHT_MAX, 1));
         Http http = new Http(v.size(SAVE_BODY_BYTES_MAX, 1), v.size(JSON_BODY_BYTES_MAX, 1024),
                 v.count(HTTP_REQUESTS_IN_FLIGHT_MAX), v.ms(SHUTDOWN_DRAIN_MS, 0, 600_000),
                 v.ms(AWAIT_TIMEOUT_MS_MAX, 1, AWAIT_TIMEOUT_MS_CAP), v.count(AWAIT_WAITERS_MAX));
@@ -244,6 +244,9 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 + ") must not exceed --dram (" + t.dramBytes() + "): every block must fit the DRAM tier");
         requireRelation(t.blockBytesMax() + RECORD_FRAMING_BYTES_MAX <= h.saveBodyBytesMax(), "--save-body-bytes-max ("
                 + h.saveBodyBytesMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
+                + ") plus " + RECORD_FRAMING_BYTES_MAX + " framing bytes");
+        requireRelation(t.blockBytesMax() + RECORD_FRAMING_BYTES_MAX <= t.restoreBytesInFlightMax(), "--restore-bytes-in-flight-max ("
+                + t.restoreBytesInFlightMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
                 + ") plus " + RECORD_FRAMING_BYTES_MAX + " framing bytes");
         requireRelation(t.blockBytesMax() <= t.dramPinnedBytesMax(), "--dram-pinned-bytes-max (" + t.dramPinnedBytesMax()
                 + ") must be at least --block-bytes-max (" + t.blockBytesMax() + "): one block must be readable");

@@ -31,6 +31,7 @@ public enum Setting {
     SSD_PINS_MAX("ssd-pins-max", Kind.COUNT, "1024", "concurrently pinned SSD blocks"),
     DRAM_PINNED_BYTES_MAX("dram-pinned-bytes-max", Kind.SIZE, "512MiB", "payload bytes of pinned DRAM blocks (readers); at least --block-bytes-max"),
     SSD_PINNED_BYTES_MAX("ssd-pinned-bytes-max", Kind.SIZE, "512MiB", "payload bytes of pinned SSD blocks (readers); at least --block-bytes-max"),
+    RESTORE_BYTES_IN_FLIGHT_MAX("restore-bytes-in-flight-max", Kind.SIZE, "256MiB", "restore response bytes held at once across requests (direct memory); beyond it a restore stops its prefix with stop=response-memory"),
     SSD_QUEUE_WRITES_MAX("ssd-queue-writes-max", Kind.COUNT, "1024", "queued SSD writes"),
     SSD_QUEUE_BYTES_MAX("ssd-queue-bytes-max", Kind.SIZE, "256MiB", "queued SSD write bytes"),
     BLOCK_BYTES_MAX("block-bytes-max", Kind.SIZE, "16MiB", "payload bytes of one block"),

@@ -81,6 +81,12 @@ final class ApiMetrics {
                     .help("queued SSD writes discarded because a newer save or an evict superseded them")
                     .callback(cb -> cb.call(ssd.supersededWrites())).register(registry);
         }
+        GaugeWithCallback.builder().name("orbitkv_restore_response_bytes")
+                .help("restore response bytes held (direct memory), bounded by --restore-bytes-in-flight-max")
+                .callback(cb -> cb.call(tiers.copyOut().heldBytes())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_restore_response_memory_refusals")
+                .help("restores that stopped their prefix because --restore-bytes-in-flight-max was reached")
+                .callback(cb -> cb.call(tiers.copyOut().refusalsTotal())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_inventory_head_sequence").help("latest residency sequence")
                 .callback(cb -> cb.call(tiers.headSequence())).register(registry);
     }

@@ -17,6 +17,7 @@ import java.util.Objects;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SaveBatch;
 import orbitkv.server.tier.Residence;
@@ -196,7 +197,7 @@ final class CacheApi {
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
         JsonRequests.RestoreRequest req = JsonRequests.restore(body);
         long deadlineNs = System.nanoTime() + req.deadlineMs() * 1_000_000L;
-        CompositeByteBuf out = alloc.compositeDirectBuffer(Math.max(2, req.keys().size()));
+        BudgetedBody out = new BudgetedBody(alloc, Math.max(2, req.keys().size()), tiers.copyOut());
         int[] served = new int[Medium.values().length];
         Miss stop = null;
         long total = 0;
@@ -206,7 +207,7 @@ final class CacheApi {
                     stop = new Miss("deadline", null);
                     break;
                 }
-                RestoredBlock got = restoreOne(req.namespace(), key, alloc, restoreBodyBytesMax - total);
+                RestoredBlock got = restoreOne(req.namespace(), key, alloc, restoreBodyBytesMax - total, out);
                 if (got.miss() != null) {
                     stop = got.miss();
                     break;
@@ -226,6 +227,44 @@ final class CacheApi {
                 Integer.toString(served[Medium.DRAM.ordinal()] + served[Medium.SSD.ordinal()]), ROUTE_HEADER, route));
     }
 
+    /**
+     * A restore response body whose bytes are charged to the tiers' {@link CopyOutBudget} until Netty frees
+     * it (after the response is written, or on any failure): restore responses never hold more direct
+     * memory than the budget, however many run at once.
+     */
+    private static final class BudgetedBody extends CompositeByteBuf {
+        private final CopyOutBudget budget;
+        private long taken;
+
+        BudgetedBody(ByteBufAllocator alloc, int maxComponents, CopyOutBudget budget) {
+            super(alloc, true, maxComponents);
+            this.budget = budget;
+        }
+
+        boolean take(long bytes) {
+            if (!budget.tryTake(bytes)) {
+                return false;
+            }
+            taken += bytes;
+            return true;
+        }
+
+        void giveBack(long bytes) {
+            budget.release(bytes);
+            taken -= bytes;
+        }
+
+        @Override
+        protected void deallocate() {
+            try {
+                super.deallocate();
+            } finally {
+                budget.release(taken);
+                taken = 0;
+            }
+        }
+    }
+
     /** Why a restore prefix stopped: the route header's {@code stop} and, for a broken block, {@code corrupt}. */
     private record Miss(String reason, String corrupt) {}
 
@@ -240,7 +279,8 @@ final class CacheApi {
      * Reads {@code key} from its local residences, DRAM first. A residence replaced between the read and the
      * pin is pinned once more at its current generation; an evicted one is skipped.
      */
-    private RestoredBlock restoreOne(Namespace namespace, StateKey key, ByteBufAllocator alloc, long roomBytes) {
+    private RestoredBlock restoreOne(Namespace namespace, StateKey key, ByteBufAllocator alloc, long roomBytes,
+                                     BudgetedBody body) {
         List<Residence> residences = tiers.residences(key);
         Miss failure = null;
         for (Residence r : residences) {
@@ -255,6 +295,9 @@ final class CacheApi {
                         if (record > roomBytes) {
                             return RestoredBlock.missed("response-bound", null);
                         }
+                        if (!body.take(record)) {
+                            return RestoredBlock.missed("response-memory", null);
+                        }
                         ByteBuf rec = alloc.directBuffer((int) record);
                         BlockFraming.writeHeader(rec, key.key(), pin.sizeBytes());
                         ByteBuffer dst = rec.nioBuffer(rec.writerIndex(), (int) pin.sizeBytes());
@@ -265,6 +308,7 @@ final class CacheApi {
                             }
                             case CopyOutcome.Corrupt c -> {
                                 rec.release(); // never exposed: its content is undefined
+                                body.giveBack(record);
                                 LOG.warn("restore: stored block broken and evicted ({}): {}", c.reason(), c.detail());
                                 failure = new Miss("corrupt-" + r.medium().name().toLowerCase(Locale.ROOT), c.reason());
                             }

@@ -161,7 +161,13 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         ByteBuf chunk = content.content();
         int n = chunk.readableBytes();
         switch (r.endpoint.body) {
-            case BLOCKS -> r.save.feed(chunk);
+            case BLOCKS -> {
+                if (content.decoderResult().isFailure()) { // e.g. an invalid chunk-size line: never commit what came before
+                    throw new ApiException(ApiError.MALFORMED_HTTP, "the save body's transfer encoding is malformed: "
+                            + content.decoderResult().cause().getMessage() + "; nothing of this save is stored");
+                }
+                r.save.feed(chunk);
+            }
             case JSON -> {
                 if (r.received + n > limits.jsonBodyBytesMax()) {
                     throw new ApiException(ApiError.BODY_TOO_LARGE, "body exceeds the bound of "

@@ -3,7 +3,9 @@ package orbitkv.server.runtime;
 import java.io.IOException;
 import orbitkv.inventory.InventorySource;
 import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.DramTier;
+import orbitkv.server.tier.LocalResourceRefused;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SourceResidency;
 import orbitkv.server.tier.SsdTier;
@@ -27,6 +29,10 @@ record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instanc
     private static final Logger LOG = LoggerFactory.getLogger(LocalCache.class);
 
     static LocalCache open(ManagerConfig config) throws IOException {
+        java.util.Optional<String> memory = MemoryBudget.refusal(config);
+        if (memory.isPresent()) { // before anything is created, and before any etcd side effect
+            throw new LocalResourceRefused(memory.get());
+        }
         InventorySource source = InventorySource.create(config.inventoryConfig());
         SourceResidency residency = new SourceResidency(source);
         ManagerConfig.Tiers t = config.tiers();
@@ -41,7 +47,8 @@ record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instanc
                     residency);
             LOG.info("local tiers open as instance {}: DRAM arena {}{}", instance.fileTag(), dram.arenaFile(),
                     ssd == null ? "" : ", SSD directory " + t.ssdDir().toAbsolutePath() + " (locked)");
-            return new LocalCache(source, new LocalTiers(dram, ssd, residency), instance);
+            return new LocalCache(source, new LocalTiers(dram, ssd, residency,
+                    new CopyOutBudget(t.restoreBytesInFlightMax())), instance);
         } catch (IOException | RuntimeException e) {
             if (ssd != null) {
                 ssd.close();

@@ -25,12 +25,27 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     private final DramTier dram;
     private final SsdTier ssd;
     private final ResidencyListener listener;
+    private final CopyOutBudget copyOut;
 
-    /** @param ssd null when there is no SSD tier */
+    /** With a copy-out budget as large as the DRAM tier (tests and tools). */
     public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener) {
+        this(dram, ssd, listener, new CopyOutBudget(Math.max(1, dram.usage().capacityBytes())));
+    }
+
+    /**
+     * @param ssd null when there is no SSD tier
+     * @param copyOut the bound on bytes copied out into responses not yet written
+     */
+    public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut) {
         this.dram = Objects.requireNonNull(dram, "dram");
         this.ssd = ssd;
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.copyOut = Objects.requireNonNull(copyOut, "copyOut");
+    }
+
+    /** The bound on restore response bytes held at once (direct memory). */
+    public CopyOutBudget copyOut() {
+        return copyOut;
     }
 
     /** Which residences an evict removes. */

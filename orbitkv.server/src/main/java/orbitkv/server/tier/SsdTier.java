@@ -27,7 +27,7 @@ import orbitkv.transfer.PayloadSource.PinResult;
  *
  * <ul>
  *   <li>One Manager per directory (issue 20 item 1): {@link #open} takes an exclusive lock on
- *       {@code <dir>/orbitkv.lock} before touching anything and refuses with {@link TierLockedException},
+ *       {@code <dir>/orbitkv.lock} before touching anything and refuses with {@link LocalResourceRefused},
  *       naming the holder (pid, node, instance, start time, incarnation once known) that the lock file
  *       holds. Block files are named {@code blk-<node>-<instance>-<n>.okv}: no two processes ever share a
  *       name.</li>
@@ -95,7 +95,7 @@ public final class SsdTier implements AutoCloseable {
      * @param pinnedBytesMax bound on pinned payload bytes
      * @param queueCountMax bound on queued writes
      * @param queueBytesMax bound on queued payload bytes
-     * @throws TierLockedException if another live Manager (or another tier of this process) holds {@code dir}
+     * @throws LocalResourceRefused if another live Manager (or another tier of this process) holds {@code dir}
      */
     public static SsdTier open(Path dir, TierInstance instance, long bytesMax, int pinsMax, long pinnedBytesMax,
                                int queueCountMax, long queueBytesMax, ResidencyListener listener) throws IOException {
@@ -121,7 +121,7 @@ public final class SsdTier implements AutoCloseable {
         Files.createDirectories(dir);
         OwnerLock lock = switch (OwnerLock.acquireLockFile(dir.resolve(LOCK_FILE), instance.holderText("not registered yet"))) {
             case OwnerLock.Attempt.Acquired a -> a.lock();
-            case OwnerLock.Attempt.Held h -> throw new TierLockedException("SSD directory " + dir.toAbsolutePath()
+            case OwnerLock.Attempt.Held h -> throw new LocalResourceRefused("SSD directory " + dir.toAbsolutePath()
                     + " is in use by another Manager (" + h.holder().replace('\n', ' ').strip() + "; lock file "
                     + dir.resolve(LOCK_FILE).toAbsolutePath() + "): give each Manager its own --ssd-dir");
         };

@@ -40,7 +40,7 @@ class TierLockTest {
             List<String> before = names(dir);
             assertThat(before).contains(SsdTier.LOCK_FILE).anyMatch(n -> n.matches("blk-node-a-" + first.id() + "-1\\.okv"));
             assertThatThrownBy(() -> SsdTier.open(dir, TierInstance.random("node-b"), 1 << 20, 4, 1 << 20, 8, 1 << 20, listener))
-                    .isInstanceOf(TierLockedException.class)
+                    .isInstanceOf(LocalResourceRefused.class)
                     .hasMessageContaining("pid=" + ProcessHandle.current().pid())
                     .hasMessageContaining("instance=" + first.id())
                     .hasMessageContaining("node=node-a")
