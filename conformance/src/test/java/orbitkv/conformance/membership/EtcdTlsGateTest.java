@@ -6,7 +6,6 @@ import static orbitkv.conformance.membership.Gates.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import orbitkv.conformance.etcd.Await;
+import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.etcd.EtcdRuntimeSelection;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.EtcdTls;
@@ -56,7 +56,7 @@ class EtcdTlsGateTest {
         leaf("client", "ca", "extendedKeyUsage=clientAuth");
         ca("rogue-ca");
         leaf("rogue", "rogue-ca", "extendedKeyUsage=clientAuth");
-        int[] ports = freePorts(2);
+        int[] ports = EtcdFixture.freeLoopbackPorts(2);
         url = URI.create("https://127.0.0.1:" + ports[0]);
         Path log = dir.resolve("etcd.log");
         etcd = new ProcessBuilder(binary.toString(), "--name", "tls", "--data-dir", dir.resolve("data").toString(),
@@ -88,7 +88,7 @@ class EtcdTlsGateTest {
     }
 
     @Test
-    @DisplayName("MEM-1 MEM-2 OPS-5 the admin tool formats and a Manager registers over TLS with a client certificate; the view admits it")
+    @DisplayName("MEM-1 MEM-2 the admin tool formats and a Manager registers over TLS with a client certificate; the view admits it")
     void registerOverTls() {
         String c = cluster();
         EtcdEndpoints tls = endpoints("client", "ca");
@@ -105,7 +105,7 @@ class EtcdTlsGateTest {
     }
 
     @Test
-    @DisplayName("OPS-5 a client certificate from another CA is refused by etcd: registration is Unavailable, nothing written")
+    @DisplayName("MEM-2 a client certificate from another CA is refused by etcd: registration is Unavailable, nothing written")
     void foreignClientCertificateRefused() {
         String c = cluster();
         RegistrationResult r = Membership.register(endpoints("rogue", "ca"), node(c, "rogue"), SHORT);
@@ -156,23 +156,6 @@ class EtcdTlsGateTest {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    private static int[] freePorts(int n) throws IOException {
-        int[] ports = new int[n];
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                held.add(s);
-                ports[i] = s.getLocalPort();
-            }
-        } finally {
-            for (ServerSocket s : held) {
-                s.close();
-            }
-        }
-        return ports;
     }
 
     private static String read(Path log) {

@@ -300,7 +300,7 @@ public final class DramTier implements AutoCloseable {
 
     /** The residence of {@code key} in this tier, without pinning; counts as a use for LRU. */
     public Optional<Residence> residence(StateKey key) {
-        return table.get(key).map(e -> new Residence(Medium.DRAM, e.sequence, e.sizeBytes));
+        return table.residence(key);
     }
 
     public boolean contains(StateKey key) {

@@ -235,6 +235,11 @@ final class ResidenceTable<S> {
         }
     }
 
+    /** The residence of {@code key} as queries report it (a use for LRU). */
+    Optional<Residence> residence(StateKey key) {
+        return get(key).map(e -> new Residence(medium, e.sequence, e.sizeBytes));
+    }
+
     boolean contains(StateKey key) {
         lock.lock();
         try {

@@ -239,7 +239,7 @@ public final class SsdTier implements AutoCloseable {
 
     /** The residence of {@code key} in this tier, without pinning; counts as a use for LRU. */
     public Optional<Residence> residence(StateKey key) {
-        return table.get(key).map(e -> new Residence(Medium.SSD, e.sequence, e.sizeBytes));
+        return table.residence(key);
     }
 
     public boolean contains(StateKey key) {

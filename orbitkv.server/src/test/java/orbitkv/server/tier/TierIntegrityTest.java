@@ -121,7 +121,7 @@ class TierIntegrityTest {
     }
 
     @Test
-    @DisplayName("INV-2 INV-3 a pin names the exact generation: an older one is StaleGeneration(current), nothing pinned")
+    @DisplayName("INV-3 a pin names the exact generation: an older one is StaleGeneration(current), nothing pinned")
     void exactGeneration() throws Exception {
         dram = DramTier.open(dir, 4096, 4, listener);
         long first = ((SaveOutcome.Stored) dram.put(key(1), payload(1, 1, 64))).sequence();
