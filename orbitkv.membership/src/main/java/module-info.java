@@ -13,6 +13,8 @@ module orbitkv.membership {
     requires io.grpc; // the per-call deadline interceptor and Status codes
     requires com.fasterxml.jackson.databind; // the backup file
     requires io.grpc.stub; // jetcd's Lease.keepAlive takes an io.grpc.stub.StreamObserver
+    requires io.grpc.netty; // GrpcSslContexts: client TLS toward etcd (jetcd's channel is grpc-netty's)
+    requires io.netty.handler; // SslContext, which jetcd's ClientBuilder takes
     requires com.google.common;
     requires org.slf4j;
 }

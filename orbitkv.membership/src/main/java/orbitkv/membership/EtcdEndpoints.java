@@ -53,6 +53,16 @@ public record EtcdEndpoints(List<URI> urls, Optional<EtcdTls> tls) {
      * @throws IllegalArgumentException naming the malformed URL
      */
     public static EtcdEndpoints parse(String text) {
+        return parse(text, Optional.empty());
+    }
+
+    /**
+     * Parses a comma-separated list of {@code https://host:port} URLs used with {@code tls} (or of
+     * {@code http://} URLs when {@code tls} is empty).
+     *
+     * @throws IllegalArgumentException naming the malformed URL
+     */
+    public static EtcdEndpoints parse(String text, Optional<EtcdTls> tls) {
         Objects.requireNonNull(text, "etcd endpoints must not be null");
         List<URI> out = new ArrayList<>();
         for (String part : text.split(",", -1)) {
@@ -60,10 +70,11 @@ public record EtcdEndpoints(List<URI> urls, Optional<EtcdTls> tls) {
             try {
                 out.add(new URI(s));
             } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("etcd endpoint must be http://host:port, got '" + s + "'");
+                throw new IllegalArgumentException("etcd endpoint must be " + (tls.isPresent() ? "https" : "http")
+                        + "://host:port, got '" + s + "'");
             }
         }
-        return new EtcdEndpoints(out);
+        return new EtcdEndpoints(out, tls);
     }
 
     @Override

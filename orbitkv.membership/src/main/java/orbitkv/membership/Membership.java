@@ -45,8 +45,13 @@ public interface Membership extends AutoCloseable {
     /** True once fenced (irrevocable). */
     boolean fenced();
 
-    /** The conservative lease deadline and renewal counters. */
+    /** The conservative lease deadline, renewal counters and lease state (degraded before the fence). */
     LeaseStatus leaseStatus();
+
+    /** Member records refused so far (unleased, under another node's key, malformed): never members. */
+    default MemberRecordRefusals refusedRecords() {
+        return MemberRecordRefusals.NONE;
+    }
 
     /**
      * Adds a listener; it first receives the current state as one event, then every later event in order.

@@ -139,7 +139,7 @@ public interface PayloadSource {
          * The stored bytes are missing, short or do not match their checksum; the residence was evicted.
          *
          * @param reason a short lowercase name: {@code checksum-mismatch}, {@code missing-file},
-         *     {@code truncated-file} or {@code io-error}
+         *     {@code truncated-file}, {@code size-mismatch} (a file longer than the block) or {@code io-error}
          * @param detail what was found, for the log and the error message
          */
         record Corrupt(String reason, String detail) implements CopyOutcome {

@@ -156,7 +156,12 @@ public final class EtcdFixture implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
-    /** All members, in index order. */
+    /** {@code n} distinct free loopback ports (for tests that start an etcd of their own, e.g. over TLS). */
+    public static int[] freeLoopbackPorts(int n) throws IOException {
+        return EtcdRuntime.freeLoopbackPorts(n);
+    }
+
+        /** All members, in index order. */
     public List<Member> members() {
         return List.copyOf(members);
     }

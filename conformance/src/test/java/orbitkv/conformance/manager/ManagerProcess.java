@@ -48,11 +48,23 @@ public final class ManagerProcess implements AutoCloseable {
         this.stderr = stderr;
     }
 
+    /**
+     * JVM heap of a Manager process: room for the default bounds (a Manager refuses bounds beyond its heap and
+     * direct-memory limits; the direct limit defaults to the heap's).
+     */
+    static final String HEAP = "-Xmx640m";
+
     /** Launches {@code orbitkv <args...>} and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> args) throws IOException {
+        return launch(name, logDir, List.of(HEAP), args);
+    }
+
+    /** Launches {@code orbitkv <args...>} with {@code jvmOptions} (heap and direct-memory limits) and does not wait. */
+    public static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
-        cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
                 "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
                 "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));

@@ -1,6 +1,7 @@
 package orbitkv.membership.etcd;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -8,6 +9,8 @@ import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +18,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 import orbitkv.membership.EtcdEndpoints;
+import orbitkv.membership.EtcdTls;
 
 /**
  * Every etcd call has a deadline (NOTES: after a leader loss a request stalls ≈ 7 s and jetcd does not
@@ -28,13 +33,36 @@ public final class EtcdCalls {
 
     private EtcdCalls() {}
 
-    /** A jetcd client whose unary calls carry {@code callTimeoutMs} as a gRPC deadline. */
+    /**
+     * A jetcd client whose unary calls carry {@code callTimeoutMs} as a gRPC deadline; over TLS with a client
+     * certificate when {@code endpoints} has {@link EtcdTls} ({@code https://} endpoints, etcd's
+     * {@code --client-cert-auth}). Every etcd client of this module (membership and the admin tool) is built here.
+     *
+     * @throws IllegalArgumentException naming the files if the CA, certificate or key cannot be loaded
+     */
     public static Client client(EtcdEndpoints endpoints, long callTimeoutMs) {
-        return Client.builder()
+        ClientBuilder builder = Client.builder()
                 .endpoints(endpoints.urls())
                 .connectTimeout(Duration.ofMillis(callTimeoutMs))
-                .interceptor(new DeadlineInterceptor(callTimeoutMs))
-                .build();
+                .interceptor(new DeadlineInterceptor(callTimeoutMs));
+        endpoints.tls().ifPresent(tls -> builder.sslContext(sslContext(tls)));
+        return builder.build();
+    }
+
+    /**
+     * The client TLS context: the etcd servers are verified against {@code caFile} (host names included, as
+     * gRPC does), and this client presents {@code certFile} with its PKCS#8 {@code keyFile}.
+     */
+    static SslContext sslContext(EtcdTls tls) {
+        try {
+            return GrpcSslContexts.forClient()
+                    .trustManager(tls.caFile().toFile())
+                    .keyManager(tls.certFile().toFile(), tls.keyFile().toFile())
+                    .build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("etcd TLS: cannot load CA " + tls.caFile() + ", certificate "
+                    + tls.certFile() + " or key " + tls.keyFile() + " (PEM, key in PKCS#8): " + e.getMessage(), e);
+        }
     }
 
     /** Thrown when a call failed, timed out, or etcd answered with an error status. */

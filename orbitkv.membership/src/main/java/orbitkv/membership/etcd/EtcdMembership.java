@@ -26,6 +26,7 @@ import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.LeaseStatus;
 import orbitkv.membership.Member;
+import orbitkv.membership.MemberRecordRefusals;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.MembershipEvent;
@@ -77,6 +78,11 @@ public final class EtcdMembership implements Membership {
     private final AtomicInteger pendingWatchResponses = new AtomicInteger();
     private final AtomicLong confirmedRenewals = new AtomicLong();
     private final AtomicLong failedRenewals = new AtomicLong();
+    /** Renewal failures since the last confirmed renewal (0 while healthy). */
+    private final AtomicLong consecutiveFailedRenewals = new AtomicLong();
+    private final AtomicLong refusedUnleased = new AtomicLong();
+    private final AtomicLong refusedKeyMismatch = new AtomicLong();
+    private final AtomicLong refusedMalformed = new AtomicLong();
     private final Object lock = new Object();
 
     // guarded by lock
@@ -174,6 +180,9 @@ public final class EtcdMembership implements Membership {
         if (failure == null && ttlSeconds > 0) {
             deadline.confirm(sentNanos, ttlSeconds * 1000);
             confirmedRenewals.incrementAndGet();
+            if (consecutiveFailedRenewals.getAndSet(0) > 0) {
+                LOG.info("lease renewal of {} confirmed again; membership healthy", incarnation);
+            }
             renewalBackoff.reset();
             delayMs = config.renewalIntervalMs();
         } else if (failure == null || EtcdCalls.classify(failure).leaseNotFound()) {
@@ -181,6 +190,10 @@ public final class EtcdMembership implements Membership {
             return;
         } else {
             failedRenewals.incrementAndGet();
+            if (consecutiveFailedRenewals.incrementAndGet() == 1) {
+                LOG.warn("lease renewal of {} failed ({}): membership degraded; fence in {} ms unless a renewal succeeds",
+                        incarnation, failure.toString(), Math.max(0, deadline.remainingNanos() / 1_000_000));
+            }
             delayMs = renewalBackoff.nextDelayMs();
             LOG.debug("renewal of {} failed ({}), retrying in {} ms", incarnation, failure.toString(), delayMs);
         }
@@ -212,8 +225,7 @@ public final class EtcdMembership implements Membership {
                     revision = page.getHeader().getRevision();
                 }
                 for (KeyValue kv : page.getKvs()) {
-                    Member m = decodeMember(kv);
-                    if (m != null) {
+                    if (decodeMember(kv) instanceof RecordRead.Admissible(Member m)) {
                         members.put(m.nodeId(), m);
                     }
                 }
@@ -327,15 +339,19 @@ public final class EtcdMembership implements Membership {
                 }
                 members.entrySet().removeIf(e -> e.getKey().value().equals(node));
             } else if (event.getEventType() == WatchEvent.EventType.PUT) {
-                Member m = decodeMember(kv);
-                if (self && (m == null || !m.incarnation().equals(incarnation))) {
-                    fence(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record replaced at revision "
-                            + kv.getModRevision() + " by " + (m == null ? "an unreadable record" : m.incarnation()));
+                RecordRead read = decodeMember(kv);
+                Member m = read instanceof RecordRead.Admissible(Member admissible) ? admissible : null;
+                if (self && (m == null || !m.incarnation().equals(incarnation) || kv.getLease() != leaseId)) {
+                    fence(m == null && read instanceof RecordRead.Refused(String why) && why.startsWith("unleased")
+                                    ? FenceCause.LEASE_LOST : FenceCause.REPLACED_BY_NEWER_INCARNATION,
+                            "member record replaced at revision " + kv.getModRevision() + " by "
+                                    + (m == null ? "a refused record" : m.incarnation() + " on lease " + Long.toHexString(kv.getLease())));
                     return;
                 }
                 if (m != null) {
                     members.put(m.nodeId(), m);
                 } else {
+                    // A refused put still replaced whatever that key held: its old member record is gone.
                     members.entrySet().removeIf(e -> e.getKey().value().equals(node));
                 }
             }
@@ -382,18 +398,38 @@ public final class EtcdMembership implements Membership {
         deliver(event, seq);
     }
 
-    private Member decodeMember(KeyValue kv) {
+    /** A member record as read: admissible, or refused with the reason (counted and logged). */
+    sealed interface RecordRead {
+        record Admissible(Member member) implements RecordRead {}
+
+        record Refused(String reason) implements RecordRead {}
+    }
+
+    /**
+     * Decodes a record under {@code members/}: admissible only if it is canonical, stored under its own
+     * node's key, and attached to a lease (written by a registration, so it expires with its process;
+     * issue 20 item 7, MEM-4). Anything else is refused, counted by reason, and never admitted.
+     */
+    private RecordRead decodeMember(KeyValue kv) {
         String key = text(kv.getKey());
+        String reason;
         try {
             Member m = MemberCodec.decode(text(kv.getValue()));
             if (!key.equals(keys.member(m.nodeId().value()))) {
-                throw new IllegalArgumentException("record of node " + m.nodeId() + " stored under another key");
+                refusedKeyMismatch.incrementAndGet();
+                reason = "key mismatch: the record of node " + m.nodeId().value() + " is stored under another key";
+            } else if (kv.getLease() == 0) {
+                refusedUnleased.incrementAndGet();
+                reason = "unleased: written without a lease, so no registration owns it";
+            } else {
+                return new RecordRead.Admissible(m);
             }
-            return m;
         } catch (IllegalArgumentException e) {
-            LOG.warn("ignoring unreadable member record {}: {}", key, e.getMessage());
-            return null;
+            refusedMalformed.incrementAndGet();
+            reason = "malformed: " + e.getMessage();
         }
+        LOG.warn("refusing member record {} (mod revision {}): {}", key, kv.getModRevision(), reason);
+        return new RecordRead.Refused(reason);
     }
 
     private void closeWatcher() {
@@ -487,8 +523,23 @@ public final class EtcdMembership implements Membership {
 
     @Override
     public LeaseStatus leaseStatus() {
+        long failing = consecutiveFailedRenewals.get();
+        long overdueNanos = (config.renewalIntervalMs() + 2 * config.etcdCallTimeoutMs()) * 1_000_000L;
+        LeaseStatus.LeaseState state;
+        if (fenced()) {
+            state = LeaseStatus.LeaseState.FENCED;
+        } else if (failing > 0 || clock.getAsLong() - deadline.lastConfirmedSendNanos() > overdueNanos) {
+            state = LeaseStatus.LeaseState.RENEWAL_FAILING;
+        } else {
+            state = LeaseStatus.LeaseState.HEALTHY;
+        }
         return new LeaseStatus(deadline.lastConfirmedSendNanos(), deadline.deadlineNanos(),
-                confirmedRenewals.get(), failedRenewals.get());
+                confirmedRenewals.get(), failedRenewals.get(), state, failing);
+    }
+
+    @Override
+    public MemberRecordRefusals refusedRecords() {
+        return new MemberRecordRefusals(refusedUnleased.get(), refusedKeyMismatch.get(), refusedMalformed.get());
     }
 
     @Override

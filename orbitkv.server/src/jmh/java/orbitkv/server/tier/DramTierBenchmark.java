@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -62,16 +63,17 @@ public class DramTierBenchmark {
         return tier.put(keys[next], payload);
     }
 
-    /** Pins a resident block, copies it out to a direct buffer, unpins. */
+    /** Reads the residence, pins that exact generation, copies it out to a direct buffer (CRC32C verified), unpins. */
     @Benchmark
     public long restoreRead() {
         next = (next + 1) % RESIDENT_BLOCKS;
-        PinOutcome o = tier.pin(keys[next]);
-        if (o instanceof PinOutcome.Pinned(PinnedBlock block)) {
+        StateKey key = keys[next];
+        long sequence = tier.residence(key).map(r -> r.sequence()).orElse(-1L);
+        if (sequence > 0 && tier.pin(key, sequence) instanceof PayloadSource.PinResult.Pinned block) {
             try (block) {
                 readBuffer.clear();
                 block.copyTo(readBuffer);
-                return block.sequence();
+                return block.residencySequence();
             }
         }
         return -1;

@@ -11,6 +11,7 @@ import orbitkv.server.config.Setting;
 import orbitkv.server.runtime.DistributedManager;
 import orbitkv.server.runtime.RunningManager;
 import orbitkv.server.runtime.StandaloneManager;
+import orbitkv.server.tier.LocalResourceRefused;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -90,6 +91,9 @@ final class ManagerCommand implements Callable<Integer> {
                     }
                 }
             }
+        } catch (LocalResourceRefused e) { // SSD directory held by another Manager, or bounds beyond -Xmx (issue 20)
+            spec.commandLine().getErr().println("orbitkv manager: " + e.getMessage());
+            return 1;
         } finally {
             if (manager == null) { // not started: give the signals back (the process is about to exit)
                 Signal.handle(new Signal("TERM"), previousTerm);

@@ -51,9 +51,13 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
     public static final long RECORD_FRAMING_BYTES_MAX = 70;
     private static final Set<String> LOG_LEVELS = Set.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE");
 
-    /** Tier settings. {@code ssdDir} is null (and {@code ssdBytes} 0) when there is no SSD tier. */
+    /**
+     * Tier settings. {@code ssdDir} is null (and {@code ssdBytes} 0) when there is no SSD tier. Pins are
+     * bounded by count and bytes per tier ({@code *PinsMax}, {@code *PinnedBytesMax}).
+     */
     public record Tiers(long dramBytes, Path dramDir, int dramPinsMax, Path ssdDir, long ssdBytes, int ssdPinsMax,
-                        int ssdQueueWritesMax, long ssdQueueBytesMax, long blockBytesMax) {
+                        int ssdQueueWritesMax, long ssdQueueBytesMax, long blockBytesMax, long dramPinnedBytesMax,
+                        long ssdPinnedBytesMax, long restoreBytesInFlightMax) {
         public boolean hasSsd() {
             return ssdDir != null;
         }
@@ -129,7 +133,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         boolean hasSsd = v.given(SSD_DIR);
         Tiers tiers = new Tiers(v.size(DRAM, 64), Path.of(v.text(DRAM_DIR)), v.count(DRAM_PINS_MAX),
                 hasSsd ? Path.of(v.text(SSD_DIR)) : null, hasSsd ? v.size(SSD, 1) : 0, v.count(SSD_PINS_MAX),
-                v.count(SSD_QUEUE_WRITES_MAX), v.size(SSD_QUEUE_BYTES_MAX, 1), v.size(BLOCK_BYTES_MAX, 1));
+                v.count(SSD_QUEUE_WRITES_MAX), v.size(SSD_QUEUE_BYTES_MAX, 1), v.size(BLOCK_BYTES_MAX, 1),
+                v.size(DRAM_PINNED_BYTES_MAX, 1), v.size(SSD_PINNED_BYTES_MAX, 1), v.size(RESTORE_BYTES_IN_FLIGHT_MAX, 1));
         Http http = new Http(v.size(SAVE_BODY_BYTES_MAX, 1), v.size(JSON_BODY_BYTES_MAX, 1024),
                 v.count(HTTP_REQUESTS_IN_FLIGHT_MAX), v.ms(SHUTDOWN_DRAIN_MS, 0, 600_000),
                 v.ms(AWAIT_TIMEOUT_MS_MAX, 1, AWAIT_TIMEOUT_MS_CAP), v.count(AWAIT_WAITERS_MAX));
@@ -240,7 +245,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         requireRelation(t.blockBytesMax() + RECORD_FRAMING_BYTES_MAX <= h.saveBodyBytesMax(), "--save-body-bytes-max ("
                 + h.saveBodyBytesMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
                 + ") plus " + RECORD_FRAMING_BYTES_MAX + " framing bytes");
+        requireRelation(t.blockBytesMax() + RECORD_FRAMING_BYTES_MAX <= t.restoreBytesInFlightMax(), "--restore-bytes-in-flight-max ("
+                + t.restoreBytesInFlightMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
+                + ") plus " + RECORD_FRAMING_BYTES_MAX + " framing bytes");
+        requireRelation(t.blockBytesMax() <= t.dramPinnedBytesMax(), "--dram-pinned-bytes-max (" + t.dramPinnedBytesMax()
+                + ") must be at least --block-bytes-max (" + t.blockBytesMax() + "): one block must be readable");
         if (t.hasSsd()) {
+            requireRelation(t.blockBytesMax() <= t.ssdPinnedBytesMax(), "--ssd-pinned-bytes-max (" + t.ssdPinnedBytesMax()
+                    + ") must be at least --block-bytes-max (" + t.blockBytesMax() + "): one block must be readable");
             requireRelation(t.blockBytesMax() <= t.ssdBytes(), "--block-bytes-max (" + t.blockBytesMax()
                     + ") must not exceed --ssd (" + t.ssdBytes() + ")");
             requireRelation(t.blockBytesMax() <= t.ssdQueueBytesMax(), "--ssd-queue-bytes-max (" + t.ssdQueueBytesMax()

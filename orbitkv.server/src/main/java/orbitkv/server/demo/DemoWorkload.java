@@ -106,6 +106,9 @@ public final class DemoWorkload {
                 "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram", "64MiB",
                 "--block-bytes-max", "1MiB", "--dram-dir", dram.toString(), "--lease-ttl-ms", "4000",
                 "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500", "--etcd-call-timeout-ms", "1000",
+                // bounds that fit the demo's -Xmx256m (a Manager refuses bounds beyond its heap, docs/operations.md)
+                "--index-budget-bytes", "64MiB", "--journal-retention-bytes-max", "16MiB",
+                "--restore-bytes-in-flight-max", "64MiB",
                 "--log-level", "WARN")), work.resolve("logs"), l -> l.startsWith("orbitkv manager ready "));
         children.add(p);
         String ready = p.awaitReady(BOUND);

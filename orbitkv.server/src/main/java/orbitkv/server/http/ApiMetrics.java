@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.function.Function;
+import orbitkv.server.tier.CorruptionReason;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SsdTier;
 import orbitkv.server.tier.TierCounters;
@@ -42,6 +43,25 @@ final class ApiMetrics {
         tierCounter(tiers, "orbitkv_tier_stored", "blocks stored", TierCounters::storedTotal);
         tierCounter(tiers, "orbitkv_tier_evicted", "blocks evicted by LRU to make room", TierCounters::evictedTotal);
         tierCounter(tiers, "orbitkv_tier_reads", "blocks pinned for reading", TierCounters::readsTotal);
+        tierGauge(tiers, "orbitkv_tier_pinned_bytes", "payload bytes currently pinned", u -> (double) u.pinnedBytes());
+        tierGauge(tiers, "orbitkv_tier_reserved_bytes", "bytes reserved by saves in progress (not yet visible)",
+                u -> (double) u.reservedBytes());
+        tierCounter(tiers, "orbitkv_tier_evicted_pinned", "explicit evicts of pinned residences (bytes kept until the last unpin)",
+                TierCounters::evictedPinnedTotal);
+        tierCounter(tiers, "orbitkv_tier_pinned_skipped_by_lru", "pinned residences passed over by LRU eviction",
+                TierCounters::pinnedSkippedByLruTotal);
+        tierCounter(tiers, "orbitkv_tier_reservations_aborted", "save reservations freed without being stored",
+                TierCounters::reservationsAbortedTotal);
+        CounterWithCallback.builder().name("orbitkv_tier_corrupt")
+                .help("stored blocks found broken on a read (checksum, missing or truncated file); each was evicted")
+                .labelNames("medium", "reason").callback(cb -> {
+                    for (CorruptionReason r : CorruptionReason.values()) {
+                        cb.call(tiers.dram().counters().corruptTotal(r), "DRAM", r.wireName());
+                        if (tiers.ssd() != null) {
+                            cb.call(tiers.ssd().counters().corruptTotal(r), "SSD", r.wireName());
+                        }
+                    }
+                }).register(registry);
         CounterWithCallback.builder().name("orbitkv_tier_refused").help("tier refusals by reason (never silent loss)")
                 .labelNames("medium", "reason").callback(cb -> {
                     for (TierRefusal r : TierRefusal.values()) {
@@ -61,6 +81,12 @@ final class ApiMetrics {
                     .help("queued SSD writes discarded because a newer save or an evict superseded them")
                     .callback(cb -> cb.call(ssd.supersededWrites())).register(registry);
         }
+        GaugeWithCallback.builder().name("orbitkv_restore_response_bytes")
+                .help("restore response bytes held (direct memory), bounded by --restore-bytes-in-flight-max")
+                .callback(cb -> cb.call(tiers.copyOut().heldBytes())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_restore_response_memory_refusals")
+                .help("restores that stopped their prefix because --restore-bytes-in-flight-max was reached")
+                .callback(cb -> cb.call(tiers.copyOut().refusalsTotal())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_inventory_head_sequence").help("latest residency sequence")
                 .callback(cb -> cb.call(tiers.headSequence())).register(registry);
     }

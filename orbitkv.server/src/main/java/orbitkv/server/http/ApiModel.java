@@ -43,8 +43,16 @@ final class ApiModel {
     /** {@code namespaces} is a list of strings or the string "all". */
     record ScopeView(String digest, long generation, Object namespaces) {}
 
+    /**
+     * {@code lease}: "healthy", "renewal-failing" (etcd unreachable or slow: degraded, still admitted until the
+     * fence) or "fenced" ("standalone" without etcd); {@code refused_records}: member records never admitted
+     * (issue 20 items 6, 7).
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    record MembershipStatus(Long revision, boolean valid, int members) {}
+    record MembershipStatus(Long revision, boolean valid, int members, String lease, long failedRenewals,
+                            RefusedRecords refusedRecords) {}
+
+    record RefusedRecords(long unleased, long keyMismatch, long malformed) {}
 
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record Stamp(Long sequence, Long monoNs) {}

@@ -1,10 +1,14 @@
 package orbitkv.server.http;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The {@code application/x-orbitkv-blocks} body (DESIGN §7): records
@@ -12,9 +16,10 @@ import java.util.Objects;
  * and restore responses.
  *
  * <p>{@link Decoder} is incremental: it is fed body chunks as they arrive and checks every bound
- * <em>before</em> buffering (BND-1): the body total against {@code bodyBytesMax}, the record count against
- * {@link #RECORDS_MAX}, each key length against 1..{@link #KEY_BYTES_MAX} and each payload length against
- * {@code payloadBytesMax} as soon as the length field is complete, before allocating the payload.
+ * <em>before</em> a record reaches its {@link RecordSink} (BND-1): the body total against
+ * {@code bodyBytesMax}, the record count against {@link #RECORDS_MAX}, each key length against
+ * 1..{@link #KEY_BYTES_MAX}, duplicate keys, and each payload length against {@code payloadBytesMax} as soon
+ * as the length field is complete, before anything is reserved for the payload.
  */
 public final class BlockFraming {
     /** Records per request (DESIGN §7, §9 candidates bound). */
@@ -66,38 +71,98 @@ public final class BlockFraming {
         }
     }
 
-    /** Incremental decoder of one body. Not thread-safe; one per request. */
+    /**
+     * Where decoded records go as they arrive (issue 20 item 4): a save streams them into DRAM reservations
+     * ({@code CacheApi}), tests collect them on the heap. A method may refuse with {@link ApiException};
+     * the decoder then stops, and the caller discards whatever the sink holds.
+     */
+    public interface RecordSink {
+        /** Record {@code index}'s header is complete and valid: its key and payload length are known. */
+        void begin(int index, byte[] key, long payloadBytes);
+
+        /** The next payload bytes of the current record; {@code bytes} is consumed. */
+        void payload(ByteBuffer bytes);
+
+        /** The current record's payload is complete. */
+        void end();
+    }
+
+    /** Collects records on the heap (tests and small tools). */
+    static final class HeapSink implements RecordSink {
+        private final List<Block> blocks = new ArrayList<>();
+        private byte[] key;
+        private byte[] payload;
+        private int filled;
+
+        @Override
+        public void begin(int index, byte[] k, long payloadBytes) {
+            key = k;
+            payload = new byte[(int) payloadBytes];
+            filled = 0;
+        }
+
+        @Override
+        public void payload(ByteBuffer bytes) {
+            int n = bytes.remaining();
+            bytes.get(payload, filled, n);
+            filled += n;
+        }
+
+        @Override
+        public void end() {
+            blocks.add(new Block(key, payload));
+        }
+    }
+
+    /**
+     * Incremental decoder of one body. Not thread-safe; one per request. Every bound is checked before the
+     * sink sees a record (BND-1): body total, record count, key length, duplicate key, payload length. The
+     * sink never sees a record whose header is malformed; {@link #finish()} refuses a body that ends inside
+     * a record or holds none, so a save stores nothing of an incomplete or malformed body.
+     */
     public static final class Decoder {
         private enum State { KEY_LENGTH, KEY, PAYLOAD_LENGTH, PAYLOAD }
 
         private final long bodyBytesMax;
         private final long payloadBytesMax;
-        private final List<Block> blocks = new ArrayList<>();
+        private final RecordSink sink;
+        private final HeapSink heap;
+        private final Set<String> keys = new HashSet<>();
+        private final List<byte[]> keyOrder = new ArrayList<>();
         private final byte[] lengthField = new byte[4];
         private State state = State.KEY_LENGTH;
         private int lengthFilled;
         private byte[] key;
-        private byte[] payload;
-        private int filled;
+        private int keyFilled;
+        private long payloadLeft;
         private long bodyBytes;
+
+        /** A decoder that collects records on the heap ({@link #finishBlocks()}). */
+        public Decoder(long bodyBytesMax, long payloadBytesMax) {
+            this(bodyBytesMax, payloadBytesMax, new HeapSink());
+        }
 
         /**
          * @param bodyBytesMax bound on the whole body
          * @param payloadBytesMax bound on one payload
+         * @param sink receives each record as it arrives
          */
-        public Decoder(long bodyBytesMax, long payloadBytesMax) {
+        public Decoder(long bodyBytesMax, long payloadBytesMax, RecordSink sink) {
             if (bodyBytesMax < 1 || payloadBytesMax < 0) {
                 throw new IllegalArgumentException("bounds must be positive: body " + bodyBytesMax
                         + ", payload " + payloadBytesMax);
             }
             this.bodyBytesMax = bodyBytesMax;
             this.payloadBytesMax = payloadBytesMax;
+            this.sink = Objects.requireNonNull(sink, "sink");
+            this.heap = sink instanceof HeapSink h ? h : null;
         }
 
         /**
          * Consumes {@code chunk} entirely (its reader index advances).
          *
-         * @throws ApiException BODY_TOO_LARGE, TOO_MANY_RECORDS, INVALID_KEY_LENGTH or PAYLOAD_TOO_LARGE
+         * @throws ApiException BODY_TOO_LARGE, TOO_MANY_RECORDS, INVALID_KEY_LENGTH, DUPLICATE_KEY,
+         *     PAYLOAD_TOO_LARGE, or the sink's refusal
          */
         public void feed(ByteBuf chunk) {
             int readable = chunk.readableBytes();
@@ -111,20 +176,28 @@ public final class BlockFraming {
                         if (fillLength(chunk, 2)) {
                             int keyLength = ((lengthField[0] & 0xFF) << 8) | (lengthField[1] & 0xFF);
                             if (keyLength < 1 || keyLength > KEY_BYTES_MAX) {
-                                throw new ApiException(ApiError.INVALID_KEY_LENGTH, "record " + blocks.size()
+                                throw new ApiException(ApiError.INVALID_KEY_LENGTH, "record " + keyOrder.size()
                                         + ": key_len must be 1.." + KEY_BYTES_MAX + ", got " + keyLength);
                             }
-                            if (blocks.size() >= RECORDS_MAX) {
+                            if (keyOrder.size() >= RECORDS_MAX) {
                                 throw new ApiException(ApiError.TOO_MANY_RECORDS,
                                         "a body holds at most " + RECORDS_MAX + " records");
                             }
                             key = new byte[keyLength];
-                            filled = 0;
+                            keyFilled = 0;
                             state = State.KEY;
                         }
                     }
                     case KEY -> {
-                        if (fillArray(chunk, key)) {
+                        int n = Math.min(key.length - keyFilled, chunk.readableBytes());
+                        chunk.readBytes(key, keyFilled, n);
+                        keyFilled += n;
+                        if (keyFilled == key.length) {
+                            String hex = HexFormat.of().formatHex(key);
+                            if (!keys.add(hex)) {
+                                throw new ApiException(ApiError.DUPLICATE_KEY, "record " + keyOrder.size()
+                                        + " repeats key " + hex);
+                            }
                             state = State.PAYLOAD_LENGTH;
                         }
                     }
@@ -132,18 +205,20 @@ public final class BlockFraming {
                         if (fillLength(chunk, 4)) {
                             long payloadLength = ((long) (lengthField[0] & 0xFF) << 24) | ((lengthField[1] & 0xFF) << 16)
                                     | ((lengthField[2] & 0xFF) << 8) | (lengthField[3] & 0xFF);
+                            int index = keyOrder.size();
                             if (payloadLength > payloadBytesMax) {
-                                throw new ApiException(ApiError.PAYLOAD_TOO_LARGE, "record " + blocks.size()
+                                throw new ApiException(ApiError.PAYLOAD_TOO_LARGE, "record " + index
                                         + ": payload_len " + payloadLength + " exceeds " + payloadBytesMax + " bytes");
                             }
                             long position = bodyBytes + readable - chunk.readableBytes();
                             if (position + payloadLength > bodyBytesMax) {
-                                throw new ApiException(ApiError.BODY_TOO_LARGE, "record " + blocks.size()
+                                throw new ApiException(ApiError.BODY_TOO_LARGE, "record " + index
                                         + ": payload_len " + payloadLength + " would exceed the body bound of "
                                         + bodyBytesMax + " bytes");
                             }
-                            payload = new byte[(int) payloadLength];
-                            filled = 0;
+                            sink.begin(index, key, payloadLength);
+                            keyOrder.add(key);
+                            payloadLeft = payloadLength;
                             state = State.PAYLOAD;
                             if (payloadLength == 0) {
                                 completeRecord();
@@ -151,7 +226,13 @@ public final class BlockFraming {
                         }
                     }
                     case PAYLOAD -> {
-                        if (fillArray(chunk, payload)) {
+                        int n = (int) Math.min(payloadLeft, chunk.readableBytes());
+                        for (ByteBuffer b : chunk.nioBuffers(chunk.readerIndex(), n)) {
+                            sink.payload(b);
+                        }
+                        chunk.skipBytes(n);
+                        payloadLeft -= n;
+                        if (payloadLeft == 0) {
                             completeRecord();
                         }
                     }
@@ -161,20 +242,35 @@ public final class BlockFraming {
         }
 
         /**
-         * The body ended: returns the records in body order.
+         * The body ended: returns the number of records.
          *
          * @throws ApiException NO_RECORDS for an empty body, TRUNCATED_RECORD if it ended inside a record
          */
-        public List<Block> finish() {
+        public int finish() {
             if (state != State.KEY_LENGTH || lengthFilled != 0) {
-                throw new ApiException(ApiError.TRUNCATED_RECORD, "body ends inside record " + blocks.size()
+                int index = state == State.PAYLOAD ? keyOrder.size() - 1 : keyOrder.size();
+                throw new ApiException(ApiError.TRUNCATED_RECORD, "body ends inside record " + index
                         + " (" + state.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ") after "
                         + bodyBytes + " bytes");
             }
-            if (blocks.isEmpty()) {
+            if (keyOrder.isEmpty()) {
                 throw new ApiException(ApiError.NO_RECORDS, "body holds no records");
             }
-            return List.copyOf(blocks);
+            return keyOrder.size();
+        }
+
+        /** {@link #finish()}, then the records collected on the heap, in body order. */
+        public List<Block> finishBlocks() {
+            if (heap == null) {
+                throw new IllegalStateException("this decoder streams into a sink; it holds no blocks");
+            }
+            finish();
+            return List.copyOf(heap.blocks);
+        }
+
+        /** The keys of the records begun so far, in body order. */
+        public List<byte[]> keys() {
+            return List.copyOf(keyOrder);
         }
 
         /** Body bytes consumed so far. */
@@ -183,9 +279,8 @@ public final class BlockFraming {
         }
 
         private void completeRecord() {
-            blocks.add(new Block(key, payload));
+            sink.end();
             key = null;
-            payload = null;
             state = State.KEY_LENGTH;
         }
 
@@ -198,13 +293,6 @@ public final class BlockFraming {
                 return true;
             }
             return false;
-        }
-
-        private boolean fillArray(ByteBuf chunk, byte[] target) {
-            int n = Math.min(target.length - filled, chunk.readableBytes());
-            chunk.readBytes(target, filled, n);
-            filled += n;
-            return filled == target.length;
         }
     }
 }

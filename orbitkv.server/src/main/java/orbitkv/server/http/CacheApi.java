@@ -9,20 +9,24 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Locale;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.LocalTiers;
-import orbitkv.server.tier.PinOutcome;
-import orbitkv.server.tier.PinnedBlock;
+import orbitkv.server.tier.SaveBatch;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.tier.SaveOutcome;
 import orbitkv.server.tier.TierUsage;
+import orbitkv.transfer.PayloadSource.CopyOutcome;
+import orbitkv.transfer.PayloadSource.PinResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The endpoint logic of HTTP API v1 (DESIGN §7), independent of the Netty channel: each method takes an
@@ -31,6 +35,7 @@ import orbitkv.server.tier.TierUsage;
  * distributed metadata (INV-1, INV-10, IDX-5).
  */
 final class CacheApi {
+    private static final Logger LOG = LoggerFactory.getLogger(CacheApi.class);
     static final String ROUTE_HEADER = "X-OrbitKV-Route";
     static final String RESTORED_HEADER = "X-OrbitKV-Restored";
     /** Replicas per medium in a candidate list (IDX-9). */
@@ -58,28 +63,85 @@ final class CacheApi {
     }
 
     /**
-     * {@code POST /cache/save}: every record is validated first (duplicates refused); then each block is
-     * stored in order. A tier-state refusal of one block (everything pinned) is reported in {@code refused}
-     * and does not undo the blocks already stored (they are real residences).
+     * A save as it streams in (issue 20 items 3, 4): the framing decoder feeds each record straight into a
+     * DRAM reservation of the save's {@link SaveBatch} (no heap copy); {@link #save(SaveStream)} commits all
+     * records at once. Whoever drops the request before that calls {@link #abort()}: nothing is stored.
      */
-    ApiResponse save(Namespace namespace, List<BlockFraming.Block> blocks) {
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < blocks.size(); i++) {
-            String hex = HexFormat.of().formatHex(blocks.get(i).key());
-            if (!seen.add(hex)) {
-                throw new ApiException(ApiError.DUPLICATE_KEY, "record " + i + " repeats key " + hex);
+    final class SaveStream implements BlockFraming.RecordSink {
+        private final Namespace namespace;
+        private final SaveBatch batch;
+        private final BlockFraming.Decoder decoder;
+
+        private SaveStream(Namespace namespace, long bodyBytesMax, long payloadBytesMax) {
+            this.namespace = namespace;
+            this.batch = tiers.beginSave();
+            this.decoder = new BlockFraming.Decoder(bodyBytesMax, payloadBytesMax, this);
+        }
+
+        /** Feeds a body chunk (consumed); a refusal is an {@link ApiException}, and the caller aborts. */
+        void feed(ByteBuf chunk) {
+            decoder.feed(chunk);
+        }
+
+        /** Frees whatever this save reserved; nothing of it is stored. Idempotent, a no-op after the commit. */
+        void abort() {
+            batch.abort();
+        }
+
+        @Override
+        public void begin(int index, byte[] key, long payloadBytes) {
+            SaveOutcome.Refused refused = batch.reserve(new StateKey(namespace, key), payloadBytes);
+            if (refused != null) {
+                throw new ApiException(refusalCode(refused), "record " + index + " (key "
+                        + HexFormat.of().formatHex(key) + "): " + refused.message() + "; nothing of this save is stored");
             }
         }
-        List<ApiModel.SavedBlock> saved = new ArrayList<>(blocks.size());
-        List<ApiModel.RefusedBlock> refused = new ArrayList<>();
-        for (BlockFraming.Block b : blocks) {
-            String hex = HexFormat.of().formatHex(b.key());
-            switch (tiers.save(new StateKey(namespace, b.key()), b.payload())) {
-                case SaveOutcome.Stored s -> saved.add(new ApiModel.SavedBlock(hex, s.medium().name(), s.sequence(), s.sizeBytes()));
-                case SaveOutcome.Refused r -> refused.add(new ApiModel.RefusedBlock(hex, refusalCode(r).name(), r.message()));
+
+        @Override
+        public void payload(ByteBuffer bytes) {
+            try {
+                batch.write(bytes);
+            } catch (IllegalStateException closed) { // the tier closed under a running save (shutdown)
+                throw new ApiException(ApiError.SHUTTING_DOWN, "the DRAM tier closed during the save");
             }
         }
-        return json(200, new ApiModel.SaveResponse(text(namespace), saved, tiers.headSequence(), refused));
+
+        @Override
+        public void end() {
+            // the reservation is full; the batch checks it at the next reserve and at the commit
+        }
+    }
+
+    /** Starts a streamed save into {@code namespace} with the body and payload bounds of the request. */
+    SaveStream beginSave(Namespace namespace, long bodyBytesMax, long payloadBytesMax) {
+        return new SaveStream(namespace, bodyBytesMax, payloadBytesMax);
+    }
+
+    /**
+     * {@code POST /cache/save}, once the body ended: a body that is empty, ends inside a record or was
+     * refused stores nothing; otherwise every record becomes resident at once (all or none, issue 20 item 3).
+     * Every record was validated (bounds, duplicates) before it was reserved.
+     */
+    ApiResponse save(SaveStream stream) {
+        try {
+            stream.decoder.finish();
+            return switch (stream.batch.commit()) {
+                case SaveBatch.Outcome.Stored s -> {
+                    List<byte[]> keys = stream.decoder.keys();
+                    List<ApiModel.SavedBlock> saved = new ArrayList<>(keys.size());
+                    for (int i = 0; i < keys.size(); i++) {
+                        SaveOutcome.Stored st = s.records().get(i);
+                        saved.add(new ApiModel.SavedBlock(HexFormat.of().formatHex(keys.get(i)), st.medium().name(),
+                                st.sequence(), st.sizeBytes()));
+                    }
+                    yield json(200, new ApiModel.SaveResponse(text(stream.namespace), saved, tiers.headSequence(), List.of()));
+                }
+                case SaveBatch.Outcome.Refused r -> throw new ApiException(refusalCode(r.refusal()),
+                        r.refusal().message() + "; nothing of this save is stored");
+            };
+        } finally {
+            stream.abort(); // a no-op after a commit
+        }
     }
 
     /** {@code POST /cache/query}: local candidates plus the index's remote ones, coverage and prefix. */
@@ -122,66 +184,147 @@ final class CacheApi {
     }
 
     /**
-     * {@code POST /cache/restore}: the recoverable prefix from local tiers, in request order. The prefix
-     * stops at the first key that is not local (peer transfer is not wired yet: never fake bytes), at a
-     * refused pin, at the deadline, or before the response would exceed its byte bound; the route header
-     * says why. One pin is held at a time, released after its bytes are copied.
+     * {@code POST /cache/restore}: the recoverable prefix from local tiers, in request order. Each block is
+     * read through the one pin contract ({@link orbitkv.transfer.PayloadSource}): DRAM first, then SSD, each
+     * pin naming the exact generation just read from the residence, each copy verified against the block's
+     * CRC32C. A broken copy (checksum mismatch, missing or truncated file) was evicted and counted by the
+     * tier; the restore tries the other medium, and if none serves, stops there with
+     * {@code stop=corrupt-dram|corrupt-ssd;corrupt=<reason>} (a named miss, never a 500, never wrong bytes).
+     * The prefix also stops at the first key that is not local (peer transfer is not wired yet), at a
+     * refused pin, at the deadline, or before the response would exceed its byte bound. One pin is held at
+     * a time, released after its bytes are copied.
      */
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
         JsonRequests.RestoreRequest req = JsonRequests.restore(body);
         long deadlineNs = System.nanoTime() + req.deadlineMs() * 1_000_000L;
-        CompositeByteBuf out = alloc.compositeDirectBuffer(Math.max(2, req.keys().size()));
-        int dram = 0;
-        int ssd = 0;
-        String stop = "none";
+        BudgetedBody out = new BudgetedBody(alloc, Math.max(2, req.keys().size()), tiers.copyOut());
+        int[] served = new int[Medium.values().length];
+        Miss stop = null;
         long total = 0;
         try {
             for (StateKey key : req.keys()) {
                 if (System.nanoTime() - deadlineNs > 0) {
-                    stop = "deadline";
+                    stop = new Miss("deadline", null);
                     break;
                 }
-                PinOutcome pinned = tiers.pin(key);
-                if (pinned instanceof PinOutcome.NotResident) {
-                    stop = heldByPeer(req.namespace(), key) ? PEER_TRANSFER_UNAVAILABLE : "not-local";
+                RestoredBlock got = restoreOne(req.namespace(), key, alloc, restoreBodyBytesMax - total, out);
+                if (got.miss() != null) {
+                    stop = got.miss();
                     break;
                 }
-                if (pinned instanceof PinOutcome.Refused r) {
-                    stop = r.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-                    break;
-                }
-                try (PinnedBlock block = ((PinOutcome.Pinned) pinned).block()) {
-                    byte[] k = key.key();
-                    long record = BlockFraming.RECORD_HEADER_BYTES + k.length + block.sizeBytes();
-                    if (total + record > restoreBodyBytesMax) {
-                        stop = "response-bound";
-                        break;
-                    }
-                    ByteBuf rec = alloc.directBuffer((int) record);
-                    try {
-                        BlockFraming.writeHeader(rec, k, block.sizeBytes());
-                        ByteBuffer dst = rec.nioBuffer(rec.writerIndex(), (int) block.sizeBytes());
-                        block.copyTo(dst);
-                        rec.writerIndex(rec.writerIndex() + (int) block.sizeBytes());
-                    } catch (RuntimeException e) {
-                        rec.release();
-                        throw e;
-                    }
-                    out.addComponent(true, rec);
-                    total += record;
-                    switch (block.medium()) {
-                        case DRAM -> dram++;
-                        case SSD -> ssd++;
-                    }
-                }
+                out.addComponent(true, got.record());
+                total += got.record().readableBytes();
+                served[got.medium().ordinal()]++;
             }
         } catch (RuntimeException e) {
             out.release();
             throw e;
         }
-        String route = "local-dram=" + dram + ";local-ssd=" + ssd + ";stop=" + stop;
-        return new ApiResponse(200, BlockFraming.CONTENT_TYPE, out,
-                Map.of(RESTORED_HEADER, Integer.toString(dram + ssd), ROUTE_HEADER, route));
+        String route = "local-dram=" + served[Medium.DRAM.ordinal()] + ";local-ssd=" + served[Medium.SSD.ordinal()]
+                + ";stop=" + (stop == null ? "none" : stop.reason()) + (stop != null && stop.corrupt() != null
+                        ? ";corrupt=" + stop.corrupt() : "");
+        return new ApiResponse(200, BlockFraming.CONTENT_TYPE, out, Map.of(RESTORED_HEADER,
+                Integer.toString(served[Medium.DRAM.ordinal()] + served[Medium.SSD.ordinal()]), ROUTE_HEADER, route));
+    }
+
+    /**
+     * A restore response body whose bytes are charged to the tiers' {@link CopyOutBudget} until Netty frees
+     * it (after the response is written, or on any failure): restore responses never hold more direct
+     * memory than the budget, however many run at once.
+     */
+    private static final class BudgetedBody extends CompositeByteBuf {
+        private final CopyOutBudget budget;
+        private long taken;
+
+        BudgetedBody(ByteBufAllocator alloc, int maxComponents, CopyOutBudget budget) {
+            super(alloc, true, maxComponents);
+            this.budget = budget;
+        }
+
+        boolean take(long bytes) {
+            if (!budget.tryTake(bytes)) {
+                return false;
+            }
+            taken += bytes;
+            return true;
+        }
+
+        void giveBack(long bytes) {
+            budget.release(bytes);
+            taken -= bytes;
+        }
+
+        @Override
+        protected void deallocate() {
+            try {
+                super.deallocate();
+            } finally {
+                budget.release(taken);
+                taken = 0;
+            }
+        }
+    }
+
+    /** Why a restore prefix stopped: the route header's {@code stop} and, for a broken block, {@code corrupt}. */
+    private record Miss(String reason, String corrupt) {}
+
+    /** One key's outcome: a framed record read from {@code medium}, or the miss that stops the prefix. */
+    private record RestoredBlock(ByteBuf record, Medium medium, Miss miss) {
+        static RestoredBlock missed(String reason, String corrupt) {
+            return new RestoredBlock(null, null, new Miss(reason, corrupt));
+        }
+    }
+
+    /**
+     * Reads {@code key} from its local residences, DRAM first. A residence replaced between the read and the
+     * pin is pinned once more at its current generation; an evicted one is skipped.
+     */
+    private RestoredBlock restoreOne(Namespace namespace, StateKey key, ByteBufAllocator alloc, long roomBytes,
+                                     BudgetedBody body) {
+        List<Residence> residences = tiers.residences(key);
+        Miss failure = null;
+        for (Residence r : residences) {
+            PinResult p = tiers.pin(key, r.medium(), r.sequence());
+            if (p instanceof PinResult.StaleGeneration stale) {
+                p = tiers.pin(key, r.medium(), stale.currentSequence());
+            }
+            switch (p) {
+                case PinResult.Pinned pin -> {
+                    try (pin) {
+                        long record = BlockFraming.RECORD_HEADER_BYTES + key.key().length + pin.sizeBytes();
+                        if (record > roomBytes) {
+                            return RestoredBlock.missed("response-bound", null);
+                        }
+                        if (!body.take(record)) {
+                            return RestoredBlock.missed("response-memory", null);
+                        }
+                        ByteBuf rec = alloc.directBuffer((int) record);
+                        BlockFraming.writeHeader(rec, key.key(), pin.sizeBytes());
+                        ByteBuffer dst = rec.nioBuffer(rec.writerIndex(), (int) pin.sizeBytes());
+                        switch (pin.copyTo(dst)) {
+                            case CopyOutcome.Copied c -> {
+                                rec.writerIndex(rec.writerIndex() + (int) pin.sizeBytes());
+                                return new RestoredBlock(rec, r.medium(), null);
+                            }
+                            case CopyOutcome.Corrupt c -> {
+                                rec.release(); // never exposed: its content is undefined
+                                body.giveBack(record);
+                                LOG.warn("restore: stored block broken and evicted ({}): {}", c.reason(), c.detail());
+                                failure = new Miss("corrupt-" + r.medium().name().toLowerCase(Locale.ROOT), c.reason());
+                            }
+                        }
+                    }
+                }
+                case PinResult.PinLimit limit -> failure = failure != null ? failure : new Miss("pins-exhausted", null);
+                case PinResult.Closed closed -> failure = failure != null ? failure : new Miss("closed", null);
+                case PinResult.NotResident gone -> { } // evicted since it was listed
+                case PinResult.StaleGeneration again -> { } // replaced twice meanwhile: a later restore sees it
+            }
+        }
+        if (failure != null) {
+            return new RestoredBlock(null, null, failure);
+        }
+        return RestoredBlock.missed(heldByPeer(namespace, key) ? PEER_TRANSFER_UNAVAILABLE : "not-local", null);
     }
 
     /** {@code POST /cache/evict}: {@code evicted} counts removed (key, medium) residences. */
@@ -223,7 +366,10 @@ final class CacheApi {
         if (tiers.ssd() != null) {
             list.add(tierHealth(tiers.ssd().usage()));
         }
-        return json(200, new ApiModel.HealthResponse(metadata.healthStatus(), metadata.mode(), list));
+        String status = metadata.healthStatus();
+        // A fenced Manager answers 503, so probes that read only the status code route around it (issue 20
+        // item 6); "degraded" stays 200: local service is whole and the body says what is missing.
+        return json("fenced".equals(status) ? 503 : 200, new ApiModel.HealthResponse(status, metadata.mode(), list));
     }
 
     ApiResponse metrics() {

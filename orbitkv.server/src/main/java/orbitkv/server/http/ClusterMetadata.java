@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -30,7 +31,9 @@ import orbitkv.inventory.SubscriptionStatus;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
+import orbitkv.membership.LeaseStatus;
 import orbitkv.membership.Member;
+import orbitkv.membership.MemberRecordRefusals;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.MembershipView;
@@ -155,10 +158,36 @@ public final class ClusterMetadata implements DistributedMetadata {
                     Collections.nCopies(keys.size(), List.of()), Collections.nCopies(keys.size(), false));
         }
         return switch (index.lookup(keys)) {
-            case LookupOutcome.Candidates c -> candidates(c);
+            case LookupOutcome.Candidates c -> leaseDegraded(candidates(c));
             case LookupOutcome.Refused r -> throw new ApiException(ApiError.TOO_MANY_KEYS, "the index refuses a lookup of "
                     + r.actual() + " " + r.field() + "; at most " + r.limit());
         };
+    }
+
+    /**
+     * While lease renewals fail (etcd unreachable), membership may already be stale: no answer claims
+     * CompleteAtWatermarks; candidates stay positive evidence (issue 20 item 6).
+     */
+    private Lookup leaseDegraded(Lookup l) {
+        return l.coverage() == Coverage.CompleteAtWatermarks && membership.leaseStatus().degraded()
+                ? new Lookup(Coverage.PartialHints, l.viewGeneration(), l.remote(), l.truncated()) : l;
+    }
+
+    /** The coverage status reports: the index's, downgraded like {@link #leaseDegraded}; Unavailable without admission. */
+    private Coverage reportedCoverage() {
+        if (!remoteAdmission()) {
+            return Coverage.Unavailable;
+        }
+        Coverage c = Coverage.valueOf(index.coverage().name());
+        return c == Coverage.CompleteAtWatermarks && membership.leaseStatus().degraded() ? Coverage.PartialHints : c;
+    }
+
+    private ApiModel.MembershipStatus membershipStatus(MembershipView view) {
+        LeaseStatus lease = membership.leaseStatus();
+        MemberRecordRefusals refused = membership.refusedRecords();
+        return new ApiModel.MembershipStatus(view.revision(), view.valid() && !membership.fenced(), view.members().size(),
+                lease.state().name().toLowerCase(Locale.ROOT).replace('_', '-'), lease.failedRenewals(),
+                new ApiModel.RefusedRecords(refused.unleased(), refused.keyMismatch(), refused.malformed()));
     }
 
     private static Lookup candidates(LookupOutcome.Candidates c) {
@@ -264,8 +293,7 @@ public final class ClusterMetadata implements DistributedMetadata {
         List<ApiModel.OwnerStatus> owners = page.owners().stream().map(ClusterMetadata::ownerStatus).toList();
         return new ApiModel.StatusResponse(ClusterIdentity.PROTOCOL, new ApiModel.Cluster(cluster.name(), cluster.uuid().toString()),
                 self(), new ApiModel.ScopeView(scope.digest().hex(), 1, namespaces(scope)),
-                new ApiModel.MembershipStatus(view.revision(), view.valid() && !membership.fenced(), view.members().size()),
-                (remoteAdmission() ? Coverage.valueOf(index.coverage().name()) : Coverage.Unavailable).name(),
+                membershipStatus(view), reportedCoverage().name(),
                 new ApiModel.InventoryStatus(j.headSequence(), j.oldestRetainedSequence(), j.journalBytes(),
                         j.journalPeakBytes(), new ApiModel.Stamp(j.lastPublication().sequence(), j.lastPublication().monoNanos())),
                 owners, page.nextPageToken().orElse(null), sessionsStatus());
@@ -301,8 +329,9 @@ public final class ClusterMetadata implements DistributedMetadata {
     }
 
     /**
-     * "fenced" once fenced (also after shutdown deregistered), "degraded" while suspended or while session
-     * capacity is incomplete (admitted sources beyond the per-requester limit, BND-3), else "ok".
+     * "fenced" once fenced (also after shutdown deregistered; /health answers 503), "degraded" while
+     * suspended, while lease renewals fail (etcd unreachable, before the fence: issue 20 item 6) or while
+     * session capacity is incomplete (admitted sources beyond the per-requester limit, BND-3), else "ok".
      */
     @Override
     public String healthStatus() {
@@ -311,7 +340,7 @@ public final class ClusterMetadata implements DistributedMetadata {
         }
         Sessions s = sessions;
         boolean capacityIncomplete = s != null && s.subscriber().status().capacityIncomplete();
-        return membership.view().valid() && !capacityIncomplete ? "ok" : "degraded";
+        return membership.view().valid() && !capacityIncomplete && !membership.leaseStatus().degraded() ? "ok" : "degraded";
     }
 
     @Override
@@ -357,6 +386,20 @@ public final class ClusterMetadata implements DistributedMetadata {
                 .callback(cb -> cb.call(index.status().ownersNotInstalled())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_members").help("admitted members in the current view")
                 .callback(cb -> cb.call(membership.view().members().size())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_membership_lease_degraded")
+                .help("1 while lease renewals fail or the incarnation is fenced, else 0")
+                .callback(cb -> cb.call(membership.leaseStatus().degraded() ? 1 : 0)).register(registry);
+        CounterWithCallback.builder().name("orbitkv_membership_lease_renewals_failed")
+                .help("lease renewal calls that failed or timed out (each retried)")
+                .callback(cb -> cb.call(membership.leaseStatus().failedRenewals())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_membership_records_refused")
+                .help("member records never admitted, by reason (unleased, key_mismatch, malformed)")
+                .labelNames("reason").callback(cb -> {
+                    MemberRecordRefusals r = membership.refusedRecords();
+                    cb.call(r.unleased(), "unleased");
+                    cb.call(r.keyMismatch(), "key_mismatch");
+                    cb.call(r.malformed(), "malformed");
+                }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_await_waiters").help("await requests waiting")
                 .callback(cb -> cb.call(awaits.waiting())).register(registry);
         CounterWithCallback.builder().name("orbitkv_await_refused").help("await requests refused by the waiter bound or timed out")

@@ -76,18 +76,19 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         final boolean keepAlive;
         final QueryStringDecoder uri;
         final Namespace saveNamespace;
-        final BlockFraming.Decoder blocks;
+        /** A save streaming into DRAM reservations; aborted wherever the request is dropped before its commit. */
+        final CacheApi.SaveStream save;
         final CompositeByteBuf bytes;
         long received;
         boolean permit = true;
 
         Request(Endpoint endpoint, boolean keepAlive, QueryStringDecoder uri, Namespace saveNamespace,
-                BlockFraming.Decoder blocks, CompositeByteBuf bytes) {
+                CacheApi.SaveStream save, CompositeByteBuf bytes) {
             this.endpoint = endpoint;
             this.keepAlive = keepAlive;
             this.uri = uri;
             this.saveNamespace = saveNamespace;
-            this.blocks = blocks;
+            this.save = save;
             this.bytes = bytes;
         }
     }
@@ -148,7 +149,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         current = new Request(endpoint, HttpUtil.isKeepAlive(req), uri, saveNamespace,
                 endpoint.body == Endpoint.Body.BLOCKS
-                        ? new BlockFraming.Decoder(limits.saveBodyBytesMax(), limits.blockBytesMax()) : null,
+                        ? api.beginSave(saveNamespace, limits.saveBodyBytesMax(), limits.blockBytesMax()) : null,
                 endpoint.body == Endpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null);
         if (HttpUtil.is100ContinueExpected(req)) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
@@ -160,7 +161,13 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         ByteBuf chunk = content.content();
         int n = chunk.readableBytes();
         switch (r.endpoint.body) {
-            case BLOCKS -> r.blocks.feed(chunk);
+            case BLOCKS -> {
+                if (content.decoderResult().isFailure()) { // e.g. an invalid chunk-size line: never commit what came before
+                    throw new ApiException(ApiError.MALFORMED_HTTP, "the save body's transfer encoding is malformed: "
+                            + content.decoderResult().cause().getMessage() + "; nothing of this save is stored");
+                }
+                r.save.feed(chunk);
+            }
             case JSON -> {
                 if (r.received + n > limits.jsonBodyBytesMax()) {
                     throw new ApiException(ApiError.BODY_TOO_LARGE, "body exceeds the bound of "
@@ -186,6 +193,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         try {
             executor.execute(() -> execute(ctx, r));
         } catch (RejectedExecutionException e) {
+            abortSave(r);
             release(r);
             respond(ctx, r, CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down")), false);
         }
@@ -209,13 +217,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             if (r.bytes != null) {
                 r.bytes.release();
             }
+            abortSave(r); // a no-op after the save committed
         }
         respond(ctx, r, response, r.keepAlive);
     }
 
     private ApiResponse handle(ChannelHandlerContext ctx, Request r) throws InterruptedException {
         return switch (r.endpoint) {
-            case SAVE -> api.save(r.saveNamespace, r.blocks.finish());
+            case SAVE -> api.save(r.save);
             case QUERY -> api.query(ByteBufUtil.getBytes(r.bytes));
             case RESTORE -> api.restore(ByteBufUtil.getBytes(r.bytes), ctx.alloc());
             case EVICT -> api.evict(ByteBufUtil.getBytes(r.bytes));
@@ -264,6 +273,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             if (r.bytes != null) {
                 r.bytes.release();
             }
+            abortSave(r);
         }
         ApiResponse response = CacheApi.error(e);
         FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
@@ -278,6 +288,13 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             }
             f.channel().close();
         });
+    }
+
+    /** Frees a save's DRAM reservations: a dropped, refused or malformed save stores nothing (issue 20 item 3). */
+    private static void abortSave(Request r) {
+        if (r.save != null) {
+            r.save.abort();
+        }
     }
 
     private void release(Request r) {
@@ -295,6 +312,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             if (r.bytes != null) {
                 r.bytes.release();
             }
+            abortSave(r);
             release(r);
         }
         ctx.fireChannelInactive();

@@ -57,7 +57,8 @@ final class StandaloneMetadata implements DistributedMetadata {
                 : "all";
         return new ApiModel.StatusResponse(ClusterIdentity.PROTOCOL, new ApiModel.Cluster(clusterName, null), self(),
                 new ApiModel.ScopeView(scope.digest().hex(), 1, namespaces),
-                new ApiModel.MembershipStatus(null, false, 0), Coverage.Unavailable.name(),
+                new ApiModel.MembershipStatus(null, false, 0, "standalone", 0, new ApiModel.RefusedRecords(0, 0, 0)),
+                Coverage.Unavailable.name(),
                 new ApiModel.InventoryStatus(headSequence, null, null, null, new ApiModel.Stamp(null, null)),
                 List.of(), null, null);
     }

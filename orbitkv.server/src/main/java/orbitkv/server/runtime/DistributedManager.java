@@ -130,6 +130,7 @@ public final class DistributedManager implements RunningManager {
                 closeQuietly(http, peer, local);
                 return new Start.Refused(1, refusal(result, config));
             }
+            local.recordIncarnation(registered.membership().incarnation().toString());
             try {
                 return new Start.Started(wire(config, local, peer, http, registered.membership(), transport));
             } catch (SessionBoundsRefused e) { // the session refuses the source's bounds (BND-6)

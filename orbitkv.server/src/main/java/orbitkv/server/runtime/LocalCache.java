@@ -3,34 +3,70 @@ package orbitkv.server.runtime;
 import java.io.IOException;
 import orbitkv.inventory.InventorySource;
 import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.DramTier;
+import orbitkv.server.tier.LocalResourceRefused;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SourceResidency;
 import orbitkv.server.tier.SsdTier;
+import orbitkv.server.tier.TierInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every Manager has, standalone or distributed: the source inventory of this process and the DRAM
  * (and optional SSD) tiers whose every residency change is a put or delete of that source (DESIGN §4,
  * §7; INV-1, INV-3). A new process is a new source: the journal lineage starts at sequence 1 (INV-7).
  *
+ * <p>Opening takes the SSD directory's exclusive lock first and reclaims stale DRAM arenas (issue 20 item
+ * 1), before a distributed Manager touches etcd: a refused start leaves no registration behind.
+ *
  * @param source the source inventory (resident map and journal)
  * @param tiers the payload tiers, reporting to {@code source}
+ * @param instance the identity of this process's tier files (SSD lock, arena and block file names)
  */
-record LocalCache(InventorySource source, LocalTiers tiers) implements AutoCloseable {
+record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instance) implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalCache.class);
+
     static LocalCache open(ManagerConfig config) throws IOException {
+        java.util.Optional<String> memory = MemoryBudget.refusal(config);
+        if (memory.isPresent()) { // before anything is created, and before any etcd side effect
+            throw new LocalResourceRefused(memory.get());
+        }
         InventorySource source = InventorySource.create(config.inventoryConfig());
         SourceResidency residency = new SourceResidency(source);
         ManagerConfig.Tiers t = config.tiers();
-        DramTier dram = DramTier.open(t.dramDir(), t.dramBytes(), t.dramPinsMax(), residency);
+        TierInstance instance = TierInstance.random(config.nodeId().value());
         SsdTier ssd = null;
+        if (t.hasSsd()) { // first: a directory held by another Manager refuses the start before anything is created
+            ssd = SsdTier.open(t.ssdDir(), instance, t.ssdBytes(), t.ssdPinsMax(), t.ssdPinnedBytesMax(),
+                    t.ssdQueueWritesMax(), t.ssdQueueBytesMax(), residency);
+        }
         try {
-            if (t.hasSsd()) {
-                ssd = SsdTier.open(t.ssdDir(), t.ssdBytes(), t.ssdPinsMax(), t.ssdQueueWritesMax(), t.ssdQueueBytesMax(), residency);
-            }
-            return new LocalCache(source, new LocalTiers(dram, ssd, residency));
+            DramTier dram = DramTier.open(t.dramDir(), instance, t.dramBytes(), t.dramPinsMax(), t.dramPinnedBytesMax(),
+                    residency);
+            LOG.info("local tiers open as instance {}: DRAM arena {}{}", instance.fileTag(), dram.arenaFile(),
+                    ssd == null ? "" : ", SSD directory " + t.ssdDir().toAbsolutePath() + " (locked)");
+            return new LocalCache(source, new LocalTiers(dram, ssd, residency,
+                    new CopyOutBudget(t.restoreBytesInFlightMax())), instance);
         } catch (IOException | RuntimeException e) {
-            dram.close();
+            if (ssd != null) {
+                ssd.close();
+            }
             throw e;
+        }
+    }
+
+    /**
+     * Ties this process's tier instance to its registered incarnation (the tiers open before registration):
+     * logged once and written into the SSD directory's lock file, where a refused second Manager reads it.
+     */
+    void recordIncarnation(String incarnation) {
+        LOG.info("tier instance {} serves incarnation {}", instance.fileTag(), incarnation);
+        try {
+            tiers.recordIncarnation(incarnation);
+        } catch (IOException e) {
+            LOG.warn("could not record incarnation {} in the SSD lock file: {}", incarnation, e.toString());
         }
     }
 

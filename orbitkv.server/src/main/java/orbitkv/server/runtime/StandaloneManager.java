@@ -49,6 +49,7 @@ public final class StandaloneManager implements RunningManager {
         try {
             // A standalone incarnation is local and unregistered: epoch 1, random id, never admitted by peers.
             Incarnation incarnation = Incarnation.random(config.nodeId(), new NodeEpoch(1));
+            local.recordIncarnation(incarnation.toString());
             HttpApiServer http = HttpApiServer.startStandalone(config, local.tiers(), incarnation, transport);
             return new StandaloneManager(config, local, http, incarnation, transport);
         } catch (InterruptedException | RuntimeException e) {

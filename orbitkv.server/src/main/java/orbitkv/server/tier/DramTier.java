@@ -5,348 +5,372 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.Optional;
+import java.util.zip.CRC32C;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource;
+import orbitkv.transfer.PayloadSource.PayloadLocation;
+import orbitkv.transfer.PayloadSource.PinResult;
 
 /**
  * The DRAM payload tier (DESIGN §7): one off-heap arena of {@code bytesMax} bytes, a file under a shared
- * memory directory ({@code /dev/shm} by default) mapped with {@link FileChannel#map(FileChannel.MapMode,
- * long, long, Arena)} into a single {@link MemorySegment}, so a same-host transfer backend can map the same
- * file later. The file name carries the pid and a random id and is deleted on {@link #close()}.
+ * memory directory ({@code /dev/shm} by default) mapped into a single {@link MemorySegment}, so a same-host
+ * transfer backend can map the same file.
  *
- * <p>Allocation: {@link ExtentAllocator} (first fit, 64-byte aligned, coalescing). When a new block does not
- * fit, whole blocks are evicted in LRU order (least recently saved or read first) until a contiguous extent
- * appears; pinned blocks are skipped. If nothing evictable is left the save is refused with
- * {@link TierRefusal#NO_EVICTABLE_SPACE}; a block larger than the arena is refused with
- * {@link TierRefusal#BLOCK_EXCEEDS_TIER}. Every residency change (put, eviction, explicit evict) is
- * reported to the {@link ResidencyListener} under the tier lock (INV-1: the listener never blocks).
+ * <p>The arena file is {@code orbitkv-dram-<node>-<instance>.arena}, locked by this process for its life
+ * ({@link OwnerLock}). At open, every {@code orbitkv-dram-*.arena} in the directory whose lock is free (its
+ * Manager died, e.g. kill -9) is deleted: a stale arena is reclaimed, never leaked, and a live Manager's
+ * arena is never touched. The file is deleted on {@link #close()}.
  *
- * <p>Concurrency: one lock guards the index, the allocator and pin counts; bytes are copied in and out
- * outside the lock (an extent being filled is reserved and not yet visible; an extent being read is pinned).
- * A replaced or evicted block that is still pinned stays allocated until its last pin closes.
+ * <p>Saves are reservations (issue 20 items 3, 4): {@link #reserve} takes an extent as soon as a record's
+ * length is known, evicting whole residences in LRU order (pinned ones skipped and counted) until a contiguous
+ * extent appears; {@link #write} fills it outside the lock; {@link #commit} makes all of a batch's residences
+ * visible in one lock hold, each reported to the {@link ResidencyListener}; {@link #abort} frees it. A
+ * reservation counts against the tier ({@code allocatedBytes}) and is invisible to reads and eviction until
+ * committed. Refusals: {@link TierRefusal#BLOCK_EXCEEDS_TIER}, {@link TierRefusal#NO_EVICTABLE_SPACE},
+ * {@link TierRefusal#CLOSED}.
+ *
+ * <p>Reads pin one exact residence generation ({@link PayloadSource}); copies are verified against the
+ * CRC32C computed while the bytes were written. Bookkeeping is the shared {@link ResidenceTable}.
  */
 public final class DramTier implements AutoCloseable {
     /** Default directory of the arena file. */
     public static final Path SHARED_MEMORY_DIR = Path.of("/dev/shm");
+    static final String ARENA_PREFIX = "orbitkv-dram-";
+    static final String ARENA_SUFFIX = ".arena";
 
-    private final Path file;
+    /** Where a residence's bytes are in the arena. */
+    record Extent(long offset, long length) {}
+
+    private final OwnerLock arenaLock;
     private final Arena arena;
     private final MemorySegment arenaSegment;
     private final ExtentAllocator allocator;
-    private final int pinsMax;
-    private final ResidencyListener listener;
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Access order = LRU order: the eldest entry is evicted first. */
-    private final LinkedHashMap<StateKey, Block> index = new LinkedHashMap<>(1024, 0.75f, true);
-    private final TierCounters counters = new TierCounters();
-    private int pinsHeld;
-    private long residentBytes;
-    private boolean closed;
+    private final ResidenceTable<Extent> table;
+    private long reservedBytes;
 
-    private DramTier(Path file, Arena arena, MemorySegment arenaSegment, int pinsMax, ResidencyListener listener) {
-        this.file = file;
+    private DramTier(OwnerLock arenaLock, Arena arena, MemorySegment arenaSegment, int pinsMax, long pinnedBytesMax,
+                     ResidencyListener listener) {
+        this.arenaLock = arenaLock;
         this.arena = arena;
         this.arenaSegment = arenaSegment;
         this.allocator = new ExtentAllocator(arenaSegment.byteSize());
-        this.pinsMax = pinsMax;
-        this.listener = listener;
+        this.table = new ResidenceTable<>(Medium.DRAM, listener, pinsMax, pinnedBytesMax,
+                e -> allocator.free(e.offset(), e.length()));
+    }
+
+    /** For tests and benchmarks: a fresh instance, pinned bytes bounded by the arena size. */
+    public static DramTier open(Path dir, long bytesMax, int pinsMax, ResidencyListener listener) throws IOException {
+        return open(dir, TierInstance.random("test"), bytesMax, pinsMax, Math.max(1, bytesMax), listener);
     }
 
     /**
-     * Creates and maps the arena file.
+     * Reclaims stale arena files in {@code dir}, then creates, locks and maps this instance's arena.
      *
      * @param dir directory of the arena file (a tmpfs such as /dev/shm in production; any directory in tests)
      * @param bytesMax arena size, rounded down to 64 bytes, at least 64
-     * @param pinsMax bound on concurrently pinned blocks, at least 1
+     * @param pinsMax bound on concurrently pinned blocks (readers), at least 1
+     * @param pinnedBytesMax bound on pinned payload bytes (readers), at least 1
      */
-    public static DramTier open(Path dir, long bytesMax, int pinsMax, ResidencyListener listener) throws IOException {
+    public static DramTier open(Path dir, TierInstance instance, long bytesMax, int pinsMax, long pinnedBytesMax,
+                                ResidencyListener listener) throws IOException {
         Objects.requireNonNull(listener, "listener");
         long capacity = bytesMax - bytesMax % ExtentAllocator.ALIGNMENT_BYTES;
         if (capacity < ExtentAllocator.ALIGNMENT_BYTES) {
             throw new IllegalArgumentException("DRAM tier needs at least " + ExtentAllocator.ALIGNMENT_BYTES
                     + " bytes, got " + bytesMax);
         }
-        if (pinsMax < 1) {
-            throw new IllegalArgumentException("DRAM pins max must be >= 1, got " + pinsMax);
+        if (pinsMax < 1 || pinnedBytesMax < 1) {
+            throw new IllegalArgumentException("DRAM pins max and pinned bytes max must be >= 1, got " + pinsMax
+                    + ", " + pinnedBytesMax);
         }
-        Path file = dir.resolve("orbitkv-dram-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID() + ".arena");
+        Files.createDirectories(dir);
+        reclaimStaleArenas(dir);
+        Path file = dir.resolve(ARENA_PREFIX + instance.fileTag() + ARENA_SUFFIX);
+        Path creating = dir.resolve(ARENA_PREFIX + instance.fileTag() + ".creating");
         Arena arena = Arena.ofShared();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            // The mapping stays valid after the channel closes; it lives until the arena closes.
+        FileChannel channel = null;
+        OwnerLock lock = null;
+        try {
+            channel = FileChannel.open(creating, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            // Locked before it has the name other starters probe, so no starter ever takes it for stale.
+            lock = OwnerLock.adopt(creating, channel);
             MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity, arena);
-            return new DramTier(file, arena, segment, pinsMax, listener);
+            Files.move(creating, file, StandardCopyOption.ATOMIC_MOVE);
+            lock = lock.renamed(file);
+            return new DramTier(lock, arena, segment, pinsMax, pinnedBytesMax, listener);
         } catch (IOException | RuntimeException e) {
             arena.close();
+            if (lock != null) {
+                lock.close();
+            } else if (channel != null) {
+                channel.close();
+            }
+            Files.deleteIfExists(creating);
             Files.deleteIfExists(file);
             throw e;
         }
     }
 
-    /** Stores a copy of {@code payload} as the new DRAM residence of {@code key} (replacing an older one). */
+    /** Deletes every arena file in {@code dir} whose owner is gone; returns how many. */
+    static int reclaimStaleArenas(Path dir) throws IOException {
+        int reclaimed = 0;
+        try (DirectoryStream<Path> arenas = Files.newDirectoryStream(dir, ARENA_PREFIX + "*" + ARENA_SUFFIX)) {
+            for (Path p : arenas) {
+                if (OwnerLock.deleteIfOwnerGone(p)) {
+                    reclaimed++;
+                }
+            }
+        }
+        return reclaimed;
+    }
+
+    // ------------------------------------------------------------------ saves: reserve, write, commit, abort
+
+    /** An extent reserved for one record of a save; filled by {@link #write}, then committed or aborted. */
+    static final class Reservation {
+        final StateKey key;
+        final long sizeBytes;
+        final Extent extent;
+        final CRC32C crc = new CRC32C();
+        long filled;
+        boolean done;
+
+        Reservation(StateKey key, long sizeBytes, Extent extent) {
+            this.key = key;
+            this.sizeBytes = sizeBytes;
+            this.extent = extent;
+        }
+
+        boolean full() {
+            return filled == sizeBytes;
+        }
+    }
+
+    /** The outcome of {@link #reserve}: an extent, or a refusal (nothing reserved). */
+    sealed interface Reserve {
+        record Reserved(Reservation reservation) implements Reserve {}
+
+        record Refused(SaveOutcome.Refused refusal) implements Reserve {}
+    }
+
+    /** Reserves an extent for a record of {@code sizeBytes}, evicting LRU residences as needed. */
+    Reserve reserve(StateKey key, long sizeBytes) {
+        long extentBytes = ExtentAllocator.extentBytes(sizeBytes);
+        if (extentBytes > allocator.capacityBytes()) {
+            return refuse(TierRefusal.BLOCK_EXCEEDS_TIER, "block of " + sizeBytes
+                    + " bytes exceeds the DRAM tier of " + allocator.capacityBytes() + " bytes");
+        }
+        table.lock.lock();
+        try {
+            if (table.closed()) {
+                return refuse(TierRefusal.CLOSED, "DRAM tier is closed");
+            }
+            long offset = allocator.allocate(extentBytes);
+            while (offset < 0 && table.evictEldestUnpinned()) {
+                offset = allocator.allocate(extentBytes);
+            }
+            if (offset < 0) {
+                return refuse(TierRefusal.NO_EVICTABLE_SPACE, "no evictable space for a block of " + sizeBytes
+                        + " bytes: " + allocator.freeBytes() + " bytes free in " + allocator.freeExtentCount()
+                        + " extents, " + reservedBytes + " bytes reserved by saves in progress, the rest pinned");
+            }
+            reservedBytes += extentBytes;
+            return new Reserve.Reserved(new Reservation(key, sizeBytes, new Extent(offset, extentBytes)));
+        } finally {
+            table.lock.unlock();
+        }
+    }
+
+    /**
+     * Copies {@code src} (its remaining bytes, at most what the reservation still lacks) into the reserved
+     * extent and advances both. No lock: a reserved extent is owned by its save alone.
+     *
+     * @throws IllegalStateException if the reservation is already complete, or the tier closed meanwhile
+     */
+    void write(Reservation r, ByteBuffer src) {
+        long room = r.sizeBytes - r.filled;
+        if (r.done || src.remaining() > room) {
+            throw new IllegalStateException("write of " + src.remaining() + " bytes into a reservation of "
+                    + r.key.keyHex() + " with " + room + " bytes left");
+        }
+        int n = src.remaining();
+        MemorySegment.copy(MemorySegment.ofBuffer(src), 0, arenaSegment, r.extent.offset() + r.filled, n);
+        r.crc.update(src); // consumes src
+        r.filled += n;
+    }
+
+    /**
+     * Makes every reservation of a batch a residence in one lock hold (each a listener put, in order).
+     *
+     * @throws IllegalStateException if a reservation is not completely filled
+     * @return the stored outcomes in order, or one {@link SaveOutcome.Refused} (CLOSED) with nothing stored
+     */
+    List<SaveOutcome> commit(List<Reservation> batch) {
+        for (Reservation r : batch) {
+            if (!r.full() || r.done) {
+                throw new IllegalStateException("commit of an incomplete reservation of " + r.key.keyHex()
+                        + ": " + r.filled + "/" + r.sizeBytes + " bytes");
+            }
+        }
+        table.lock.lock();
+        try {
+            if (table.closed()) {
+                return List.of(refuse(TierRefusal.CLOSED, "DRAM tier closed during the save").refusal());
+            }
+            List<SaveOutcome> out = new ArrayList<>(batch.size());
+            for (Reservation r : batch) {
+                r.done = true;
+                reservedBytes -= r.extent.length();
+                ResidenceTable.Entry<Extent> e = table.install(
+                        new ResidenceTable.Entry<>(r.key, r.sizeBytes, (int) r.crc.getValue(), r.extent));
+                out.add(new SaveOutcome.Stored(Medium.DRAM, e.sequence, r.sizeBytes));
+            }
+            return out;
+        } finally {
+            table.lock.unlock();
+        }
+    }
+
+    /** Frees a reservation that will not be committed (idempotent). */
+    void abort(Reservation r) {
+        table.lock.lock();
+        try {
+            if (r.done) {
+                return;
+            }
+            r.done = true;
+            reservedBytes -= r.extent.length();
+            table.counters().reservationAborted();
+            if (!table.closed()) {
+                allocator.free(r.extent.offset(), r.extent.length());
+            }
+        } finally {
+            table.lock.unlock();
+        }
+    }
+
+    /** Stores a copy of {@code payload} as the new DRAM residence of {@code key}: a batch of one. */
     public SaveOutcome put(StateKey key, byte[] payload) {
         return put(key, MemorySegment.ofArray(payload));
     }
 
-    /** Stores a copy of {@code payload} (any segment: heap, direct buffer, another arena). */
+    /** Stores a copy of {@code payload} (any segment: heap, direct buffer, another arena): a batch of one. */
     public SaveOutcome put(StateKey key, MemorySegment payload) {
-        long size = payload.byteSize();
-        long extent = ExtentAllocator.extentBytes(size);
-        if (extent > allocator.capacityBytes()) {
-            counters.refused(TierRefusal.BLOCK_EXCEEDS_TIER);
-            return new SaveOutcome.Refused(TierRefusal.BLOCK_EXCEEDS_TIER, "block of " + size
-                    + " bytes exceeds the DRAM tier of " + allocator.capacityBytes() + " bytes");
+        Reserve res = reserve(key, payload.byteSize());
+        if (res instanceof Reserve.Refused(SaveOutcome.Refused refused)) {
+            return refused;
         }
-        long offset;
-        lock.lock();
+        Reservation r = ((Reserve.Reserved) res).reservation();
         try {
-            if (closed) {
-                return refuse(TierRefusal.CLOSED, "DRAM tier is closed");
-            }
-            offset = allocateEvicting(extent);
-            if (offset < 0) {
-                return refuse(TierRefusal.NO_EVICTABLE_SPACE, "no evictable space for a block of " + size
-                        + " bytes: " + pinsHeld + " pins held, " + allocator.freeBytes() + " bytes free in "
-                        + allocator.freeExtentCount() + " extents");
-            }
-        } finally {
-            lock.unlock();
+            write(r, payload.asByteBuffer());
+        } catch (IllegalStateException closing) {
+            abort(r);
+            return refuse(TierRefusal.CLOSED, "DRAM tier closed during the save").refusal();
         }
-        // Reserved and invisible: nobody else reads or frees this extent while we copy.
-        MemorySegment.copy(payload, 0, arenaSegment, offset, size);
-        lock.lock();
-        try {
-            if (closed) {
-                return refuse(TierRefusal.CLOSED, "DRAM tier closed during the save");
-            }
-            Block block = new Block(key, offset, extent, size);
-            Block old = index.put(key, block);
-            if (old != null) {
-                // A put replaces the older residence (its journal record supersedes it): no delete record.
-                residentBytes -= old.size;
-                retire(old);
-            }
-            residentBytes += size;
-            block.sequence = listener.onResident(key, Medium.DRAM, size);
-            counters.stored();
-            return new SaveOutcome.Stored(Medium.DRAM, block.sequence, size);
-        } finally {
-            lock.unlock();
-        }
+        return commit(List.of(r)).getFirst();
     }
 
-    /** Pins the block of {@code key} for reading (a read counts as a use for LRU). */
-    public PinOutcome pin(StateKey key) {
-        lock.lock();
-        try {
-            if (closed) {
-                return new PinOutcome.Refused(TierRefusal.CLOSED, "DRAM tier is closed");
-            }
-            Block block = index.get(key);
-            if (block == null) {
-                return new PinOutcome.NotResident();
-            }
-            if (pinsHeld >= pinsMax) {
-                counters.refused(TierRefusal.PINS_EXHAUSTED);
-                return new PinOutcome.Refused(TierRefusal.PINS_EXHAUSTED,
-                        "all " + pinsMax + " DRAM pins are held");
-            }
-            block.pins++;
-            pinsHeld++;
-            counters.read();
-            return new PinOutcome.Pinned(new Pin(block));
-        } finally {
-            lock.unlock();
-        }
+    // ------------------------------------------------------------------ reads, evicts, figures
+
+    /** Pins the DRAM residence of {@code key} iff its sequence is exactly {@code sequence} (a reader pin). */
+    public PinResult pin(StateKey key, long sequence) {
+        return table.pin(key, sequence, true, e -> new Pin(e, true));
+    }
+
+    /** A write-through pin for the SSD writer: not charged to the reader pin ledger (the SSD queue bounds it). */
+    PinResult pinForWriteThrough(StateKey key, long sequence) {
+        return table.pin(key, sequence, false, e -> new Pin(e, false));
     }
 
     /** Removes the DRAM residence of {@code key} (explicit evict); true if it was resident. */
     public boolean evict(StateKey key) {
-        lock.lock();
-        try {
-            Block block = index.remove(key);
-            if (block == null) {
-                return false;
-            }
-            dropResidence(block);
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return table.evict(key);
     }
 
-    /** The residence of {@code key} in this tier (sequence and size), without pinning; counts as a use for LRU. */
-    public java.util.Optional<Residence> residence(StateKey key) {
-        lock.lock();
-        try {
-            Block b = index.get(key);
-            return b == null ? java.util.Optional.empty() : java.util.Optional.of(new Residence(Medium.DRAM, b.sequence, b.size));
-        } finally {
-            lock.unlock();
-        }
+    /** The residence of {@code key} in this tier, without pinning; counts as a use for LRU. */
+    public Optional<Residence> residence(StateKey key) {
+        return table.residence(key);
     }
 
     public boolean contains(StateKey key) {
-        lock.lock();
-        try {
-            return index.containsKey(key);
-        } finally {
-            lock.unlock();
-        }
+        return table.contains(key);
     }
 
-    /** Point-in-time figures for /metrics and /cache/metadata/status. */
+    /** Point-in-time figures for /metrics and /health. */
     public TierUsage usage() {
-        lock.lock();
+        table.lock.lock();
         try {
-            return new TierUsage(Medium.DRAM, index.size(), residentBytes, allocator.capacityBytes(),
-                    allocator.capacityBytes() - allocator.freeBytes(), pinsHeld, pinsMax);
+            return table.usage(allocator.capacityBytes(), allocator.capacityBytes() - allocator.freeBytes(), reservedBytes);
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
     public TierCounters counters() {
-        return counters;
+        return table.counters();
     }
 
     /** The arena file (for a same-host transfer backend to map). */
     public Path arenaFile() {
-        return file;
+        return arenaLock.file();
     }
 
     /** Fragmentation figures for tests: (free extents, largest free extent bytes). */
     long[] fragmentation() {
-        lock.lock();
+        table.lock.lock();
         try {
             return new long[] {allocator.freeExtentCount(), allocator.largestFreeExtentBytes()};
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
-    /** Unmaps the arena and deletes its file. Readers racing with close get {@link IllegalStateException}. */
+    /** Unmaps the arena, deletes its file and releases its lock. Readers racing with close get {@link IllegalStateException}. */
     @Override
     public void close() throws IOException {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            lock.unlock();
+        if (!table.close()) {
+            return;
         }
         arena.close();
-        Files.deleteIfExists(file);
-    }
-
-    private long allocateEvicting(long extent) {
-        long offset = allocator.allocate(extent);
-        while (offset < 0) {
-            Block victim = eldestUnpinned();
-            if (victim == null) {
-                return -1;
-            }
-            index.remove(victim.key);
-            dropResidence(victim);
-            counters.evicted();
-            offset = allocator.allocate(extent);
-        }
-        return offset;
-    }
-
-    /** The LRU-eldest unpinned block; skips at most {@code pinsMax} pinned ones. */
-    private Block eldestUnpinned() {
-        Iterator<Block> it = index.values().iterator();
-        while (it.hasNext()) {
-            Block b = it.next();
-            if (b.pins == 0) {
-                return b;
-            }
-        }
-        return null;
-    }
-
-    /** The block left the index: report the delete and retire it. */
-    private void dropResidence(Block block) {
-        residentBytes -= block.size;
-        listener.onEvicted(block.key, Medium.DRAM);
-        retire(block);
-    }
-
-    /** The block is no longer in the index: free its extent now, or when its last pin closes. */
-    private void retire(Block block) {
-        block.retired = true;
-        if (block.pins == 0) {
-            allocator.free(block.offset, block.extent);
-        }
-    }
-
-    private SaveOutcome refuse(TierRefusal reason, String message) {
-        counters.refused(reason);
-        return new SaveOutcome.Refused(reason, message);
-    }
-
-    private void unpin(Block block) {
-        lock.lock();
         try {
-            block.pins--;
-            pinsHeld--;
-            if (block.retired && block.pins == 0 && !closed) {
-                allocator.free(block.offset, block.extent);
-            }
+            Files.deleteIfExists(arenaLock.file());
         } finally {
-            lock.unlock();
+            arenaLock.close();
         }
     }
 
-    private static final class Block {
-        final StateKey key;
-        final long offset;
-        final long extent;
-        final long size;
-        long sequence;
-        int pins;
-        boolean retired;
-
-        Block(StateKey key, long offset, long extent, long size) {
-            this.key = key;
-            this.offset = offset;
-            this.extent = extent;
-            this.size = size;
-        }
+    private Reserve.Refused refuse(TierRefusal reason, String message) {
+        table.counters().refused(reason);
+        return new Reserve.Refused(new SaveOutcome.Refused(reason, message));
     }
 
-    private final class Pin extends TierPin {
-        private final Block block;
-
-        Pin(Block block) {
-            super(block.key, Medium.DRAM, block.size);
-            this.block = block;
+    /** A pin of a DRAM residence: its bytes are a read-only slice of the arena. */
+    private final class Pin extends TierPin<Extent> {
+        Pin(ResidenceTable.Entry<Extent> entry, boolean charged) {
+            super(DramTier.this.table, entry, charged);
         }
 
         @Override
-        public long sequence() {
-            return block.sequence;
+        public PayloadLocation location() {
+            return new PayloadLocation.InArena(arenaLock.file(), entry.storage.offset(),
+                    arenaSegment.asSlice(entry.storage.offset(), entry.sizeBytes).asReadOnly());
         }
 
         @Override
-        void copyBytes(ByteBuffer view) {
-            MemorySegment.copy(arenaSegment, block.offset, MemorySegment.ofBuffer(view), 0, block.size);
-        }
-
-        @Override
-        void release() {
-            unpin(block);
+        Broken copyBytes(ByteBuffer view) {
+            MemorySegment.copy(arenaSegment, entry.storage.offset(), MemorySegment.ofBuffer(view), 0, entry.sizeBytes);
+            return null;
         }
     }
 }

@@ -1,27 +1,51 @@
 package orbitkv.server.tier;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import orbitkv.inventory.Medium;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource;
 
 /**
- * This host's payload tiers as the API sees them: DRAM always, SSD optionally.
+ * This host's payload tiers as the API and the transfer engine see them: DRAM always, SSD optionally.
  *
- * <p>Save: the block becomes resident in DRAM before the save returns (INV-1: local storage only, no
- * metadata wait); with an SSD tier a copy is also queued for the asynchronous SSD writer (write-through),
- * which becomes an SSD residence once written. A refused SSD copy (queue full) does not fail the save: it
- * is counted by the SSD tier's refusal counters. Restore reads DRAM first, then SSD.
+ * <p>Save ({@link #beginSave()}, a {@link SaveBatch}): records stream into DRAM reservations and become
+ * resident together before the save returns (INV-1: local storage only, no metadata wait); with an SSD tier
+ * each committed block is also queued for the asynchronous SSD writer (write-through, reading the DRAM
+ * bytes under a write-through pin), which becomes an SSD residence once written. A refused SSD copy (queue
+ * full) does not fail the save: it is counted by the SSD tier's refusal counters.
+ *
+ * <p>Read: the one pin contract, {@link PayloadSource}: a pin names the exact residence generation read
+ * from {@link #residences}; every copy is verified against the block's CRC32C, and a broken block is
+ * evicted (a journal delete) and counted.
  */
-public final class LocalTiers implements AutoCloseable {
+public final class LocalTiers implements PayloadSource, AutoCloseable {
     private final DramTier dram;
     private final SsdTier ssd;
     private final ResidencyListener listener;
+    private final CopyOutBudget copyOut;
 
-    /** @param ssd null when there is no SSD tier */
+    /** With a copy-out budget as large as the DRAM tier (tests and tools). */
     public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener) {
+        this(dram, ssd, listener, new CopyOutBudget(Math.max(1, dram.usage().capacityBytes())));
+    }
+
+    /**
+     * @param ssd null when there is no SSD tier
+     * @param copyOut the bound on bytes copied out into responses not yet written
+     */
+    public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut) {
         this.dram = Objects.requireNonNull(dram, "dram");
         this.ssd = ssd;
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.copyOut = Objects.requireNonNull(copyOut, "copyOut");
+    }
+
+    /** The bound on restore response bytes held at once (direct memory). */
+    public CopyOutBudget copyOut() {
+        return copyOut;
     }
 
     /** Which residences an evict removes. */
@@ -31,27 +55,49 @@ public final class LocalTiers implements AutoCloseable {
         ALL
     }
 
-    /** Saves {@code payload} (handed over, not copied again for SSD; the caller must not modify it). */
+    /** Starts a save: see {@link SaveBatch}. */
+    public SaveBatch beginSave() {
+        return new SaveBatch(this);
+    }
+
+    /** Saves one block (a batch of one; tests and tools). */
     public SaveOutcome save(StateKey key, byte[] payload) {
-        SaveOutcome outcome = dram.put(key, payload);
-        if (outcome instanceof SaveOutcome.Stored && ssd != null) {
-            ssd.submit(key, payload); // refusals are counted by the SSD tier
+        try (SaveBatch batch = beginSave()) {
+            SaveOutcome.Refused refused = batch.reserve(key, payload.length);
+            if (refused != null) {
+                return refused;
+            }
+            batch.write(java.nio.ByteBuffer.wrap(payload));
+            return switch (batch.commit()) {
+                case SaveBatch.Outcome.Stored s -> s.records().getFirst();
+                case SaveBatch.Outcome.Refused r -> r.refusal();
+            };
         }
-        return outcome;
     }
 
-    /** Pins the block of {@code key} for reading, DRAM first. */
-    public PinOutcome pin(StateKey key) {
-        PinOutcome fromDram = dram.pin(key);
-        if (!(fromDram instanceof PinOutcome.NotResident) || ssd == null) {
-            return fromDram;
+    /** Queues the SSD copy of the DRAM residence {@code (key, sequence)} just committed, if there is an SSD tier. */
+    void writeThrough(StateKey key, long sequence) {
+        if (ssd == null) {
+            return;
         }
-        return ssd.pin(key);
+        if (dram.pinForWriteThrough(key, sequence) instanceof PinResult.Pinned pin
+                && pin.location() instanceof PayloadLocation.InArena arena) {
+            ssd.submit(key, arena.bytes(), pin.crc32c(), pin::release); // refusals are counted by the SSD tier
+        }
+        // Otherwise a newer save or an evict already replaced it: that one queues its own copy, if any.
     }
 
-    /** The local residences of {@code key}, DRAM first (for query answers). */
-    public java.util.List<Residence> residences(StateKey key) {
-        java.util.List<Residence> out = new java.util.ArrayList<>(2);
+    @Override
+    public PinResult pin(StateKey key, Medium medium, long residencySequence) {
+        return switch (medium) {
+            case DRAM -> dram.pin(key, residencySequence);
+            case SSD -> ssd == null ? new PinResult.NotResident() : ssd.pin(key, residencySequence);
+        };
+    }
+
+    /** The local residences of {@code key}, DRAM first (for query answers and restore; a use for LRU). */
+    public List<Residence> residences(StateKey key) {
+        List<Residence> out = new ArrayList<>(2);
         dram.residence(key).ifPresent(out::add);
         if (ssd != null) {
             ssd.residence(key).ifPresent(out::add);
@@ -80,6 +126,16 @@ public final class LocalTiers implements AutoCloseable {
      */
     public boolean awaitSubmittedSaves(long timeoutMs) throws InterruptedException {
         return ssd == null || ssd.awaitWritten(ssd.lastTicket(), timeoutMs);
+    }
+
+    /**
+     * Records which incarnation these tiers serve, once registration has returned (the tiers open first, so
+     * the directory is held before any etcd side effect): written into the SSD directory's lock file.
+     */
+    public void recordIncarnation(String incarnation) throws IOException {
+        if (ssd != null) {
+            ssd.recordIncarnation(incarnation);
+        }
     }
 
     public long headSequence() {

@@ -1,36 +1,44 @@
 package orbitkv.server.tier;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource.PayloadLocation;
+import orbitkv.transfer.PayloadSource.PinResult;
 
 /**
  * The SSD payload tier (DESIGN §7): one file per block under a directory, bounded by {@code bytesMax},
  * written by one asynchronous writer thread from a queue bounded in count and bytes.
  *
  * <ul>
- *   <li>No durable restart (OPS-4): {@link #open} deletes every block file ({@code blk-*.okv}) left in the
- *       directory by an earlier process; other files are left alone. The cache starts cold.</li>
+ *   <li>One Manager per directory (issue 20 item 1): {@link #open} takes an exclusive lock on
+ *       {@code <dir>/orbitkv.lock} before touching anything and refuses with {@link LocalResourceRefused},
+ *       naming the holder (pid, node, instance, start time, incarnation once known) that the lock file
+ *       holds. Block files are named {@code blk-<node>-<instance>-<n>.okv}: no two processes ever share a
+ *       name.</li>
+ *   <li>No durable restart (OPS-4): once the lock is held, every block file ({@code blk-*.okv}) left in the
+ *       directory by an earlier process is deleted; other files are left alone. The cache starts cold.</li>
  *   <li>{@link #submit} never blocks: a full queue is an explicit {@link TierRefusal#WRITE_QUEUE_FULL},
- *       counted, never a silent drop (INV-9).</li>
+ *       counted, never a silent drop (INV-9). The queued bytes are not copied: a job holds the bytes it was
+ *       given (the DRAM residence, under a write-through pin) until its write completes.</li>
  *   <li>A block is resident on SSD only after its bytes are written: the residency put is reported to the
- *       {@link ResidencyListener} after the write completed, and reads see completed writes only.</li>
+ *       {@link ResidencyListener} after the write completed, with the CRC32C computed when the block was
+ *       saved; every read is verified against it (issue 20 item 2).</li>
  *   <li>Space: before installing a written block, whole files are evicted in LRU order (pinned ones
  *       skipped, each reported as a delete) until the block fits; if nothing evictable is left the written
  *       file is discarded and {@link TierRefusal#NO_EVICTABLE_SPACE} counted.</li>
@@ -41,50 +49,57 @@ import orbitkv.inventory.StateKey;
 public final class SsdTier implements AutoCloseable {
     static final String FILE_PREFIX = "blk-";
     static final String FILE_SUFFIX = ".okv";
+    /** The directory's lock file (never deleted, so concurrent starters always race on one inode). */
+    public static final String LOCK_FILE = "orbitkv.lock";
 
     private final Path dir;
+    private final TierInstance instance;
+    private final OwnerLock dirLock;
     private final long bytesMax;
-    private final int pinsMax;
-    private final ResidencyListener listener;
     private final CountBytesBound queueBound;
     private final ArrayBlockingQueue<WriteJob> queue;
     private final Thread writer;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition progress = lock.newCondition();
-    private final LinkedHashMap<StateKey, FileBlock> index = new LinkedHashMap<>(1024, 0.75f, true);
-    /** The latest submitted ticket per key; a dequeued job whose ticket is not here is superseded. */
+    private final ResidenceTable<Path> table;
+    private final Condition progress;
+    /** The latest submitted ticket per key; a dequeued job whose ticket is not here is superseded. Guarded by the table lock. */
     private final Map<StateKey, Long> pendingTicket = new HashMap<>();
-    private final TierCounters counters = new TierCounters();
     private long nextTicket = 1;
     private long completedThrough;
     private long nextFileId = 1;
-    private long residentBytes;
     private long supersededWrites;
-    private int pinsHeld;
-    private boolean closed;
 
-    private SsdTier(Path dir, long bytesMax, int pinsMax, int queueCountMax, long queueBytesMax,
-                    ResidencyListener listener) {
+    private SsdTier(Path dir, TierInstance instance, OwnerLock dirLock, long bytesMax, int pinsMax, long pinnedBytesMax,
+                    int queueCountMax, long queueBytesMax, ResidencyListener listener) {
         this.dir = dir;
+        this.instance = instance;
+        this.dirLock = dirLock;
         this.bytesMax = bytesMax;
-        this.pinsMax = pinsMax;
-        this.listener = listener;
         this.queueBound = new CountBytesBound("SSD write queue", queueCountMax, queueBytesMax);
         this.queue = new ArrayBlockingQueue<>(queueCountMax);
+        this.table = new ResidenceTable<>(Medium.SSD, listener, pinsMax, pinnedBytesMax, this::deleteQuietly);
+        this.progress = table.lock.newCondition();
         this.writer = Thread.ofPlatform().name("orbitkv-ssd-writer").daemon(true).unstarted(this::writeLoop);
     }
 
+    /** For tests: a fresh instance; pinned bytes bounded by the tier size. */
+    public static SsdTier open(Path dir, long bytesMax, int pinsMax, int queueCountMax, long queueBytesMax,
+                               ResidencyListener listener) throws IOException {
+        return open(dir, TierInstance.random("test"), bytesMax, pinsMax, bytesMax, queueCountMax, queueBytesMax, listener);
+    }
+
     /**
-     * Empties {@code dir} of earlier block files and starts the writer.
+     * Locks {@code dir}, empties it of earlier block files and starts the writer.
      *
      * @param bytesMax bound on resident file bytes
      * @param pinsMax bound on concurrently pinned blocks
+     * @param pinnedBytesMax bound on pinned payload bytes
      * @param queueCountMax bound on queued writes
      * @param queueBytesMax bound on queued payload bytes
+     * @throws LocalResourceRefused if another live Manager (or another tier of this process) holds {@code dir}
      */
-    public static SsdTier open(Path dir, long bytesMax, int pinsMax, int queueCountMax, long queueBytesMax,
-                               ResidencyListener listener) throws IOException {
-        SsdTier tier = openPaused(dir, bytesMax, pinsMax, queueCountMax, queueBytesMax, listener);
+    public static SsdTier open(Path dir, TierInstance instance, long bytesMax, int pinsMax, long pinnedBytesMax,
+                               int queueCountMax, long queueBytesMax, ResidencyListener listener) throws IOException {
+        SsdTier tier = openPaused(dir, instance, bytesMax, pinsMax, pinnedBytesMax, queueCountMax, queueBytesMax, listener);
         tier.startWriter();
         return tier;
     }
@@ -92,22 +107,40 @@ public final class SsdTier implements AutoCloseable {
     /** For tests: an open tier whose writer has not started, so queue bounds can be observed exactly. */
     static SsdTier openPaused(Path dir, long bytesMax, int pinsMax, int queueCountMax, long queueBytesMax,
                               ResidencyListener listener) throws IOException {
+        return openPaused(dir, TierInstance.random("test"), bytesMax, pinsMax, bytesMax, queueCountMax, queueBytesMax,
+                listener);
+    }
+
+    private static SsdTier openPaused(Path dir, TierInstance instance, long bytesMax, int pinsMax, long pinnedBytesMax,
+                                      int queueCountMax, long queueBytesMax, ResidencyListener listener) throws IOException {
         Objects.requireNonNull(listener, "listener");
-        if (bytesMax < 1 || pinsMax < 1) {
-            throw new IllegalArgumentException("SSD tier needs bytesMax >= 1 and pinsMax >= 1, got "
-                    + bytesMax + ", " + pinsMax);
+        if (bytesMax < 1 || pinsMax < 1 || pinnedBytesMax < 1) {
+            throw new IllegalArgumentException("SSD tier needs bytesMax, pinsMax and pinnedBytesMax >= 1, got "
+                    + bytesMax + ", " + pinsMax + ", " + pinnedBytesMax);
         }
         Files.createDirectories(dir);
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, FILE_PREFIX + "*" + FILE_SUFFIX)) {
-            for (Path p : old) {
-                Files.deleteIfExists(p);
-            }
+        OwnerLock lock = switch (OwnerLock.acquireLockFile(dir.resolve(LOCK_FILE), instance.holderText("not registered yet"))) {
+            case OwnerLock.Attempt.Acquired a -> a.lock();
+            case OwnerLock.Attempt.Held h -> throw new LocalResourceRefused("SSD directory " + dir.toAbsolutePath()
+                    + " is in use by another Manager (" + h.holder().replace('\n', ' ').strip() + "; lock file "
+                    + dir.resolve(LOCK_FILE).toAbsolutePath() + "): give each Manager its own --ssd-dir");
+        };
+        try {
+            deleteBlockFiles(dir);
+            return new SsdTier(dir, instance, lock, bytesMax, pinsMax, pinnedBytesMax, queueCountMax, queueBytesMax, listener);
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
         }
-        return new SsdTier(dir, bytesMax, pinsMax, queueCountMax, queueBytesMax, listener);
     }
 
     void startWriter() {
         writer.start();
+    }
+
+    /** Records which incarnation this instance serves in the lock file (the tiers open before registration). */
+    void recordIncarnation(String incarnation) throws IOException {
+        dirLock.rewrite(instance.holderText(incarnation));
     }
 
     /** The outcome of {@link #submit}. */
@@ -115,28 +148,38 @@ public final class SsdTier implements AutoCloseable {
         /** Queued; {@link #awaitWritten} with this ticket waits for it. */
         record Queued(long ticket) implements Submitted {}
 
-        /** Not queued. */
+        /** Not queued; {@code release} was run. */
         record Refused(TierRefusal reason, String message) implements Submitted {}
     }
 
     /**
-     * Queues an asynchronous write of {@code payload} (not copied: the caller hands it over and must not
-     * modify it). Never blocks.
+     * Queues an asynchronous write of {@code payload}, saved with checksum {@code crc32c}. The bytes are not
+     * copied: they must stay valid and unmodified until {@code release} runs, which happens exactly once,
+     * after the write or at once on a refusal. Never blocks.
      */
-    public Submitted submit(StateKey key, byte[] payload) {
-        if (payload.length > bytesMax) {
-            counters.refused(TierRefusal.BLOCK_EXCEEDS_TIER);
-            return new Submitted.Refused(TierRefusal.BLOCK_EXCEEDS_TIER,
-                    "block of " + payload.length + " bytes exceeds the SSD tier of " + bytesMax + " bytes");
+    public Submitted submit(StateKey key, MemorySegment payload, int crc32c, Runnable release) {
+        Submitted s = enqueue(key, payload, crc32c, release);
+        if (s instanceof Submitted.Refused) {
+            release.run();
         }
-        lock.lock();
+        return s;
+    }
+
+    private Submitted enqueue(StateKey key, MemorySegment payload, int crc32c, Runnable release) {
+        long size = payload.byteSize();
+        if (size > bytesMax) {
+            table.counters().refused(TierRefusal.BLOCK_EXCEEDS_TIER);
+            return new Submitted.Refused(TierRefusal.BLOCK_EXCEEDS_TIER,
+                    "block of " + size + " bytes exceeds the SSD tier of " + bytesMax + " bytes");
+        }
+        table.lock.lock();
         try {
-            if (closed) {
-                counters.refused(TierRefusal.CLOSED);
+            if (table.closed()) {
+                table.counters().refused(TierRefusal.CLOSED);
                 return new Submitted.Refused(TierRefusal.CLOSED, "SSD tier is closed");
             }
-            if (!queueBound.tryAdd(payload.length)) {
-                counters.refused(TierRefusal.WRITE_QUEUE_FULL);
+            if (!queueBound.tryAdd(size)) {
+                table.counters().refused(TierRefusal.WRITE_QUEUE_FULL);
                 return new Submitted.Refused(TierRefusal.WRITE_QUEUE_FULL, "SSD write queue is full: "
                         + queueBound.count() + "/" + queueBound.countMax() + " writes, " + queueBound.bytes()
                         + "/" + queueBound.bytesMax() + " bytes");
@@ -144,105 +187,72 @@ public final class SsdTier implements AutoCloseable {
             long ticket = nextTicket++;
             pendingTicket.put(key, ticket);
             // Cannot fail: the queue capacity equals the count bound, checked above under the same lock.
-            queue.add(new WriteJob(key, payload, ticket));
+            queue.add(new WriteJob(key, payload, crc32c, release, ticket));
             return new Submitted.Queued(ticket);
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
     /** The last ticket handed out ({@code 0} if none): {@code awaitWritten(lastTicket())} drains submitted writes. */
     public long lastTicket() {
-        lock.lock();
+        table.lock.lock();
         try {
             return nextTicket - 1;
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
     /** Waits until every write up to {@code ticket} has completed (installed, superseded or refused). */
     public boolean awaitWritten(long ticket, long timeoutMs) throws InterruptedException {
         long remainingNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        lock.lock();
+        table.lock.lock();
         try {
             while (completedThrough < ticket) {
-                if (remainingNs <= 0 || closed) {
+                if (remainingNs <= 0 || table.closed()) {
                     return completedThrough >= ticket;
                 }
                 remainingNs = progress.awaitNanos(remainingNs);
             }
             return true;
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
-    /** Pins the file of {@code key} for reading. */
-    public PinOutcome pin(StateKey key) {
-        lock.lock();
-        try {
-            if (closed) {
-                return new PinOutcome.Refused(TierRefusal.CLOSED, "SSD tier is closed");
-            }
-            FileBlock block = index.get(key);
-            if (block == null) {
-                return new PinOutcome.NotResident();
-            }
-            if (pinsHeld >= pinsMax) {
-                counters.refused(TierRefusal.PINS_EXHAUSTED);
-                return new PinOutcome.Refused(TierRefusal.PINS_EXHAUSTED, "all " + pinsMax + " SSD pins are held");
-            }
-            block.pins++;
-            pinsHeld++;
-            counters.read();
-            return new PinOutcome.Pinned(new Pin(block));
-        } finally {
-            lock.unlock();
-        }
+    /** Pins the SSD residence of {@code key} iff its sequence is exactly {@code sequence}. */
+    public PinResult pin(StateKey key, long sequence) {
+        return table.pin(key, sequence, true, Pin::new);
     }
 
     /** Removes the SSD residence of {@code key} and cancels a queued write of it; true if either existed. */
     public boolean evict(StateKey key) {
-        lock.lock();
+        table.lock.lock();
         try {
             boolean cancelled = pendingTicket.remove(key) != null;
-            FileBlock block = index.remove(key);
-            if (block != null) {
-                dropResidence(block);
-            }
-            return cancelled || block != null;
+            return table.evict(key) || cancelled;
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
-    /** The residence of {@code key} in this tier (sequence and size), without pinning; counts as a use for LRU. */
-    public java.util.Optional<Residence> residence(StateKey key) {
-        lock.lock();
-        try {
-            FileBlock b = index.get(key);
-            return b == null ? java.util.Optional.empty() : java.util.Optional.of(new Residence(Medium.SSD, b.sequence, b.size));
-        } finally {
-            lock.unlock();
-        }
+    /** The residence of {@code key} in this tier, without pinning; counts as a use for LRU. */
+    public Optional<Residence> residence(StateKey key) {
+        return table.residence(key);
     }
 
     public boolean contains(StateKey key) {
-        lock.lock();
-        try {
-            return index.containsKey(key);
-        } finally {
-            lock.unlock();
-        }
+        return table.contains(key);
     }
 
     public TierUsage usage() {
-        lock.lock();
+        table.lock.lock();
         try {
-            return new TierUsage(Medium.SSD, index.size(), residentBytes, bytesMax, residentBytes, pinsHeld, pinsMax);
+            long resident = table.residentBytes();
+            return table.usage(bytesMax, resident, 0);
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
@@ -252,30 +262,37 @@ public final class SsdTier implements AutoCloseable {
     }
 
     public long supersededWrites() {
-        lock.lock();
+        table.lock.lock();
         try {
             return supersededWrites;
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
     }
 
     public TierCounters counters() {
-        return counters;
+        return table.counters();
     }
 
-    /** Stops the writer (queued writes are discarded: no durable restart) and deletes the block files. */
+    /** The file of the current residence of {@code key} (tests that break stored bytes on purpose). */
+    Optional<Path> fileOf(StateKey key) {
+        return table.get(key).map(e -> e.storage);
+    }
+
+    /**
+     * Stops the writer (queued writes are discarded and their bytes released: no durable restart), deletes
+     * the block files and releases the directory lock.
+     */
     @Override
     public void close() throws IOException {
-        lock.lock();
+        table.lock.lock();
         try {
-            if (closed) {
+            if (!table.close()) {
                 return;
             }
-            closed = true;
             progress.signalAll();
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
         writer.interrupt();
         try {
@@ -283,6 +300,18 @@ public final class SsdTier implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        for (WriteJob job; (job = queue.poll()) != null; ) {
+            queueBound.release(job.payload.byteSize());
+            job.release.run();
+        }
+        try {
+            deleteBlockFiles(dir);
+        } finally {
+            dirLock.close();
+        }
+    }
+
+    private static void deleteBlockFiles(Path dir) throws IOException {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, FILE_PREFIX + "*" + FILE_SUFFIX)) {
             for (Path p : files) {
                 Files.deleteIfExists(p);
@@ -298,186 +327,135 @@ public final class SsdTier implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            queueBound.release(job.payload.length);
-            if (!isCurrent(job)) {
-                finish(job, null);
-                continue;
-            }
-            Path path;
-            long fileId;
-            lock.lock();
+            queueBound.release(job.payload.byteSize());
+            ResidenceTable.Entry<Path> written = null;
             try {
-                fileId = nextFileId++;
-            } finally {
-                lock.unlock();
-            }
-            path = dir.resolve(FILE_PREFIX + fileId + FILE_SUFFIX);
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer src = ByteBuffer.wrap(job.payload);
-                while (src.hasRemaining()) {
-                    ch.write(src);
+                if (isCurrent(job)) {
+                    written = write(job);
                 }
-            } catch (IOException e) {
-                counters.refused(TierRefusal.IO_ERROR);
-                deleteQuietly(path);
-                finish(job, null);
-                continue;
+            } finally {
+                job.release.run(); // the source bytes are free before the write counts as completed
             }
-            finish(job, new FileBlock(job.key, path, job.payload.length));
+            finish(job, written);
         }
     }
 
-    private boolean isCurrent(WriteJob job) {
-        lock.lock();
+    /** Writes one job's file; null (counted IO_ERROR) if the write failed. */
+    private ResidenceTable.Entry<Path> write(WriteJob job) {
+        long fileId;
+        table.lock.lock();
         try {
-            return !closed && Objects.equals(pendingTicket.get(job.key), job.ticket);
+            fileId = nextFileId++;
         } finally {
-            lock.unlock();
+            table.lock.unlock();
+        }
+        Path path = dir.resolve(FILE_PREFIX + instance.fileTag() + "-" + fileId + FILE_SUFFIX);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer src = job.payload.asByteBuffer();
+            while (src.hasRemaining()) {
+                ch.write(src);
+            }
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: the source arena closed
+            table.counters().refused(TierRefusal.IO_ERROR);
+            deleteQuietly(path);
+            return null;
+        }
+        return new ResidenceTable.Entry<>(job.key, job.payload.byteSize(), job.crc32c, path);
+    }
+
+    private boolean isCurrent(WriteJob job) {
+        table.lock.lock();
+        try {
+            return !table.closed() && Objects.equals(pendingTicket.get(job.key), job.ticket);
+        } finally {
+            table.lock.unlock();
         }
     }
 
     /** Installs a written block (if still current and it fits) and advances the completed ticket. */
-    private void finish(WriteJob job, FileBlock written) {
+    private void finish(WriteJob job, ResidenceTable.Entry<Path> written) {
         Path discard = null;
-        lock.lock();
+        table.lock.lock();
         try {
-            boolean current = !closed && Objects.equals(pendingTicket.get(job.key), job.ticket);
+            boolean current = !table.closed() && Objects.equals(pendingTicket.get(job.key), job.ticket);
             if (!current) {
-                supersededWrites += closed ? 0 : 1;
-                discard = written == null ? null : written.path;
+                supersededWrites += table.closed() ? 0 : 1;
+                discard = written == null ? null : written.storage;
             } else if (written == null) {
                 pendingTicket.remove(job.key); // the write failed (counted as IO_ERROR)
             } else {
                 pendingTicket.remove(job.key);
-                if (makeRoom(written.size)) {
-                    FileBlock old = index.put(job.key, written);
-                    if (old != null) {
-                        residentBytes -= old.size;
-                        retire(old);
-                    }
-                    residentBytes += written.size;
-                    written.sequence = listener.onResident(job.key, Medium.SSD, written.size);
-                    counters.stored();
+                if (makeRoom(written.sizeBytes)) {
+                    table.install(written);
                 } else {
-                    counters.refused(TierRefusal.NO_EVICTABLE_SPACE);
-                    discard = written.path;
+                    table.counters().refused(TierRefusal.NO_EVICTABLE_SPACE);
+                    discard = written.storage;
                 }
             }
             completedThrough = job.ticket;
             progress.signalAll();
         } finally {
-            lock.unlock();
+            table.lock.unlock();
         }
         if (discard != null) {
             deleteQuietly(discard);
         }
     }
 
+    /** Evicts LRU files until {@code size} more bytes fit; under the table lock. */
     private boolean makeRoom(long size) {
-        while (residentBytes + size > bytesMax) {
-            FileBlock victim = null;
-            Iterator<FileBlock> it = index.values().iterator();
-            while (it.hasNext()) {
-                FileBlock b = it.next();
-                if (b.pins == 0) {
-                    victim = b;
-                    break;
-                }
-            }
-            if (victim == null) {
+        while (table.residentBytes() + size > bytesMax) {
+            if (!table.evictEldestUnpinned()) {
                 return false;
             }
-            index.remove(victim.key);
-            dropResidence(victim);
-            counters.evicted();
         }
         return true;
-    }
-
-    private void dropResidence(FileBlock block) {
-        residentBytes -= block.size;
-        listener.onEvicted(block.key, Medium.SSD);
-        retire(block);
-    }
-
-    private void retire(FileBlock block) {
-        block.retired = true;
-        if (block.pins == 0) {
-            deleteQuietly(block.path);
-        }
-    }
-
-    private void unpin(FileBlock block) {
-        lock.lock();
-        try {
-            block.pins--;
-            pinsHeld--;
-            if (block.retired && block.pins == 0) {
-                deleteQuietly(block.path);
-            }
-        } finally {
-            lock.unlock();
-        }
     }
 
     private void deleteQuietly(Path path) {
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {
-            counters.refused(TierRefusal.IO_ERROR);
+            table.counters().refused(TierRefusal.IO_ERROR);
         }
     }
 
-    private record WriteJob(StateKey key, byte[] payload, long ticket) {}
+    private record WriteJob(StateKey key, MemorySegment payload, int crc32c, Runnable release, long ticket) {}
 
-    private static final class FileBlock {
-        final StateKey key;
-        final Path path;
-        final long size;
-        long sequence;
-        int pins;
-        boolean retired;
-
-        FileBlock(StateKey key, Path path, long size) {
-            this.key = key;
-            this.path = path;
-            this.size = size;
-        }
-    }
-
-    private final class Pin extends TierPin {
-        private final FileBlock block;
-
-        Pin(FileBlock block) {
-            super(block.key, Medium.SSD, block.size);
-            this.block = block;
+    /** A pin of an SSD residence: its bytes are the whole file. */
+    private final class Pin extends TierPin<Path> {
+        Pin(ResidenceTable.Entry<Path> entry) {
+            super(SsdTier.this.table, entry, true);
         }
 
         @Override
-        public long sequence() {
-            return block.sequence;
+        public PayloadLocation location() {
+            return new PayloadLocation.InFile(entry.storage, 0, entry.sizeBytes);
         }
 
         @Override
-        void copyBytes(ByteBuffer view) {
-            try (FileChannel ch = FileChannel.open(block.path, StandardOpenOption.READ)) {
+        Broken copyBytes(ByteBuffer view) {
+            try (FileChannel ch = FileChannel.open(entry.storage, StandardOpenOption.READ)) {
+                long size = ch.size();
+                if (size != entry.sizeBytes) {
+                    return new Broken(size < entry.sizeBytes ? CorruptionReason.TRUNCATED_FILE : CorruptionReason.SIZE_MISMATCH,
+                            "file " + entry.storage.getFileName() + " holds " + size + " bytes, the block " + entry.sizeBytes);
+                }
                 long pos = 0;
                 while (view.hasRemaining()) {
                     int n = ch.read(view, pos);
                     if (n < 0) {
-                        throw new IOException("SSD block file " + block.path + " is shorter than " + block.size);
+                        return new Broken(CorruptionReason.TRUNCATED_FILE, "file " + entry.storage.getFileName()
+                                + " ended after " + pos + " of " + entry.sizeBytes + " bytes");
                     }
                     pos += n;
                 }
+                return null;
+            } catch (NoSuchFileException e) {
+                return new Broken(CorruptionReason.MISSING_FILE, "file " + entry.storage.getFileName() + " is gone");
             } catch (IOException e) {
-                counters.refused(TierRefusal.IO_ERROR);
-                throw new UncheckedIOException(e);
+                return new Broken(CorruptionReason.IO_ERROR, "reading " + entry.storage.getFileName() + ": " + e);
             }
-        }
-
-        @Override
-        void release() {
-            unpin(block);
         }
     }
 }

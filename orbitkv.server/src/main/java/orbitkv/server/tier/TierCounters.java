@@ -8,7 +8,11 @@ public final class TierCounters {
     private final LongAdder stored = new LongAdder();
     private final LongAdder evicted = new LongAdder();
     private final LongAdder reads = new LongAdder();
+    private final LongAdder evictedPinned = new LongAdder();
+    private final LongAdder pinnedSkippedByLru = new LongAdder();
+    private final LongAdder reservationsAborted = new LongAdder();
     private final AtomicLongArray refusals = new AtomicLongArray(TierRefusal.values().length);
+    private final AtomicLongArray corrupt = new AtomicLongArray(CorruptionReason.values().length);
 
     void stored() {
         stored.increment();
@@ -22,23 +26,61 @@ public final class TierCounters {
         reads.increment();
     }
 
+    void evictedPinned() {
+        evictedPinned.increment();
+    }
+
+    void pinnedSkippedByLru() {
+        pinnedSkippedByLru.increment();
+    }
+
+    void reservationAborted() {
+        reservationsAborted.increment();
+    }
+
     void refused(TierRefusal reason) {
         refusals.incrementAndGet(reason.ordinal());
+    }
+
+    void corrupt(CorruptionReason reason) {
+        corrupt.incrementAndGet(reason.ordinal());
     }
 
     public long storedTotal() {
         return stored.sum();
     }
 
+    /** Residences evicted by LRU to make room. */
     public long evictedTotal() {
         return evicted.sum();
     }
 
+    /** Pins taken for reading (restore, transfer). */
     public long readsTotal() {
         return reads.sum();
     }
 
+    /** Explicit evicts of a residence that was pinned: it left the map, its bytes stayed until the last unpin. */
+    public long evictedPinnedTotal() {
+        return evictedPinned.sum();
+    }
+
+    /** Pinned residences LRU passed over while looking for a victim. */
+    public long pinnedSkippedByLruTotal() {
+        return pinnedSkippedByLru.sum();
+    }
+
+    /** Save reservations freed without becoming residences (a malformed, refused or interrupted save). */
+    public long reservationsAbortedTotal() {
+        return reservationsAborted.sum();
+    }
+
     public long refusedTotal(TierRefusal reason) {
         return refusals.get(reason.ordinal());
+    }
+
+    /** Stored blocks found broken on a read (each was evicted). */
+    public long corruptTotal(CorruptionReason reason) {
+        return corrupt.get(reason.ordinal());
     }
 }

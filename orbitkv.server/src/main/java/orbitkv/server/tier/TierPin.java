@@ -3,58 +3,99 @@ package orbitkv.server.tier;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource.CopyOutcome;
+import orbitkv.transfer.PayloadSource.PinResult;
 
 /**
- * The pin lifecycle both tiers share: bytes are copied only while the pin is open, into a destination with
- * room for the whole block, and the pin is released exactly once however often {@link #close()} is called
- * (INV-9: a pin is bounded by its tier and owned until closed). Subclasses say only where the bytes live.
+ * The pin lifecycle both tiers share ({@link PinResult.Pinned}): bytes are copied only while the pin is
+ * held, into a destination with room for the whole block, verified against the CRC32C computed at save
+ * time; a broken block is evicted through the table's normal delete path and counted; the pin is released
+ * exactly once however often {@link #release()} is called (INV-9). Subclasses say only where the bytes live.
  */
-abstract class TierPin implements PinnedBlock {
-    private final AtomicBoolean open = new AtomicBoolean(true);
-    private final StateKey key;
-    private final Medium medium;
-    private final long sizeBytes;
+abstract class TierPin<S> implements PinResult.Pinned {
+    private final AtomicBoolean held = new AtomicBoolean(true);
+    final ResidenceTable<S> table;
+    final ResidenceTable.Entry<S> entry;
+    private final boolean charged;
 
-    TierPin(StateKey key, Medium medium, long sizeBytes) {
-        this.key = key;
-        this.medium = medium;
-        this.sizeBytes = sizeBytes;
+    TierPin(ResidenceTable<S> table, ResidenceTable.Entry<S> entry, boolean charged) {
+        this.table = table;
+        this.entry = entry;
+        this.charged = charged;
+    }
+
+    @Override
+    public final StateKey key() {
+        return entry.key;
     }
 
     @Override
     public final Medium medium() {
-        return medium;
+        return table.medium();
+    }
+
+    @Override
+    public final long residencySequence() {
+        return entry.sequence;
     }
 
     @Override
     public final long sizeBytes() {
-        return sizeBytes;
+        return entry.sizeBytes;
     }
 
     @Override
-    public final void copyTo(ByteBuffer dst) {
-        if (!open.get()) {
-            throw new IllegalStateException("pin of " + key + " is closed");
+    public final int crc32c() {
+        return entry.crc32c;
+    }
+
+    @Override
+    public final CopyOutcome copyTo(ByteBuffer dst) {
+        if (!held.get()) {
+            throw new IllegalStateException("pin of " + entry.key + " in " + medium() + " was released");
         }
-        if (dst.remaining() < sizeBytes) {
+        if (dst.remaining() < entry.sizeBytes) {
             throw new BufferOverflowException();
         }
-        copyBytes(dst.slice(dst.position(), (int) sizeBytes));
-        dst.position(dst.position() + (int) sizeBytes);
+        ByteBuffer view = dst.slice(dst.position(), (int) entry.sizeBytes);
+        Broken broken = copyBytes(view.duplicate());
+        if (broken == null) {
+            int crc = crc32c(view);
+            if (crc == entry.crc32c) {
+                dst.position(dst.position() + (int) entry.sizeBytes);
+                return new CopyOutcome.Copied(entry.sizeBytes);
+            }
+            broken = new Broken(CorruptionReason.CHECKSUM_MISMATCH,
+                    "CRC32C " + Integer.toHexString(crc) + " != saved " + Integer.toHexString(entry.crc32c));
+        }
+        table.evictBroken(entry, broken.reason());
+        return new CopyOutcome.Corrupt(broken.reason().wireName(), medium() + " block " + entry.key.keyHex()
+                + " at sequence " + entry.sequence + ": " + broken.detail());
     }
 
     @Override
-    public final void close() {
-        if (open.compareAndSet(true, false)) {
-            release();
+    public final void release() {
+        if (held.compareAndSet(true, false)) {
+            table.unpin(entry, charged);
         }
     }
 
-    /** Fills {@code view}, which has exactly {@link #sizeBytes()} bytes remaining, with the block's bytes. */
-    abstract void copyBytes(ByteBuffer view);
+    /** Why stored bytes could not be read whole, and what was found. */
+    record Broken(CorruptionReason reason, String detail) {}
 
-    /** Gives the pin back to its tier; called once. */
-    abstract void release();
+    /**
+     * Fills {@code view} (exactly {@link #sizeBytes()} remaining) with the stored bytes; null on success,
+     * else why the stored bytes could not be read whole (the checksum is verified by the caller).
+     */
+    abstract Broken copyBytes(ByteBuffer view);
+
+    /** CRC32C of the remaining bytes of {@code b} (its position is not moved). */
+    static int crc32c(ByteBuffer b) {
+        CRC32C c = new CRC32C();
+        c.update(b.duplicate());
+        return (int) c.getValue();
+    }
 }

@@ -9,9 +9,13 @@ import orbitkv.inventory.Medium;
  * @param blocks resident blocks
  * @param residentBytes payload bytes of resident blocks
  * @param capacityBytes the tier bound
- * @param allocatedBytes bytes taken (DRAM: aligned extents incl. retired-but-pinned; SSD: resident file bytes)
- * @param pinsHeld pins currently held
- * @param pinsMax the pin bound
+ * @param allocatedBytes bytes taken (DRAM: aligned extents incl. reservations and retired-but-pinned blocks;
+ *     SSD: resident file bytes)
+ * @param reservedBytes bytes reserved by saves in progress (invisible to reads and eviction until committed)
+ * @param pinsHeld pins currently held (readers and write-through)
+ * @param pinsMax the reader pin count bound
+ * @param pinnedBytes payload bytes currently pinned
+ * @param pinnedBytesMax the reader pinned-bytes bound
  */
 public record TierUsage(Medium medium, long blocks, long residentBytes, long capacityBytes, long allocatedBytes,
-                        int pinsHeld, int pinsMax) {}
+                        long reservedBytes, int pinsHeld, int pinsMax, long pinnedBytes, long pinnedBytesMax) {}

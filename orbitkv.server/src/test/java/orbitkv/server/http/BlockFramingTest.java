@@ -28,7 +28,9 @@ class BlockFramingTest {
     Arbitrary<List<BlockFraming.Block>> bodies() {
         Arbitrary<byte[]> keys = Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(64);
         Arbitrary<byte[]> payloads = Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(600);
-        return Combinators.combine(keys, payloads).as(BlockFraming.Block::new).list().ofMinSize(1).ofMaxSize(128);
+        // Keys are unique within a body: a repeated key is refused (DUPLICATE_KEY) before its payload.
+        return Combinators.combine(keys, payloads).as(BlockFraming.Block::new).list()
+                .uniqueElements(b -> HexFormat.of().formatHex(b.key())).ofMinSize(1).ofMaxSize(128);
     }
 
     @Property(tries = 200, seed = "11")
@@ -42,7 +44,7 @@ class BlockFramingTest {
             int n = Math.min(body.readableBytes(), 1 + random.nextInt(97));
             decoder.feed(body.readSlice(n));
         }
-        assertThat(decoder.finish()).containsExactlyElementsOf(blocks);
+        assertThat(decoder.finishBlocks()).containsExactlyElementsOf(blocks);
     }
 
     /** Bodies in hex and the exact refusal; each is also fed one byte at a time. */
@@ -60,6 +62,7 @@ class BlockFramingTest {
             payload length 2^32-1         | 0001aaffffffff                         | PAYLOAD_TOO_LARGE  | record 0: payload_len 4294967295 exceeds 4096 bytes
             trailing garbage              | 0001aa00000001bb07                     | TRUNCATED_RECORD   | body ends inside record 1 (key length) after 9 bytes
             trailing zero key record      | 0001aa00000001bb0000                   | INVALID_KEY_LENGTH | record 1: key_len must be 1..64, got 0
+            duplicate key                 | 0001aa00000001bb0001aa                 | DUPLICATE_KEY      | record 1 repeats key aa
             """)
     void malformed(String name, String hex, ApiError code, String message) {
         byte[] bytes = hex == null ? new byte[0] : HexFormat.of().parseHex(hex);

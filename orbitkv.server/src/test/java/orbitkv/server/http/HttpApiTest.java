@@ -131,7 +131,7 @@ class HttpApiTest {
         assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=2;local-ssd=0;stop=not-local");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
-        assertThat(decoder.finish()).containsExactly(blocks.get(1), blocks.get(0));
+        assertThat(decoder.finishBlocks()).containsExactly(blocks.get(1), blocks.get(0));
     }
 
     @Test
@@ -169,7 +169,7 @@ class HttpApiTest {
         assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=1;local-ssd=1;stop=none");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
-        assertThat(decoder.finish()).containsExactly(block(1, 7, 300), block(3, 7, 16));
+        assertThat(decoder.finishBlocks()).containsExactly(block(1, 7, 300), block(3, 7, 16));
         RawHttp.Response all = http.postJson("/cache/evict",
                 "{\"namespace\": \"model-a\", \"keys\": [\"" + hex(1) + "\"], \"medium\": \"ALL\"}");
         assertThat(json(all).get("evicted").asLong()).as("only the SSD residence was left").isEqualTo(1);
@@ -199,17 +199,44 @@ class HttpApiTest {
 
     @Test
     @Order(5)
-    @DisplayName("BND-1 a chunked save body that grows past the bound is refused while streaming and stores nothing")
+    @DisplayName("BND-1 INV-9 a chunked save body that grows past the bound is refused while streaming and stores nothing")
     void chunkedOverflow() throws Exception {
-        String before = state();
+        String[] before = state().split(" ");
+        double evictedBefore = metric("orbitkv_tier_evicted_total{medium=\"DRAM\"}");
+        double abortedBefore = metric("orbitkv_tier_reservations_aborted_total{medium=\"DRAM\"}");
         List<BlockFraming.Block> blocks = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             blocks.add(block(100 + i, 9, 4000));
+            keys.add("\"" + hex(100 + i) + "\"");
         }
         RawHttp.Response r = http.send("POST", "/cache/save?namespace=model-a", BlockFraming.CONTENT_TYPE, body(blocks), -1L);
         assertThat(r.status()).isEqualTo(413);
         assertThat(json(r).at("/error/code").asText()).isEqualTo("BODY_TOO_LARGE");
-        assertThat(state()).isEqualTo(before);
+        // Records 0..15 streamed into DRAM reservations before record 16's header overran the bound: every
+        // one was freed, none is resident, nothing was journaled as a put. The 64 KiB arena was full, so the
+        // reservations made room by LRU eviction: that (and only that) stays, each eviction a counted delete.
+        JsonNode q = json(http.postJson("/cache/query", "{\"namespace\": \"model-a\", \"keys\": " + keys + "}"));
+        for (JsonNode c : q.get("candidates")) {
+            assertThat(c.get("replicas")).as("key %s of the refused save", c.get("key")).isEmpty();
+        }
+        assertThat(metric("orbitkv_tier_reserved_bytes{medium=\"DRAM\"}")).isZero();
+        assertThat(metric("orbitkv_tier_reservations_aborted_total{medium=\"DRAM\"}") - abortedBefore).isEqualTo(16);
+        long evicted = (long) (metric("orbitkv_tier_evicted_total{medium=\"DRAM\"}") - evictedBefore);
+        String[] after = state().split(" ");
+        assertThat(Long.parseLong(after[0])).as("only eviction deletes were journaled").isEqualTo(Long.parseLong(before[0]) + evicted);
+        assertThat(Long.parseLong(after[1])).isEqualTo(Long.parseLong(before[1]) - evicted);
+        assertThat(after[2]).isEqualTo(before[2]);
+    }
+
+    /** One sample of the Prometheus text, 0 when absent. */
+    private double metric(String sample) throws IOException {
+        for (String line : http.get("/metrics").text().split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return Double.parseDouble(line.substring(sample.length() + 1).strip());
+            }
+        }
+        return 0;
     }
 
     record Row(int line, String method, String path, String contentType, String body, int status, String code, String rules) {

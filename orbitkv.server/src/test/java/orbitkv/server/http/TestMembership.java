@@ -12,6 +12,7 @@ import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.LeaseStatus;
 import orbitkv.membership.Member;
+import orbitkv.membership.MemberRecordRefusals;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.MembershipView;
@@ -51,6 +52,8 @@ final class TestMembership implements Membership {
     private final Incarnation self;
     private volatile View view;
     private volatile boolean fenced;
+    private volatile LeaseStatus lease = new LeaseStatus(0, 0, 0, 0);
+    private volatile MemberRecordRefusals refused = MemberRecordRefusals.NONE;
     private Consumer<MembershipEvent> listener = e -> {};
 
     TestMembership(Incarnation self) {
@@ -98,9 +101,23 @@ final class TestMembership implements Membership {
         return fenced;
     }
 
+    /** What the lease reports from now on (renewals failing, counts). */
+    void lease(LeaseStatus status) {
+        lease = status;
+    }
+
+    void refused(MemberRecordRefusals r) {
+        refused = r;
+    }
+
     @Override
     public LeaseStatus leaseStatus() {
-        return new LeaseStatus(0, 0, 0, 0);
+        return fenced ? new LeaseStatus(0, 0, 0, lease.failedRenewals(), LeaseStatus.LeaseState.FENCED, 0) : lease;
+    }
+
+    @Override
+    public MemberRecordRefusals refusedRecords() {
+        return refused;
     }
 
     @Override

@@ -2,6 +2,7 @@ package orbitkv.server.tier;
 
 import static orbitkv.server.tier.Payloads.key;
 import static orbitkv.server.tier.Payloads.payload;
+import static orbitkv.server.tier.Payloads.pin;
 import static orbitkv.server.tier.Payloads.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import orbitkv.inventory.Medium;
+import orbitkv.transfer.PayloadSource.PinResult;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -50,9 +52,9 @@ class DramTierTest {
             assertThat(out).isEqualTo(new SaveOutcome.Stored(Medium.DRAM, i + 1, 100 + i));
         }
         for (int i = 0; i < 10; i++) {
-            assertThat(read(tier.pin(key(i)))).isEqualTo(payload(1, i, 100 + i));
+            assertThat(read(pin(tier, key(i)))).isEqualTo(payload(1, i, 100 + i));
         }
-        assertThat(tier.pin(key(99))).isInstanceOf(PinOutcome.NotResident.class);
+        assertThat(pin(tier, key(99))).isInstanceOf(PinResult.NotResident.class);
         assertThat(tier.usage().blocks()).isEqualTo(10);
     }
 
@@ -62,7 +64,7 @@ class DramTierTest {
         open(4096, 1);
         Path file = tier.arenaFile();
         assertThat(file.getParent()).isEqualTo(dir);
-        assertThat(file.getFileName().toString()).contains("-" + ProcessHandle.current().pid() + "-");
+        assertThat(file.getFileName().toString()).matches("orbitkv-dram-test-[0-9a-f]{16}\\.arena");
         assertThat(Files.size(file)).isEqualTo(4096);
         tier.close();
         assertThat(file).doesNotExist();
@@ -77,7 +79,7 @@ class DramTierTest {
         for (int i = 0; i < 4; i++) {
             tier.put(key(i), payload(1, i, 64));
         }
-        read(tier.pin(key(0))); // key 0 becomes most recently used
+        read(pin(tier, key(0))); // key 0 becomes most recently used
         tier.put(key(4), payload(1, 4, 64));
         assertThat(listener.deletes()).containsExactly("DRAM:" + key(1).keyHex());
         assertThat(tier.contains(key(0))).isTrue();
@@ -94,19 +96,19 @@ class DramTierTest {
         open(2 * 64, 4);
         tier.put(key(0), payload(1, 0, 64));
         tier.put(key(1), payload(1, 1, 64));
-        PinOutcome.Pinned p0 = (PinOutcome.Pinned) tier.pin(key(0));
+        PinResult.Pinned p0 = (PinResult.Pinned) pin(tier, key(0));
         tier.put(key(2), payload(1, 2, 64));
         assertThat(listener.deletes()).containsExactly("DRAM:" + key(1).keyHex());
-        PinOutcome.Pinned p2 = (PinOutcome.Pinned) tier.pin(key(2));
+        PinResult.Pinned p2 = (PinResult.Pinned) pin(tier, key(2));
         int before = listener.events.size();
         SaveOutcome refused = tier.put(key(3), payload(1, 3, 64));
         assertThat(refused).isInstanceOf(SaveOutcome.Refused.class);
         assertThat(((SaveOutcome.Refused) refused).reason()).isEqualTo(TierRefusal.NO_EVICTABLE_SPACE);
         assertThat(listener.events).hasSize(before);
         assertThat(tier.contains(key(0))).isTrue();
-        p0.block().close();
-        p0.block().close(); // idempotent
-        p2.block().close();
+        p0.release();
+        p0.release(); // idempotent
+        p2.release();
         assertThat(tier.put(key(3), payload(1, 3, 64))).isInstanceOf(SaveOutcome.Stored.class);
         assertThat(tier.counters().refusedTotal(TierRefusal.NO_EVICTABLE_SPACE)).isEqualTo(1);
     }
@@ -116,13 +118,14 @@ class DramTierTest {
     void pinsBounded() throws Exception {
         open(4096, 2);
         tier.put(key(0), payload(1, 0, 64));
-        PinOutcome a = tier.pin(key(0));
-        PinOutcome b = tier.pin(key(0));
-        PinOutcome c = tier.pin(key(0));
-        assertThat(c).isEqualTo(new PinOutcome.Refused(TierRefusal.PINS_EXHAUSTED, "all 2 DRAM pins are held"));
-        ((PinOutcome.Pinned) a).block().close();
-        assertThat(read(tier.pin(key(0)))).isEqualTo(payload(1, 0, 64));
-        ((PinOutcome.Pinned) b).block().close();
+        PinResult a = pin(tier, key(0));
+        PinResult b = pin(tier, key(0));
+        PinResult c = pin(tier, key(0));
+        assertThat(c).isEqualTo(new PinResult.PinLimit(2, 4096));
+        assertThat(tier.counters().refusedTotal(TierRefusal.PINS_EXHAUSTED)).isEqualTo(1);
+        ((PinResult.Pinned) a).release();
+        assertThat(read(pin(tier, key(0)))).isEqualTo(payload(1, 0, 64));
+        ((PinResult.Pinned) b).release();
         assertThat(tier.usage().pinsHeld()).isZero();
     }
 
@@ -160,13 +163,13 @@ class DramTierTest {
     void overwritePinned() throws Exception {
         open(4 * 64, 4);
         tier.put(key(0), payload(1, 0, 64));
-        PinOutcome.Pinned old = (PinOutcome.Pinned) tier.pin(key(0));
+        PinResult.Pinned old = (PinResult.Pinned) pin(tier, key(0));
         tier.put(key(0), payload(2, 0, 64));
         assertThat(tier.usage().allocatedBytes()).isEqualTo(128);
         assertThat(tier.usage().residentBytes()).isEqualTo(64);
         assertThat(read(old)).isEqualTo(payload(1, 0, 64));
         assertThat(tier.usage().allocatedBytes()).isEqualTo(64);
-        assertThat(read(tier.pin(key(0)))).isEqualTo(payload(2, 0, 64));
+        assertThat(read(pin(tier, key(0)))).isEqualTo(payload(2, 0, 64));
         assertThat(listener.deletes()).as("a put replaces without a delete record").isEmpty();
     }
 
@@ -187,8 +190,8 @@ class DramTierTest {
                 }
                 case 2 -> tier.evict(k);
                 default -> {
-                    PinOutcome o = tier.pin(k);
-                    if (o instanceof PinOutcome.Pinned) {
+                    PinResult o = pin(tier, k);
+                    if (o instanceof PinResult.Pinned) {
                         assertThat(read(o)).isEqualTo(lastSaved.get(k));
                     }
                 }
@@ -218,8 +221,8 @@ class DramTierTest {
                         if (r.nextBoolean()) {
                             tier.put(key(k), payload(r.nextInt(1000), k, 256));
                         } else {
-                            PinOutcome o = tier.pin(key(k));
-                            if (o instanceof PinOutcome.Pinned) {
+                            PinResult o = pin(tier, key(k));
+                            if (o instanceof PinResult.Pinned) {
                                 byte[] got = read(o);
                                 long gen = java.nio.ByteBuffer.wrap(got).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
                                 assertThat(got).isEqualTo(payload(gen, k, 256));

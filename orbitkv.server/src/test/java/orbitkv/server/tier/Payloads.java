@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.transfer.PayloadSource.CopyOutcome;
+import orbitkv.transfer.PayloadSource.PinResult;
 
 /** Test payloads with the PERF-4 header: little-endian u64 generation, u64 block index, then a body. */
 final class Payloads {
@@ -25,13 +27,37 @@ final class Payloads {
         return new StateKey(Namespace.utf8("model-a"), new byte[] {(byte) (i >>> 8), (byte) i});
     }
 
-    static byte[] read(PinOutcome outcome) {
-        if (!(outcome instanceof PinOutcome.Pinned(PinnedBlock block))) {
+    /** Pins the current generation of {@code k} (the one pin contract: exact generation from the residence). */
+    static PinResult pin(DramTier tier, StateKey k) {
+        return tier.residence(k).map(r -> tier.pin(k, r.sequence())).orElseGet(PinResult.NotResident::new);
+    }
+
+    static PinResult pin(SsdTier tier, StateKey k) {
+        return tier.residence(k).map(r -> tier.pin(k, r.sequence())).orElseGet(PinResult.NotResident::new);
+    }
+
+    /** Queues an SSD write of heap bytes with their CRC32C (nothing to release). */
+    static SsdTier.Submitted submit(SsdTier tier, StateKey k, byte[] payload) {
+        return tier.submit(k, java.lang.foreign.MemorySegment.ofArray(payload), crc32c(payload), () -> {});
+    }
+
+    static int crc32c(byte[] b) {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(b);
+        return (int) c.getValue();
+    }
+
+    /** Copies a pinned block out (verified) and releases the pin. */
+    static byte[] read(PinResult outcome) {
+        if (!(outcome instanceof PinResult.Pinned block)) {
             throw new AssertionError("expected a pinned block, got " + outcome);
         }
         try (block) {
             ByteBuffer dst = ByteBuffer.allocate((int) block.sizeBytes());
-            block.copyTo(dst);
+            CopyOutcome copied = block.copyTo(dst);
+            if (!(copied instanceof CopyOutcome.Copied)) {
+                throw new AssertionError("expected a verified copy, got " + copied);
+            }
             return dst.array();
         }
     }

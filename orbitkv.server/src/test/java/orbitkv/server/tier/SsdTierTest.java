@@ -2,6 +2,7 @@ package orbitkv.server.tier;
 
 import static orbitkv.server.tier.Payloads.key;
 import static orbitkv.server.tier.Payloads.payload;
+import static orbitkv.server.tier.Payloads.pin;
 import static orbitkv.server.tier.Payloads.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import orbitkv.inventory.Medium;
+import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -29,7 +31,7 @@ class SsdTierTest {
     }
 
     private long submit(int i, byte[] payload) {
-        SsdTier.Submitted s = tier.submit(key(i), payload);
+        SsdTier.Submitted s = Payloads.submit(tier, key(i), payload);
         assertThat(s).isInstanceOf(SsdTier.Submitted.Queued.class);
         return ((SsdTier.Submitted.Queued) s).ticket();
     }
@@ -56,12 +58,12 @@ class SsdTierTest {
     void residentAfterWrite() throws Exception {
         tier = SsdTier.openPaused(dir, 1 << 20, 4, 16, 1 << 20, listener);
         long ticket = submit(1, payload(3, 1, 300));
-        assertThat(tier.pin(key(1))).isInstanceOf(PinOutcome.NotResident.class);
+        assertThat(pin(tier, key(1))).isInstanceOf(PinResult.NotResident.class);
         assertThat(listener.events).isEmpty();
         tier.startWriter();
         assertThat(tier.awaitWritten(ticket, 10_000)).isTrue();
         assertThat(listener.events).containsExactly(new RecordingListener.Event("put", key(1), Medium.SSD, 1, 300));
-        assertThat(read(tier.pin(key(1)))).isEqualTo(payload(3, 1, 300));
+        assertThat(read(pin(tier, key(1)))).isEqualTo(payload(3, 1, 300));
         assertThat(blockFiles()).isEqualTo(1);
     }
 
@@ -71,12 +73,12 @@ class SsdTierTest {
         tier = SsdTier.openPaused(dir, 1 << 20, 4, 2, 1000, listener);
         submit(1, payload(1, 1, 100));
         submit(2, payload(1, 2, 100));
-        assertThat(tier.submit(key(3), payload(1, 3, 100))).isEqualTo(new SsdTier.Submitted.Refused(
+        assertThat(Payloads.submit(tier, key(3), payload(1, 3, 100))).isEqualTo(new SsdTier.Submitted.Refused(
                 TierRefusal.WRITE_QUEUE_FULL, "SSD write queue is full: 2/2 writes, 200/1000 bytes"));
         tier.close();
         tier = SsdTier.openPaused(dir, 1 << 20, 4, 8, 250, listener);
         submit(1, payload(1, 1, 200));
-        assertThat(tier.submit(key(2), payload(1, 2, 51))).isInstanceOf(SsdTier.Submitted.Refused.class);
+        assertThat(Payloads.submit(tier, key(2), payload(1, 2, 51))).isInstanceOf(SsdTier.Submitted.Refused.class);
         assertThat(tier.counters().refusedTotal(TierRefusal.WRITE_QUEUE_FULL)).isEqualTo(1);
         assertThat(tier.queueDepth()).containsExactly(1, 200);
     }
@@ -85,7 +87,7 @@ class SsdTierTest {
     @DisplayName("a block larger than the SSD tier is refused at submit")
     void blockExceedsTier() throws Exception {
         tier = SsdTier.open(dir, 100, 4, 8, 1000, listener);
-        assertThat(tier.submit(key(1), new byte[101])).isInstanceOf(SsdTier.Submitted.Refused.class);
+        assertThat(Payloads.submit(tier, key(1), new byte[101])).isInstanceOf(SsdTier.Submitted.Refused.class);
         assertThat(tier.counters().refusedTotal(TierRefusal.BLOCK_EXCEEDS_TIER)).isEqualTo(1);
     }
 
@@ -96,13 +98,13 @@ class SsdTierTest {
         for (int i = 0; i < 3; i++) {
             tier.awaitWritten(submit(i, payload(1, i, 100)), 10_000);
         }
-        read(tier.pin(key(0)));
+        read(pin(tier, key(0)));
         long t = submit(3, payload(1, 3, 100));
         assertThat(tier.awaitWritten(t, 10_000)).isTrue();
         assertThat(listener.deletes()).containsExactly("SSD:" + key(1).keyHex());
         assertThat(tier.usage().residentBytes()).isEqualTo(300);
         assertThat(blockFiles()).isEqualTo(3);
-        assertThat(read(tier.pin(key(0)))).isEqualTo(payload(1, 0, 100));
+        assertThat(read(pin(tier, key(0)))).isEqualTo(payload(1, 0, 100));
     }
 
     @Test
@@ -116,7 +118,7 @@ class SsdTierTest {
         tier.startWriter();
         assertThat(tier.awaitWritten(last, 10_000)).isTrue();
         assertThat(tier.contains(key(1))).isFalse();
-        assertThat(read(tier.pin(key(2)))).isEqualTo(payload(2, 2, 64));
+        assertThat(read(pin(tier, key(2)))).isEqualTo(payload(2, 2, 64));
         assertThat(tier.supersededWrites()).isEqualTo(2);
         assertThat(listener.events).hasSize(1);
         assertThat(blockFiles()).isEqualTo(1);
@@ -127,7 +129,7 @@ class SsdTierTest {
     void pinnedFileSurvivesEvict() throws Exception {
         tier = SsdTier.open(dir, 1 << 20, 4, 16, 1 << 20, listener);
         tier.awaitWritten(submit(1, payload(1, 1, 64)), 10_000);
-        PinOutcome pinned = tier.pin(key(1));
+        PinResult pinned = pin(tier, key(1));
         assertThat(tier.evict(key(1))).isTrue();
         assertThat(blockFiles()).isEqualTo(1);
         assertThat(read(pinned)).isEqualTo(payload(1, 1, 64));

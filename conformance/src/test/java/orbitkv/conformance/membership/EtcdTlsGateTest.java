@@ -1,0 +1,168 @@
+package orbitkv.conformance.membership;
+
+import static orbitkv.conformance.membership.Gates.SHORT;
+import static orbitkv.conformance.membership.Gates.cluster;
+import static orbitkv.conformance.membership.Gates.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import orbitkv.conformance.etcd.Await;
+import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.etcd.EtcdRuntimeSelection;
+import orbitkv.membership.EtcdEndpoints;
+import orbitkv.membership.EtcdTls;
+import orbitkv.membership.Membership;
+import orbitkv.membership.MembershipAdmin;
+import orbitkv.membership.RegistrationResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * etcd over TLS with client certificates (issue 20 item 9, etcd part): a real etcd process started with
+ * {@code --cert-file/--key-file/--trusted-ca-file/--client-cert-auth}, a throwaway CA and certificates made by
+ * the {@code openssl} CLI in a temporary directory (nothing committed). Membership and the admin tool reach
+ * it through {@link EtcdEndpoints} with {@link EtcdTls}; a client certificate of another CA is refused.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EtcdTlsGateTest {
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    private Path pki;
+    private Process etcd;
+    private URI url;
+
+    @BeforeAll
+    void start(@TempDir Path dir) throws Exception {
+        Path binary = switch (EtcdRuntimeSelection.select()) {
+            case EtcdRuntimeSelection.Selection.LocalBinary b -> b.etcd();
+            default -> throw new AssertionError("the TLS gate runs the local etcd binary (Debian's etcd-server)");
+        };
+        pki = Files.createDirectories(dir.resolve("pki"));
+        ca("ca");
+        leaf("server", "ca", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth");
+        leaf("client", "ca", "extendedKeyUsage=clientAuth");
+        ca("rogue-ca");
+        leaf("rogue", "rogue-ca", "extendedKeyUsage=clientAuth");
+        int[] ports = EtcdFixture.freeLoopbackPorts(2);
+        url = URI.create("https://127.0.0.1:" + ports[0]);
+        Path log = dir.resolve("etcd.log");
+        etcd = new ProcessBuilder(binary.toString(), "--name", "tls", "--data-dir", dir.resolve("data").toString(),
+                "--listen-client-urls", url.toString(), "--advertise-client-urls", url.toString(),
+                "--listen-peer-urls", "http://127.0.0.1:" + ports[1], "--initial-advertise-peer-urls", "http://127.0.0.1:" + ports[1],
+                "--initial-cluster", "tls=http://127.0.0.1:" + ports[1],
+                "--cert-file", pki.resolve("server.crt").toString(), "--key-file", pki.resolve("server.key").toString(),
+                "--trusted-ca-file", pki.resolve("ca.crt").toString(), "--client-cert-auth")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Await.until("etcd over TLS healthy (log " + log + ")", BOUND, () -> {
+            if (!etcd.isAlive()) {
+                throw new AssertionError("etcd exited: " + read(log));
+            }
+            return etcdctlHealthy();
+        });
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (etcd != null) {
+            etcd.destroyForcibly();
+            etcd.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private EtcdEndpoints endpoints(String client, String ca) {
+        return new EtcdEndpoints(List.of(url), Optional.of(new EtcdTls(pki.resolve(ca + ".crt"),
+                pki.resolve(client + ".crt"), pki.resolve(client + ".key"))));
+    }
+
+    @Test
+    @DisplayName("MEM-1 MEM-2 the admin tool formats and a Manager registers over TLS with a client certificate; the view admits it")
+    void registerOverTls() {
+        String c = cluster();
+        EtcdEndpoints tls = endpoints("client", "ca");
+        assertThat(EtcdEndpoints.parse(url.toString(), tls.tls())).isEqualTo(tls);
+        try (MembershipAdmin admin = MembershipAdmin.connect(tls, c, 5_000)) {
+            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
+        }
+        RegistrationResult r = Membership.register(tls, node(c, "secure"), SHORT);
+        assertThat(r).isInstanceOf(RegistrationResult.Registered.class);
+        try (Membership m = ((RegistrationResult.Registered) r).membership()) {
+            Await.until("the view admits itself", BOUND, () -> m.view().isAdmitted(m.incarnation()));
+            Await.until("a renewal confirmed over TLS", BOUND, () -> m.leaseStatus().confirmedRenewals() > 0);
+        }
+    }
+
+    @Test
+    @DisplayName("MEM-2 a client certificate from another CA is refused by etcd: registration is Unavailable, nothing written")
+    void foreignClientCertificateRefused() {
+        String c = cluster();
+        RegistrationResult r = Membership.register(endpoints("rogue", "ca"), node(c, "rogue"), SHORT);
+        assertThat(r).isInstanceOf(RegistrationResult.Unavailable.class);
+    }
+
+    // ------------------------------------------------------------------ throwaway PKI (openssl CLI)
+
+    private void ca(String name) throws Exception {
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=" + name, "-keyout", pki.resolve(name + ".key").toString(), "-out", pki.resolve(name + ".crt").toString());
+    }
+
+    private void leaf(String name, String ca, String extensions) throws Exception {
+        Path raw = pki.resolve(name + ".raw.key");
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=" + name,
+                "-keyout", raw.toString(), "-out", pki.resolve(name + ".csr").toString());
+        Path ext = pki.resolve(name + ".ext");
+        Files.writeString(ext, extensions + "\n");
+        openssl("x509", "-req", "-in", pki.resolve(name + ".csr").toString(), "-CA", pki.resolve(ca + ".crt").toString(),
+                "-CAkey", pki.resolve(ca + ".key").toString(), "-CAcreateserial", "-days", "2", "-extfile", ext.toString(),
+                "-out", pki.resolve(name + ".crt").toString());
+        openssl("pkcs8", "-topk8", "-nocrypt", "-in", raw.toString(), "-out", pki.resolve(name + ".key").toString());
+    }
+
+    private void openssl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("openssl"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(pki.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new AssertionError("openssl " + String.join(" ", args) + " failed: " + out);
+        }
+    }
+
+    private boolean etcdctlHealthy() {
+        try {
+            ProcessBuilder pb = new ProcessBuilder("etcdctl", "--endpoints=" + url, "--cacert=" + pki.resolve("ca.crt"),
+                    "--cert=" + pki.resolve("client.crt"), "--key=" + pki.resolve("client.key"), "--command-timeout=2s",
+                    "endpoint", "health").redirectErrorStream(true);
+            pb.environment().put("ETCDCTL_API", "3");
+            Process p = pb.start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+}
