@@ -31,6 +31,7 @@ final class AlternativeSearch {
         final int routes;
         final long bytes;
         final int order;
+        final double score;
 
         Partial(Partial parent, int source, int blockFrom, int blockTo, double mean, double error, double survival, int routes,
                 long bytes, int order) {
@@ -44,10 +45,11 @@ final class AlternativeSearch {
             this.routes = routes;
             this.bytes = bytes;
             this.order = order;
+            this.score = survival == 0 ? Double.POSITIVE_INFINITY : (mean + error) / survival;
         }
 
         double score() {
-            return survival == 0 ? Double.POSITIVE_INFINITY : (mean + error) / survival;
+            return score;
         }
 
         Prediction prediction() {
@@ -72,19 +74,23 @@ final class AlternativeSearch {
         int evaluated = 0;
         int pruned = 0;
         int order = 0;
+        long[] blockBytes = new long[w.sourceCount()];
         for (int b = 0; b < starts.length; b++) {
             int from = starts[b];
             int to = b + 1 < starts.length ? starts[b + 1] : w.end;
+            for (int s = 0; s < w.sourceCount(); s++) { // once per block, not per partial
+                blockBytes[s] = prices.sampled[s] && w.has(s, from) ? w.bytes(s, from, to) : -1;
+            }
             List<Partial> next = new ArrayList<>();
             for (Partial p : frontier) {
                 for (int s = 0; s < w.sourceCount(); s++) {
-                    if (!prices.sampled[s] || !w.has(s, from)) {
+                    if (blockBytes[s] < 0) {
                         continue;
                     }
                     if (++evaluated > perBatchMax) {
                         return new Result(null, true, evaluated - 1, pruned);
                     }
-                    next.add(extend(p, s, from, to, w.bytes(s, from, to), prices, order++));
+                    next.add(extend(p, s, from, to, blockBytes[s], prices, order++));
                 }
             }
             int before = next.size();

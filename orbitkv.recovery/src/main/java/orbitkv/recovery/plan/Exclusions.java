@@ -15,16 +15,24 @@ import orbitkv.recovery.RouteSource;
  * demand: at most one entry per (source, demanded key) and one per source.
  */
 public final class Exclusions {
-    private final Set<RouteSource> sources = new HashSet<>();
-    private final Set<Replica> replicas = new HashSet<>();
+    private Set<RouteSource> sources = Set.of(); // allocated on the first refusal: most requests have none
+    private Set<Replica> replicas = Set.of();
 
     private record Replica(RouteSource source, StateKey key) {}
 
     /** Records what {@code refusal} of {@code route} excludes; {@code refusedKeys} empty = every key of the route. */
     public void add(Route route, AdmissionRefusal refusal, List<StateKey> refusedKeys) {
         switch (refusal.scope()) {
-            case SOURCE -> sources.add(route.source());
+            case SOURCE -> {
+                if (sources.isEmpty()) {
+                    sources = new HashSet<>();
+                }
+                sources.add(route.source());
+            }
             case KEYS -> {
+                if (replicas.isEmpty()) {
+                    replicas = new HashSet<>();
+                }
                 if (refusedKeys.isEmpty()) {
                     for (RouteBlock b : route.blocks()) {
                         replicas.add(new Replica(route.source(), b.key()));

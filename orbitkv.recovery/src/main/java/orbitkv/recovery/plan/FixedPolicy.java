@@ -40,6 +40,6 @@ final class FixedPolicy {
 
     /** {@code s} comes after {@code best} in source order; it wins an equal span only as a fresh replica of the same kind. */
     private static boolean preferAtEqualSpan(EligibleWindow w, int s, int best, int at) {
-        return w.sources[s].kind() == w.sources[best].kind() && w.block(best, at).stale() && !w.block(s, at).stale();
+        return w.sources[s].kind() == w.sources[best].kind() && w.stale(best, at) && !w.stale(s, at);
     }
 }

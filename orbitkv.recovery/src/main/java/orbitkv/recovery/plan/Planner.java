@@ -112,7 +112,7 @@ public final class Planner {
             outer:
             for (FixedPolicy.Span sp : spans) {
                 for (int i = sp.from(); i < sp.to(); i++) {
-                    used += w.block(sp.source(), i).sizeBytes();
+                    used += w.size(sp.source(), i);
                     if (used > capacity) {
                         cutAt = i;
                         break outer;
