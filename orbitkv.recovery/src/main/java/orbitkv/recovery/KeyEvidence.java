@@ -1,6 +1,5 @@
 package orbitkv.recovery;
 
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import orbitkv.index.Replica;
@@ -24,11 +23,13 @@ public record KeyEvidence(StateKey key, List<LocalResidence> local, List<Replica
         Objects.requireNonNull(key, "key evidence key must not be null");
         local = List.copyOf(local);
         remote = List.copyOf(remote);
-        EnumSet<orbitkv.inventory.Medium> media = EnumSet.noneOf(orbitkv.inventory.Medium.class);
+        int media = 0; // one bit per medium: at most one local residence each
         for (LocalResidence r : local) {
-            if (!media.add(r.medium())) {
+            int bit = 1 << r.medium().ordinal();
+            if ((media & bit) != 0) {
                 throw new IllegalArgumentException("key " + key + " has two local " + r.medium() + " residences");
             }
+            media |= bit;
         }
         if (remote.size() > REMOTE_REPLICAS_MAX) {
             throw new IllegalArgumentException("key " + key + " has " + remote.size() + " remote replicas, more than "

@@ -249,6 +249,10 @@ class RestoreExecutionTest {
             assertThat(after.trace().decision().alternativeExecuted()).isTrue();
             assertThat(ports.events("read")).last().isEqualTo("peer-dram@b/1[0,2)");
             assertThat(after.trace().predictionErrorNanos()).isEqualTo(OptionalLong.of(0));
+            String header = after.trace().header();
+            System.out.println("X-OrbitKV-Route: " + header);
+            assertThat(header).startsWith("v1 k=2 r=2 stop=complete plan=2:complete cov=complete sel=cost-driven:switch:executed src=2")
+                    .contains(" pred=104us+-0us err=0us age=").endsWith(" t=104us drain=0 routes=peer-dram@b/1[0,2):ready");
         }
     }
 
