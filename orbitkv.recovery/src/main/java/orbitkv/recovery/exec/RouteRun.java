@@ -95,7 +95,14 @@ final class RouteRun<D> {
                 transition(RunState.CREDITED);
             }
         }
-        switch (Objects.requireNonNull(ports.authorize(route, deadlineNanos), "grant outcome")) {
+        TransferPorts.GrantOutcome<D> granted;
+        try {
+            granted = Objects.requireNonNull(ports.authorize(route, deadlineNanos), "grant outcome");
+        } catch (RuntimeException e) { // a broken port must not leak the credits already held
+            refuse(AdmissionRefusal.UNREACHABLE, List.of());
+            return;
+        }
+        switch (granted) {
             case TransferPorts.GrantOutcome.Refused<D> r -> refuse(r.reason(), r.refusedKeys());
             case TransferPorts.GrantOutcome.Granted<D> g -> {
                 grant = g.grant();

@@ -20,6 +20,7 @@ import orbitkv.recovery.RouteSelection;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.TraceSampling;
 import orbitkv.recovery.TracedRoute;
+import orbitkv.recovery.TransferPorts;
 import orbitkv.recovery.fixtures.Ev;
 import orbitkv.recovery.fixtures.FakePorts;
 import orbitkv.recovery.fixtures.FakePorts.Step;
@@ -223,6 +224,33 @@ class RestoreExecutionTest {
             assertThat(r.stop()).isEqualTo(PrefixStop.PAYLOAD_FAILURE);
             assertThat(ports.grantsHeld.get()).isEqualTo(1);
             assertThat(s.metrics().drainPending()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("ROUTE-7 ROUTE-11 an authorization that throws is an unreachable source: credits released, replanned")
+    void authorizeThrows() {
+        try (RouteSelection s = selection(RoutePolicy.defaults())) {
+            Ev ev = Ev.keys(2).peer("b", 0, 2, DRAM).peer("c", 0, 2, SSD);
+            TransferPorts<FakePorts.Dest> throwing = new TransferPorts<>() {
+                @Override
+                public CreditOutcome<FakePorts.Dest> credits(orbitkv.recovery.Route route) {
+                    return ports.credits(route);
+                }
+
+                @Override
+                public GrantOutcome<FakePorts.Dest> authorize(orbitkv.recovery.Route route, long deadlineNanos) {
+                    if (route.kind() == RouteKind.PEER_DRAM) {
+                        throw new IllegalStateException("broken port");
+                    }
+                    return ports.authorize(route, deadlineNanos);
+                }
+            };
+            Restore<FakePorts.Dest> r = s.restore(ev.demand(in(1_000_000_000)), ev.build(), throwing);
+            assertThat(r.restoredKeys()).isEqualTo(2);
+            assertThat(r.trace().replans()).containsExactly(AdmissionRefusal.UNREACHABLE);
+            assertThat(ports.creditsHeld.get()).isZero();
+            assertThat(ports.events("read")).containsExactly("peer-ssd@c/1[0,2)");
         }
     }
 
