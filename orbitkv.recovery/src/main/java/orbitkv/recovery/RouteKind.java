@@ -29,6 +29,11 @@ public enum RouteKind {
         return medium;
     }
 
+    /** {@code local-dram}, {@code local-ssd}, {@code peer-dram}, {@code peer-ssd}: traces, metrics, headers. */
+    public String traceName() {
+        return (local ? "local-" : "peer-") + (medium == Medium.DRAM ? "dram" : "ssd");
+    }
+
     public static RouteKind of(boolean local, Medium medium) {
         return switch (medium) {
             case DRAM -> local ? LOCAL_DRAM : PEER_DRAM;
