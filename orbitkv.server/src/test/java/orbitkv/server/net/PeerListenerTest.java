@@ -15,6 +15,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import orbitkv.membership.Endpoint;
 import orbitkv.server.config.ListenAddress;
@@ -45,8 +46,8 @@ class PeerListenerTest {
     @DisplayName("SES-1 the peer listener serves gRPC on the native transport; a service added after start is served, before it UNIMPLEMENTED")
     void servicesAddedAfterStart() throws Exception {
         NativeTransport transport = NativeTransport.detect();
-        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport);
-        PeerChannels channels = new PeerChannels(transport);
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.empty(), 1 << 20);
+        PeerChannels channels = new PeerChannels(transport, Optional.empty(), 1 << 20);
         ManagedChannel channel = channels.open(new Endpoint("127.0.0.1", listener.boundAddress().getPort()));
         try {
             assertThatThrownBy(() -> call(channel, "before"))
