@@ -1,5 +1,7 @@
 package orbitkv.inventory;
 
+import orbitkv.membership.RetryBackoff;
+
 /**
  * Bounds and timing of the InventorySession v4, both ends (DESIGN §5, §9). Every setting carries its
  * unit in its name; construction validates in one place and names both sides of a broken relation (BND-6).
@@ -135,6 +137,16 @@ public record SessionConfig(
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax,
                 reconnectMin, reconnectMax, snapshotMin, snapshotMax, replayIntervalsPerRead, committedViewsMax);
+    }
+
+    /** The requester's reconnect pacing (equal jitter, so requesters that lost a source together spread out). */
+    public RetryBackoff reconnectBackoff() {
+        return new RetryBackoff(reconnectBackoffMinMs, reconnectBackoffMaxMs, RetryBackoff.Jitter.EQUAL);
+    }
+
+    /** The source's pacing of snapshot retries after a trimmed journal (SNAP-4), with equal jitter. */
+    public RetryBackoff snapshotRetryBackoff() {
+        return new RetryBackoff(snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, RetryBackoff.Jitter.EQUAL);
     }
 
     /**

@@ -57,6 +57,11 @@ public record MembershipConfig(
                 DEFAULT_RETRY_BACKOFF_MAX_MS, DEFAULT_MEMBER_PAGE_SIZE);
     }
 
+    /** The pacing of retried idempotent etcd calls (registration, renewal, watch re-reads): no jitter. */
+    public RetryBackoff retryBackoff() {
+        return new RetryBackoff(retryBackoffMinMs, retryBackoffMaxMs, RetryBackoff.Jitter.NONE);
+    }
+
     /** The lease TTL in whole seconds, as etcd grants it. */
     public long leaseTtlSeconds() {
         return leaseTtlMs / 1000;

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.etcd.EtcdRuntimeSelection;
+import orbitkv.conformance.manager.ManagerProcess;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.EtcdTls;
 import orbitkv.membership.Membership;
@@ -101,6 +102,32 @@ class EtcdTlsGateTest {
         try (Membership m = ((RegistrationResult.Registered) r).membership()) {
             Await.until("the view admits itself", BOUND, () -> m.view().isAdmitted(m.incarnation()));
             Await.until("a renewal confirmed over TLS", BOUND, () -> m.leaseStatus().confirmedRenewals() > 0);
+        }
+    }
+
+    @Test
+    @DisplayName("OPS-5 MEM-2 issue 20.9 end to end: `orbitkv admin format` and an `orbitkv manager` process use --etcd https:// with --etcd-ca-file/--etcd-cert-file/--etcd-key-file; the Manager registers and serves")
+    void managerProcessOverTls(@TempDir Path work) throws Exception {
+        String c = cluster();
+        List<String> tls = List.of("--etcd", url.toString(), "--etcd-ca-file", pki.resolve("ca.crt").toString(),
+                "--etcd-cert-file", pki.resolve("client.crt").toString(), "--etcd-key-file", pki.resolve("client.key").toString());
+        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c));
+        format.addAll(tls);
+        try (ManagerProcess admin = ManagerProcess.launch("tls-format", work.resolve("logs"), format)) {
+            assertThat(admin.awaitExit(BOUND)).as("admin format over TLS: %s", admin.stderrText()).isZero();
+        }
+        List<String> manager = new ArrayList<>(List.of("manager", "--cluster", c, "--node-id", "secure-proc",
+                "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram", "4MiB", "--block-bytes-max", "1MiB",
+                "--dram-dir", Files.createDirectories(work.resolve("dram")).toString()));
+        manager.addAll(tls);
+        try (ManagerProcess m = ManagerProcess.launch("tls-manager", work.resolve("logs"), manager)) {
+            m.awaitReady();
+            RegistrationResult observer = Membership.register(endpoints("client", "ca"), node(c, "observer"), SHORT);
+            assertThat(observer).isInstanceOf(RegistrationResult.Registered.class);
+            try (Membership o = ((RegistrationResult.Registered) observer).membership()) {
+                Await.until("the observer's view over TLS admits the Manager process " + m.incarnation(), BOUND,
+                        () -> o.view().members().stream().anyMatch(x -> x.incarnation().toString().equals(m.incarnation())));
+            }
         }
     }
 

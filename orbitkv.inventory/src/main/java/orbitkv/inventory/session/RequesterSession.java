@@ -13,7 +13,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.inventory.CommitMarker;
@@ -51,6 +50,7 @@ import orbitkv.inventory.wire.Uuid;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.RetryBackoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,7 +139,7 @@ final class RequesterSession {
     static final long CHANNEL_DRAIN_MS = 1_000;
 
     private void run() {
-        long backoff = owner.config().reconnectBackoffMinMs();
+        RetryBackoff.Sequence backoff = owner.config().reconnectBackoff().sequence();
         while (!stopped) {
             boolean progressed = false;
             if (owner.admits(source)) {
@@ -161,15 +161,14 @@ final class RequesterSession {
                 break;
             }
             if (progressed) {
-                backoff = owner.config().reconnectBackoffMinMs();
+                backoff.reset();
             }
             state = SubscriptionStatus.State.BACKING_OFF;
             try {
-                Thread.sleep(backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+                Thread.sleep(backoff.nextDelayMs());
             } catch (InterruptedException e) {
                 break;
             }
-            backoff = Math.min(owner.config().reconnectBackoffMaxMs(), backoff * 2);
         }
     }
 

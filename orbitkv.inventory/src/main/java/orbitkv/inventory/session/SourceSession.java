@@ -4,7 +4,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,6 +37,7 @@ import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.RetryBackoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -434,19 +434,18 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private void bootstrap() throws InterruptedException {
         phase = Phase.BOOTSTRAPPING;
         regenerate.set(null);
-        long backoff = config.snapshotRetryBackoffMinMs();
+        RetryBackoff.Sequence backoff = config.snapshotRetryBackoff().sequence();
         while (true) {
             if (snapshotAttempt()) {
                 regenerate.set(null);
                 phase = Phase.STREAMING;
                 return;
             }
-            long sleepNanos = TimeUnit.MILLISECONDS.toNanos(backoff / 2 + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+            long sleepNanos = TimeUnit.MILLISECONDS.toNanos(backoff.nextDelayMs());
             long until = System.nanoTime() + sleepNanos;
             while (until - System.nanoTime() > 0) {
                 awaitWake(until - System.nanoTime());
             }
-            backoff = Math.min(config.snapshotRetryBackoffMaxMs(), backoff * 2);
         }
     }
 

@@ -150,27 +150,4 @@ public final class EtcdCalls {
             return next.newCall(method, options.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS));
         }
     }
-
-    /** Exponential backoff between retries, bounded by the configured min and max. */
-    static final class Backoff {
-        private final long minMs;
-        private final long maxMs;
-        private long nextMs;
-
-        Backoff(long minMs, long maxMs) {
-            this.minMs = minMs;
-            this.maxMs = maxMs;
-            this.nextMs = minMs;
-        }
-
-        long nextDelayMs() {
-            long d = nextMs;
-            nextMs = Math.min(maxMs, nextMs * 2);
-            return d;
-        }
-
-        void reset() {
-            nextMs = minMs;
-        }
-    }
 }

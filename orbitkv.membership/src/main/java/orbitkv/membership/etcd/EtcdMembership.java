@@ -35,7 +35,7 @@ import orbitkv.membership.MembershipView;
 import orbitkv.membership.NodeId;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
-import orbitkv.membership.etcd.EtcdCalls.Backoff;
+import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.etcd.EtcdCalls.EtcdCallFailed;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,8 +72,8 @@ public final class EtcdMembership implements Membership {
     private final FenceDeadline deadline;
     private final ScheduledThreadPoolExecutor renewalThread;
     private final ScheduledThreadPoolExecutor watchThread;
-    private final Backoff renewalBackoff;
-    private final Backoff watchBackoff;
+    private final RetryBackoff.Sequence renewalBackoff;
+    private final RetryBackoff.Sequence watchBackoff;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicInteger pendingWatchResponses = new AtomicInteger();
     private final AtomicLong confirmedRenewals = new AtomicLong();
@@ -110,8 +110,8 @@ public final class EtcdMembership implements Membership {
         this.leaseId = claim.leaseId();
         this.deadline = new FenceDeadline(clock, claim.grantSentNanos(), claim.grantedTtlMs(),
                 config.fenceSafetyMarginMs());
-        this.renewalBackoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
-        this.watchBackoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
+        this.renewalBackoff = config.retryBackoff().sequence();
+        this.watchBackoff = config.retryBackoff().sequence();
         this.renewalThread = daemonExecutor("orbitkv-membership-renewal-" + incarnation.nodeId());
         this.watchThread = daemonExecutor("orbitkv-membership-watch-" + incarnation.nodeId());
         this.view = AdmittedView.invalid(cluster, claim.revision());

@@ -24,7 +24,7 @@ import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
-import orbitkv.membership.etcd.EtcdCalls.Backoff;
+import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.etcd.EtcdCalls.EtcdCallFailed;
 
 /**
@@ -68,7 +68,7 @@ final class Registrar {
     }
 
     Outcome register() {
-        Backoff backoff = new Backoff(config.retryBackoffMinMs(), config.retryBackoffMaxMs());
+        RetryBackoff.Sequence backoff = config.retryBackoff().sequence();
         String lastError = "no attempt";
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             try {

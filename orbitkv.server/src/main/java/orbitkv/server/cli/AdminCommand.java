@@ -10,6 +10,8 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.MembershipAdmin;
 import orbitkv.membership.MembershipAdmin.KeyEntry;
+import orbitkv.server.config.ConfigException;
+import orbitkv.server.config.EtcdOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,7 +22,8 @@ import picocli.CommandLine.Option;
  * <i>Cutover, rollback and handoff</i>). Exit codes: 0 done, 2 bad usage (picocli, message names the
  * option), 3 refused (a {@link MembershipAdmin.Refusal}: nothing was changed; the reason is printed).
  */
-@Command(name = "admin", description = "Offline membership tool: format, show, backup, cutover, rollback, prune-epochs.",
+@Command(name = "admin", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Offline membership tool: format, show, backup, cutover, rollback, prune-epochs.",
         subcommands = {AdminCommand.Format.class, AdminCommand.Show.class, AdminCommand.Backup.class,
                 AdminCommand.Cutover.class, AdminCommand.Rollback.class, AdminCommand.PruneEpochs.class})
 final class AdminCommand implements Runnable {
@@ -41,19 +44,35 @@ final class AdminCommand implements Runnable {
                 description = "Cluster name: 1..64 characters of [A-Za-z0-9._-].")
         String cluster;
 
-        @Option(names = "--etcd", required = true, converter = EtcdConverter.class,
-                description = "Comma-separated etcd client URLs http://host:port.")
-        EtcdEndpoints etcd;
+        @Option(names = "--etcd", required = true,
+                description = "Comma-separated etcd client URLs http://host:port (https://host:port with the TLS files).")
+        String etcd;
+
+        @Option(names = "--etcd-ca-file", description = "PEM CA certificate(s) trusted for the etcd servers (https).")
+        Path etcdCaFile;
+
+        @Option(names = "--etcd-cert-file", description = "PEM client certificate presented to etcd.")
+        Path etcdCertFile;
+
+        @Option(names = "--etcd-key-file", description = "PEM PKCS#8 private key of --etcd-cert-file.")
+        Path etcdKeyFile;
 
         @Option(names = "--etcd-timeout-ms", defaultValue = "5000",
                 description = "Deadline of each etcd call in milliseconds (1..600000). Default: ${DEFAULT-VALUE}.")
         long timeoutMs;
 
+        /** Validates every option (the same etcd rules and messages as {@code orbitkv manager}), then connects. */
         MembershipAdmin connect(CommandLine cl) {
             if (timeoutMs < 1 || timeoutMs > 600_000) {
                 throw new CommandLine.ParameterException(cl, "--etcd-timeout-ms must be 1..600000, got " + timeoutMs);
             }
-            return MembershipAdmin.connect(etcd, cluster, timeoutMs);
+            EtcdEndpoints endpoints;
+            try {
+                endpoints = EtcdOptions.parse(etcd, etcdCaFile, etcdCertFile, etcdKeyFile);
+            } catch (ConfigException e) {
+                throw new CommandLine.ParameterException(cl, e.getMessage());
+            }
+            return MembershipAdmin.connect(endpoints, cluster, timeoutMs);
         }
     }
 
@@ -87,7 +106,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "format", description = "Create the format record with a new random cluster UUID; refuses if one exists.")
+    @Command(name = "format", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Create the format record with a new random cluster UUID; refuses if one exists.")
     static final class Format extends Sub {
         @Override
         Object run(MembershipAdmin admin) {
@@ -102,7 +122,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "show", description = "Dry run: the format, members, epochs, every other key, and what a cutover would touch.")
+    @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Dry run: the format, members, epochs, every other key, and what a cutover would touch.")
     static final class Show extends Sub {
         @Override
         Object run(MembershipAdmin admin) {
@@ -137,7 +158,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "backup", description = "Write every key under the cluster prefix, read at one revision, to a file.")
+    @Command(name = "backup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Write every key under the cluster prefix, read at one revision, to a file.")
     static final class Backup extends Sub {
         @Option(names = "--out", required = true, description = "Backup file to write (replaced atomically).")
         Path out;
@@ -154,7 +176,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "cutover", description = "Old format -> v4 (exact CAS); refuses while leases are live or without a current backup.")
+    @Command(name = "cutover", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Old format -> v4 (exact CAS); refuses while leases are live or without a current backup.")
     static final class Cutover extends Sub {
         @Option(names = "--backup", required = true, description = "Backup of the current (old-format) namespace, from `orbitkv admin backup`.")
         Path backup;
@@ -173,7 +196,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "rollback", description = "v4 -> the old format held by a backup (exact CAS); epochs are never decreased.")
+    @Command(name = "rollback", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "v4 -> the old format held by a backup (exact CAS); epochs are never decreased.")
     static final class Rollback extends Sub {
         @Option(names = "--backup", required = true, description = "The backup taken before the cutover.")
         Path backup;
@@ -191,7 +215,8 @@ final class AdminCommand implements Runnable {
         }
     }
 
-    @Command(name = "prune-epochs", description = "Delete epoch keys of nodes inactive for a duration, raising the epoch floor first.")
+    @Command(name = "prune-epochs", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Delete epoch keys of nodes inactive for a duration, raising the epoch floor first.")
     static final class PruneEpochs extends Sub {
         @Option(names = "--inactive-for", required = true, converter = DurationConverter.class,
                 description = "Minimum inactivity, e.g. 30d, 12h, 90m, 45s or ISO-8601 (P30D).")
@@ -220,17 +245,6 @@ final class AdminCommand implements Runnable {
         public String convert(String value) {
             try {
                 return new ClusterIdentity(value, new UUID(0, 0)).name();
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
-    }
-
-    static final class EtcdConverter implements CommandLine.ITypeConverter<EtcdEndpoints> {
-        @Override
-        public EtcdEndpoints convert(String value) {
-            try {
-                return EtcdEndpoints.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(e.getMessage());
             }

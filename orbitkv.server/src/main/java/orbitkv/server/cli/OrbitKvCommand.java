@@ -1,5 +1,6 @@
 package orbitkv.server.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -24,9 +25,25 @@ public final class OrbitKvCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required");
     }
 
-    /** Builds the command line with the project's error handling; separate for tests. */
+    /**
+     * Builds the command line with the project's error handling; separate for tests. A usage error prints the
+     * message (naming the option), picocli's suggestions for a mistyped option, and where the full usage is;
+     * not the whole usage, which would push the message off an operator's screen ({@code orbitkv manager}
+     * has some seventy options).
+     */
     public static CommandLine commandLine() {
-        return new CommandLine(new OrbitKvCommand()).setCaseInsensitiveEnumValuesAllowed(false);
+        return new CommandLine(new OrbitKvCommand()).setCaseInsensitiveEnumValuesAllowed(false)
+                .setParameterExceptionHandler(OrbitKvCommand::usageError);
+    }
+
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cl = e.getCommandLine();
+        PrintWriter err = cl.getErr();
+        err.println(e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("Try '" + cl.getCommandSpec().qualifiedName() + " --help' for the usage.");
+        err.flush();
+        return cl.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     public static void main(String[] args) {

@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
  * bidirectional round trip on loopback over that transport, and a jetcd client's construction and
  * close. Exit 0 only if every check passed.
  */
-@Command(name = "selftest", description = "Check the runtime image: protobuf, Netty native transport, gRPC, jetcd.")
+@Command(name = "selftest", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Check the runtime image: protobuf, Netty native transport, gRPC, jetcd.")
 final class SelftestCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "10000",
             description = "Bound on each check in milliseconds (1..600000). Default: ${DEFAULT-VALUE}.")

@@ -2,13 +2,13 @@ package orbitkv.server.config;
 
 import static orbitkv.server.config.Setting.*;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;
@@ -16,17 +16,22 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
 
 /**
- * The validated configuration of one Manager (DESIGN §7 CLI, §9 bounds). Built only by {@link #from},
- * which parses every value against its own bound and then calls {@link #validate} once for the relations
- * between settings (BND-6); a ManagerConfig that exists is safe to run.
+ * The validated configuration of one Manager (DESIGN §7 CLI, §9 bounds). Built only by {@link #from}: one
+ * validation pass that parses every value against its own bound, reads and checks the files the settings
+ * name (TLS PEM files, the token file), and then checks every relation between settings in
+ * {@link #validate}, including the relations the consumers (inventory, session, index, membership
+ * configurations) enforce, each message naming the options as the operator typed them (BND-6). It finishes
+ * before anything has a side effect (no file created, no etcd contacted): a ManagerConfig that exists is safe
+ * to run, and building the consumers' configurations from it cannot fail.
  *
  * @param cluster cluster name, null when standalone without a name
  * @param nodeId node id
- * @param etcdEndpoints etcd client URLs (empty when standalone)
+ * @param etcd etcd client URLs and client TLS (empty when standalone)
  * @param peerListen peer listener
  * @param httpListen HTTP listener
  * @param standalone run without etcd
@@ -37,18 +42,25 @@ import orbitkv.membership.NodeId;
  * @param inventory DESIGN §9 settings passed to orbitkv.inventory
  * @param index DESIGN §9 settings passed to orbitkv.index
  * @param route DESIGN §9 settings passed to orbitkv.recovery
- * @param lease DESIGN §3 lease timing passed to orbitkv.membership
+ * @param lease DESIGN §3 lease timing passed to orbitkv.membership ({@link #membershipConfig()})
+ * @param peerTls mutual TLS of the peer listener and channels (empty: plaintext, the trusted-cluster posture)
  */
-public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoints, ListenAddress peerListen,
+public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoints> etcd, ListenAddress peerListen,
                             ListenAddress httpListen, boolean standalone, Scope scope, String logLevel,
                             Tiers tiers, Http http, Inventory inventory, Index index, Route route,
-                            MembershipConfig lease) {
+                            Lease lease, Optional<PeerTls> peerTls) {
     /** The await timeout cap of the API contract (API-4). */
     public static final long AWAIT_TIMEOUT_MS_CAP = 30_000;
     /** Node id of a standalone Manager started without --node-id. */
     public static final String STANDALONE_NODE_ID = "standalone";
     /** Framing bytes around one payload in a save body: u16 + 64-byte key + u32. */
     public static final long RECORD_FRAMING_BYTES_MAX = 70;
+    /**
+     * Bytes beyond the largest session message that gRPC still delivers to the session's own bounded
+     * marshaller, which names an oversized frame (SES-10); anything larger is refused by gRPC from the
+     * length prefix, before it is buffered.
+     */
+    public static final int PEER_MESSAGE_MARGIN_BYTES = 64 << 10;
     private static final Set<String> LOG_LEVELS = Set.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE");
 
     /**
@@ -63,9 +75,29 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         }
     }
 
-    /** HTTP settings. */
+    /**
+     * HTTP settings (docs/api.md, conventions).
+     *
+     * @param requestsInFlightMax request slots (admitted requests receiving a body or executing)
+     * @param probesInFlightMax slots of /health and /metrics, apart from the request slots
+     * @param bodyBytesInFlightMax body bytes admitted at once across connections
+     * @param headerTimeoutMs deadline of a request line and headers after their first byte
+     * @param bodyProgressMs window of the body progress rule
+     * @param bodyProgressBytesMin bytes a body must deliver per window
+     * @param idleTimeoutMs an idle keep-alive connection is closed after this
+     * @param lingerMs after an early refusal, unread body bytes are discarded for at most this long
+     * @param lingerBytesMax ... and at most this many bytes
+     * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
+     * @param token bearer token of the mutating endpoints (empty: none)
+     */
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
-                       long awaitTimeoutMsMax, int awaitWaitersMax) {}
+                       long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
+                       long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
+                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token) {
+        public Http {
+            Objects.requireNonNull(token, "token");
+        }
+    }
 
     /** DESIGN §9 source-side bounds. */
     public record Inventory(long coalescingWindowMs, long coalescingWaitMaxMs, int frameInputRecordsMax,
@@ -77,13 +109,16 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
     /** DESIGN §9 requester-side bounds. */
     public record Index(long freshnessBudgetMs, long indexBudgetBytes, int peerSessionsMax) {}
 
+    /** DESIGN §3 lease timing (MEM-6, MEM-8). */
+    public record Lease(long ttlMs, long fenceSafetyMarginMs, long renewalIntervalMs, long etcdCallTimeoutMs) {}
+
     /** DESIGN §9 route search bounds. */
     public record Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin,
                         int replansMax) {}
 
     public ManagerConfig {
         Objects.requireNonNull(nodeId, "nodeId");
-        etcdEndpoints = List.copyOf(etcdEndpoints);
+        Objects.requireNonNull(etcd, "etcd");
         Objects.requireNonNull(peerListen, "peerListen");
         Objects.requireNonNull(httpListen, "httpListen");
         Objects.requireNonNull(scope, "scope");
@@ -93,22 +128,13 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         Objects.requireNonNull(index, "index");
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(lease, "lease");
-        validate(cluster, etcdEndpoints, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route);
-        try {
-            inventoryConfig(inventory);
-            indexConfig(index);
-        } catch (IllegalArgumentException e) { // the consumers' own rules, checked at startup too (BND-6)
-            throw new ConfigException("inventory/index settings: " + e.getMessage());
-        }
-        try {
-            sessionConfig(inventory, index).requireCompatible(inventoryConfig(inventory));
-        } catch (IllegalArgumentException e) { // the session's relations, in option names (BND-6)
-            throw new ConfigException("session settings: " + sessionOptionNames(e.getMessage()));
-        }
+        Objects.requireNonNull(peerTls, "peerTls");
+        validate(cluster, etcd, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route, lease);
+        consumersAccept(inventory, index, lease);
     }
 
     /**
-     * Parses and validates {@code values} (defaults fill what is not given).
+     * Parses and validates {@code values} (defaults fill what is not given): the one validation pass.
      *
      * @throws ConfigException naming the option(s) at fault
      */
@@ -119,6 +145,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         requireRelation(standalone || v.given(ETCD), "--etcd is required unless --standalone is given");
         requireRelation(standalone || v.given(CLUSTER), "--cluster is required unless --standalone is given");
         requireRelation(standalone || v.given(NODE_ID), "--node-id is required unless --standalone is given");
+        for (Setting tls : List.of(ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE)) {
+            requireRelation(!(standalone && v.given(tls)), "--standalone and " + tls.flag()
+                    + " cannot be combined: a standalone Manager runs without etcd");
+        }
+        for (Setting tls : List.of(PEER_TLS_CERT_FILE, PEER_TLS_KEY_FILE, PEER_TLS_CA_FILE)) {
+            requireRelation(!(standalone && v.given(tls)), "--standalone and " + tls.flag()
+                    + " cannot be combined: a standalone Manager has no peer listener");
+        }
         boolean emptyScope = v.flag(METADATA_EMPTY_SCOPE);
         requireRelation(!(emptyScope && v.given(METADATA_NAMESPACE)),
                 "--metadata-empty-scope and --metadata-namespace cannot be combined: an empty scope subscribes to no namespace");
@@ -137,7 +171,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 v.size(DRAM_PINNED_BYTES_MAX, 1), v.size(SSD_PINNED_BYTES_MAX, 1), v.size(RESTORE_BYTES_IN_FLIGHT_MAX, 1));
         Http http = new Http(v.size(SAVE_BODY_BYTES_MAX, 1), v.size(JSON_BODY_BYTES_MAX, 1024),
                 v.count(HTTP_REQUESTS_IN_FLIGHT_MAX), v.ms(SHUTDOWN_DRAIN_MS, 0, 600_000),
-                v.ms(AWAIT_TIMEOUT_MS_MAX, 1, AWAIT_TIMEOUT_MS_CAP), v.count(AWAIT_WAITERS_MAX));
+                v.ms(AWAIT_TIMEOUT_MS_MAX, 1, AWAIT_TIMEOUT_MS_CAP), v.count(AWAIT_WAITERS_MAX),
+                v.count(HTTP_PROBES_IN_FLIGHT_MAX), v.size(HTTP_BODY_BYTES_IN_FLIGHT_MAX, 1),
+                v.ms(HTTP_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(HTTP_BODY_PROGRESS_MS, 1, 3_600_000),
+                v.size(HTTP_BODY_PROGRESS_BYTES_MIN, 1), v.ms(HTTP_IDLE_TIMEOUT_MS, 1, 86_400_000),
+                v.ms(HTTP_LINGER_MS, 0, 600_000), v.size(HTTP_LINGER_BYTES_MAX, 0), v.count(HTTP_PIPELINED_REQUESTS_MAX),
+                v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(Path.of(v.text(HTTP_TOKEN_FILE)))) : Optional.empty());
         Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
                 v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
@@ -147,32 +186,55 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
         Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX), v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX),
-                v.count(ROUTE_OBSERVATIONS_MIN), (int) v.ms(ROUTE_REPLANS_MAX, 0, 16));
-        return new ManagerConfig(cluster, nodeId, standalone ? List.of() : etcdUrls(v.text(ETCD)),
+                v.count(ROUTE_OBSERVATIONS_MIN), v.count(ROUTE_REPLANS_MAX, 0, 16));
+        Optional<EtcdEndpoints> etcd = standalone ? Optional.empty() : Optional.of(EtcdOptions.parse(v.text(ETCD),
+                path(v, ETCD_CA_FILE), path(v, ETCD_CERT_FILE), path(v, ETCD_KEY_FILE)));
+        return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v));
+                tiers, http, inventory, index, route, lease(v), peerTls(v));
+    }
+
+    private static Path path(RawValues v, Setting s) {
+        return v.given(s) ? Path.of(v.text(s)) : null;
+    }
+
+    /** All three peer TLS files or none (BND-6); the files are read and checked here. */
+    private static Optional<PeerTls> peerTls(RawValues v) {
+        List<Setting> files = List.of(PEER_TLS_CERT_FILE, PEER_TLS_KEY_FILE, PEER_TLS_CA_FILE);
+        List<String> missing = files.stream().filter(s -> !v.given(s)).map(Setting::flag).toList();
+        if (missing.size() == files.size()) {
+            return Optional.empty();
+        }
+        requireRelation(missing.isEmpty(), "--peer-tls-cert-file, --peer-tls-key-file and --peer-tls-ca-file go together: "
+                + String.join(" and ", missing) + " missing");
+        return Optional.of(PeerTls.load(path(v, PEER_TLS_CERT_FILE), path(v, PEER_TLS_KEY_FILE), path(v, PEER_TLS_CA_FILE)));
+    }
+
+    private static Lease lease(RawValues v) {
+        return new Lease(v.ms(LEASE_TTL_MS, 2_000, 3_600_000), v.ms(FENCE_SAFETY_MARGIN_MS, 0, 3_600_000),
+                v.ms(RENEWAL_INTERVAL_MS, 1, 3_600_000), v.ms(ETCD_CALL_TIMEOUT_MS, 1, 3_600_000));
     }
 
     /**
-     * The lease timing; {@link MembershipConfig} checks the relations (margin &lt; TTL, renewal and call
-     * deadline &lt; TTL - margin) and its message names the settings, translated here to option names.
+     * The lease timing in orbitkv.membership's terms; the settings without an option (retry backoff, member
+     * page size) are membership's defaults.
      */
-    private static MembershipConfig lease(RawValues v) {
+    public MembershipConfig membershipConfig() {
+        return membershipConfig(lease);
+    }
+
+    private static MembershipConfig membershipConfig(Lease l) {
         MembershipConfig d = MembershipConfig.defaults();
-        long ttl = v.ms(LEASE_TTL_MS, 2_000, 3_600_000);
-        long margin = v.ms(FENCE_SAFETY_MARGIN_MS, 0, 3_600_000);
-        long renewal = v.ms(RENEWAL_INTERVAL_MS, 1, 3_600_000);
-        long call = v.ms(ETCD_CALL_TIMEOUT_MS, 1, 3_600_000);
-        try {
-            return new MembershipConfig(ttl, margin, renewal, call, d.retryBackoffMinMs(), d.retryBackoffMaxMs(),
-                    d.memberPageSize());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage().replace("leaseTtlMs", LEASE_TTL_MS.flag())
-                    .replace("fenceSafetyMarginMs", FENCE_SAFETY_MARGIN_MS.flag())
-                    .replace("renewalIntervalMs", RENEWAL_INTERVAL_MS.flag())
-                    .replace("etcdCallTimeoutMs", ETCD_CALL_TIMEOUT_MS.flag()));
-        }
+        return new MembershipConfig(l.ttlMs(), l.fenceSafetyMarginMs(), l.renewalIntervalMs(), l.etcdCallTimeoutMs(),
+                d.retryBackoffMinMs(), d.retryBackoffMaxMs(), d.memberPageSize());
+    }
+
+    /** The peer listener's and channels' gRPC inbound message bound, derived from the session's frame bounds. */
+    public int peerInboundMessageBytesMax() {
+        SessionConfig s = sessionConfig();
+        long bound = Math.max(s.frameEncodedBytesMax(), s.openEncodedBytesMax()) + (long) PEER_MESSAGE_MARGIN_BYTES;
+        return (int) Math.min(Integer.MAX_VALUE, bound);
     }
 
     /** The source inventory settings (DESIGN §9) in orbitkv.inventory's terms. */
@@ -206,20 +268,6 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 d.committedViewsMax());
     }
 
-    /** SessionConfig's field names in a refusal, translated to the options they come from. */
-    public static String sessionOptionNames(String message) {
-        return message.replace("SessionConfig.frameEncodedBytesMax", "the session's " + FRAME_ENCODED_BYTES_MAX.flag())
-                .replace("SessionConfig.frameDecodedBytesMax", "the session's " + FRAME_DECODED_BYTES_MAX.flag())
-                .replace("InventoryConfig.frameEncodedBytesMax", "the source's " + FRAME_ENCODED_BYTES_MAX.flag())
-                .replace("InventoryConfig.frameDecodedBytesMax", "the source's " + FRAME_DECODED_BYTES_MAX.flag())
-                .replace("receiveWindowBytes", RECEIVE_WINDOW_BYTES.flag())
-                .replace("livenessIntervalMs", IDLE_LIVENESS_MS.flag())
-                .replace("ackIntervalMs", ACK_PENDING_PROGRESS_MS.flag())
-                .replace("sessionsPerRequesterMax", PEER_SESSIONS_MAX.flag())
-                .replace("frameEncodedBytesMax", FRAME_ENCODED_BYTES_MAX.flag())
-                .replace("frameDecodedBytesMax", FRAME_DECODED_BYTES_MAX.flag());
-    }
-
     /** The GlobalIndex settings (DESIGN §9) in orbitkv.index's terms; lookup bounds are the API's (IDX-9). */
     public IndexConfig indexConfig() {
         return indexConfig(index);
@@ -231,15 +279,44 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
                 d.replicasPerMediumMax(), d.cleanupBatchRowsMax(), d.diagnosticsPageSizeMax());
     }
 
-    /** The one place where relations between settings are checked (BND-6); each message names both sides. */
-    private static void validate(String cluster, List<URI> etcd, ListenAddress peer, ListenAddress httpListen,
-                                 boolean standalone, String logLevel, Tiers t, Http h, Inventory i, Index x, Route r) {
-        requireRelation(standalone || (cluster != null && !etcd.isEmpty()),
+    /**
+     * Whatever {@link #validate} accepts, the consumers accept: their constructors check the same relations.
+     * A refusal here is a relation missing from {@link #validate}, a bug, not an operator error.
+     */
+    private static void consumersAccept(Inventory i, Index x, Lease l) {
+        try {
+            inventoryConfig(i);
+            sessionConfig(i, x).requireCompatible(inventoryConfig(i));
+            indexConfig(x);
+            membershipConfig(l);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("a relation is missing from ManagerConfig.validate: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The one place where relations between settings are checked (BND-6), the consumers' relations
+     * included; each message names both options as typed.
+     */
+    private static void validate(String cluster, Optional<EtcdEndpoints> etcd, ListenAddress peer, ListenAddress httpListen,
+                                 boolean standalone, String logLevel, Tiers t, Http h, Inventory i, Index x, Route r,
+                                 Lease l) {
+        requireRelation(standalone || (cluster != null && etcd.isPresent()),
                 "--cluster and --etcd are required unless --standalone is given");
         requireRelation(!standalone || etcd.isEmpty(), "--standalone and --etcd cannot be combined: a standalone Manager runs without etcd");
         requireRelation(LOG_LEVELS.contains(logLevel), "--log-level must be one of ERROR, WARN, INFO, DEBUG, TRACE, got '" + logLevel + "'");
         requireRelation(peer.port() == 0 || !peer.equals(httpListen),
                 "--http-listen and --peer-listen must differ, both are " + peer);
+        validateTiers(t, h);
+        validateHttp(t, h);
+        validateInventory(i, x);
+        validateLease(l);
+        requireRelation(r.alternativesPerBoundaryMax() <= r.alternativesPerBatchMax(), "--route-alternatives-per-boundary-max ("
+                + r.alternativesPerBoundaryMax() + ") must not exceed --route-alternatives-per-batch-max ("
+                + r.alternativesPerBatchMax() + ")");
+    }
+
+    private static void validateTiers(Tiers t, Http h) {
         requireRelation(t.blockBytesMax() <= t.dramBytes(), "--block-bytes-max (" + t.blockBytesMax()
                 + ") must not exceed --dram (" + t.dramBytes() + "): every block must fit the DRAM tier");
         requireRelation(t.blockBytesMax() + RECORD_FRAMING_BYTES_MAX <= h.saveBodyBytesMax(), "--save-body-bytes-max ("
@@ -258,8 +335,22 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
             requireRelation(t.blockBytesMax() <= t.ssdQueueBytesMax(), "--ssd-queue-bytes-max (" + t.ssdQueueBytesMax()
                     + ") must be at least --block-bytes-max (" + t.blockBytesMax() + ")");
         }
+    }
+
+    private static void validateHttp(Tiers t, Http h) {
+        requireRelation(h.saveBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
+                + h.bodyBytesInFlightMax() + ") must be at least --save-body-bytes-max (" + h.saveBodyBytesMax()
+                + "): a save of the largest allowed body could never be admitted");
+        requireRelation(h.jsonBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
+                + h.bodyBytesInFlightMax() + ") must be at least --json-body-bytes-max (" + h.jsonBodyBytesMax() + ")");
+    }
+
+    private static void validateInventory(Inventory i, Index x) {
         requireRelation(i.coalescingWindowMs() <= i.coalescingWaitMaxMs(), "--coalescing-window-ms ("
                 + i.coalescingWindowMs() + ") must not exceed --coalescing-wait-max-ms (" + i.coalescingWaitMaxMs() + ")");
+        requireRelation(i.frameEncodedBytesMax() >= SessionConfig.FRAME_ENCODED_BYTES_MIN, "--frame-encoded-bytes-max ("
+                + i.frameEncodedBytesMax() + ") must be at least " + SessionConfig.FRAME_ENCODED_BYTES_MIN
+                + " bytes: a session must carry one largest record and its control frames");
         requireRelation(i.frameEncodedBytesMax() <= i.frameDecodedBytesMax(), "--frame-encoded-bytes-max ("
                 + i.frameEncodedBytesMax() + ") must not exceed --frame-decoded-bytes-max (" + i.frameDecodedBytesMax() + ")");
         requireRelation(i.snapshotPageBytesMax() <= i.frameEncodedBytesMax() - InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES,
@@ -271,14 +362,30 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         requireRelation(i.frameEncodedBytesMax() <= i.receiveWindowBytes(), "--receive-window-bytes ("
                 + i.receiveWindowBytes() + ") must be at least --frame-encoded-bytes-max (" + i.frameEncodedBytesMax()
                 + "): one frame must fit the credit window");
+        requireRelation(i.frameInputBytesMax() >= InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, "--frame-input-bytes-max ("
+                + i.frameInputBytesMax() + ") must be at least " + InventoryConfig.JOURNAL_ENTRY_BYTES_MAX
+                + " bytes: one largest journal entry");
         requireRelation(i.frameInputBytesMax() <= i.journalRetentionBytesMax(), "--journal-retention-bytes-max ("
                 + i.journalRetentionBytesMax() + ") must be at least --frame-input-bytes-max (" + i.frameInputBytesMax() + ")");
+        requireRelation(i.ackPendingProgressMs() <= i.idleLivenessMs(), "--idle-liveness-ms (" + i.idleLivenessMs()
+                + ") must be at least --ack-pending-progress-ms (" + i.ackPendingProgressMs() + ")");
         requireRelation(i.idleLivenessMs() < x.freshnessBudgetMs(), "--idle-liveness-ms (" + i.idleLivenessMs()
                 + ") must be less than --freshness-budget-ms (" + x.freshnessBudgetMs()
                 + "): idle owners would turn stale between liveness frames");
-        requireRelation(r.alternativesPerBoundaryMax() <= r.alternativesPerBatchMax(), "--route-alternatives-per-boundary-max ("
-                + r.alternativesPerBoundaryMax() + ") must not exceed --route-alternatives-per-batch-max ("
-                + r.alternativesPerBatchMax() + ")");
+    }
+
+    private static void validateLease(Lease l) {
+        requireRelation(l.ttlMs() % 1000 == 0, "--lease-ttl-ms must be a whole number of seconds in 2000..3600000, got "
+                + l.ttlMs());
+        requireRelation(l.fenceSafetyMarginMs() < l.ttlMs(), "--fence-safety-margin-ms (" + l.fenceSafetyMarginMs()
+                + ") must be less than --lease-ttl-ms (" + l.ttlMs() + ")");
+        long window = l.ttlMs() - l.fenceSafetyMarginMs();
+        requireRelation(l.renewalIntervalMs() < window, "--renewal-interval-ms (" + l.renewalIntervalMs()
+                + ") must be less than --lease-ttl-ms minus --fence-safety-margin-ms (" + window
+                + "): a renewal must be confirmed before the local fence falls");
+        requireRelation(l.etcdCallTimeoutMs() < window, "--etcd-call-timeout-ms (" + l.etcdCallTimeoutMs()
+                + ") must be less than --lease-ttl-ms minus --fence-safety-margin-ms (" + window
+                + "): an etcd call must time out before the local fence falls");
     }
 
     private static Scope scope(boolean empty, List<String> names) {
@@ -302,24 +409,6 @@ public record ManagerConfig(String cluster, NodeId nodeId, List<URI> etcdEndpoin
         requireRelation(encoded <= 64 * 1024, "--metadata-namespace list encodes to " + encoded
                 + " bytes; a scope is at most 65536 bytes");
         return scope;
-    }
-
-    private static List<URI> etcdUrls(String text) {
-        List<URI> urls = new ArrayList<>();
-        for (String part : text.split(",", -1)) {
-            String p = part.strip();
-            URI uri;
-            try {
-                uri = new URI(p);
-            } catch (java.net.URISyntaxException e) {
-                throw new ConfigException("--etcd must be a comma-separated list of http://host:port, got '" + p + "'");
-            }
-            requireRelation("http".equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() > 0
-                            && (uri.getPath() == null || uri.getPath().isEmpty()) && uri.getQuery() == null,
-                    "--etcd must be a comma-separated list of http://host:port, got '" + p + "'");
-            urls.add(uri);
-        }
-        return urls;
     }
 
     private static <T> T parse(Setting s, java.util.function.Supplier<T> parser) {

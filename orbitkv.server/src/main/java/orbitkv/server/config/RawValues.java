@@ -73,7 +73,12 @@ public final class RawValues {
     }
 
     int count(Setting s) {
-        return (int) integer(s, 1, Integer.MAX_VALUE, "");
+        return count(s, 1, Integer.MAX_VALUE);
+    }
+
+    /** A count within {@code min..max} (the message says "a count", never a unit it does not have). */
+    int count(Setting s, int min, int max) {
+        return (int) integer(s, min, max, "");
     }
 
     private long integer(Setting s, long min, long max, String unit) {

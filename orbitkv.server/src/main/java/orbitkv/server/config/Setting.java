@@ -15,8 +15,14 @@ public enum Setting {
     // DESIGN §7 CLI contract
     CLUSTER("cluster", Kind.TEXT, null, "cluster name (the etcd guard prefix); required unless --standalone"),
     NODE_ID("node-id", Kind.TEXT, null, "stable node id, 1..64 of [A-Za-z0-9._-]; default 'standalone' with --standalone"),
-    ETCD("etcd", Kind.TEXT, null, "comma-separated etcd client URLs http://host:port; required unless --standalone"),
+    ETCD("etcd", Kind.TEXT, null, "comma-separated etcd client URLs http://host:port (or all https://host:port with --etcd-ca-file, --etcd-cert-file and --etcd-key-file); required unless --standalone"),
+    ETCD_CA_FILE("etcd-ca-file", Kind.TEXT, null, "PEM CA certificate(s) trusted for the etcd servers (https:// endpoints; with --etcd-cert-file and --etcd-key-file)"),
+    ETCD_CERT_FILE("etcd-cert-file", Kind.TEXT, null, "PEM client certificate presented to etcd (--client-cert-auth)"),
+    ETCD_KEY_FILE("etcd-key-file", Kind.TEXT, null, "PEM PKCS#8 private key of --etcd-cert-file"),
     PEER_LISTEN("peer-listen", Kind.TEXT, "127.0.0.1:0", "HOST:PORT of the peer (InventorySession, transfer) listener; port 0 picks one"),
+    PEER_TLS_CERT_FILE("peer-tls-cert-file", Kind.TEXT, null, "PEM certificate of this Manager on the peer listener and its peer channels (mutual TLS; with --peer-tls-key-file and --peer-tls-ca-file)"),
+    PEER_TLS_KEY_FILE("peer-tls-key-file", Kind.TEXT, null, "PEM PKCS#8 private key of --peer-tls-cert-file"),
+    PEER_TLS_CA_FILE("peer-tls-ca-file", Kind.TEXT, null, "PEM CA certificate(s) that sign every peer's certificate (both directions)"),
     HTTP_LISTEN("http-listen", Kind.TEXT, "127.0.0.1:8090", "HOST:PORT of the HTTP API; port 0 picks one"),
     DRAM("dram", Kind.SIZE, "1GiB", "DRAM tier bytes (SIZE: bytes or KiB/MiB/GiB suffix)"),
     SSD_DIR("ssd-dir", Kind.TEXT, null, "directory of the SSD tier; its block files are deleted at start (no durable restart)"),
@@ -37,7 +43,17 @@ public enum Setting {
     BLOCK_BYTES_MAX("block-bytes-max", Kind.SIZE, "16MiB", "payload bytes of one block"),
     SAVE_BODY_BYTES_MAX("save-body-bytes-max", Kind.SIZE, "256MiB", "body bytes of one /cache/save request"),
     JSON_BODY_BYTES_MAX("json-body-bytes-max", Kind.SIZE, "64KiB", "body bytes of one JSON request"),
-    HTTP_REQUESTS_IN_FLIGHT_MAX("http-requests-in-flight-max", Kind.COUNT, "256", "HTTP requests executing at once"),
+    HTTP_REQUESTS_IN_FLIGHT_MAX("http-requests-in-flight-max", Kind.COUNT, "256", "HTTP requests admitted at once (receiving their body or executing); /health and /metrics are outside this bound"),
+    HTTP_PROBES_IN_FLIGHT_MAX("http-probes-in-flight-max", Kind.COUNT, "16", "/health and /metrics requests executing at once (their own slots)"),
+    HTTP_BODY_BYTES_IN_FLIGHT_MAX("http-body-bytes-in-flight-max", Kind.SIZE, "1GiB", "request body bytes admitted at once across all connections (declared lengths reserved up front)"),
+    HTTP_HEADER_TIMEOUT_MS("http-header-timeout-ms", Kind.MS, "10000", "a request line and its headers must arrive within this after their first byte; beyond: 408 and close"),
+    HTTP_BODY_PROGRESS_MS("http-body-progress-ms", Kind.MS, "10000", "window of the body progress rule: each window must deliver --http-body-progress-bytes-min (or the rest of the body); beyond: 408 and close"),
+    HTTP_BODY_PROGRESS_BYTES_MIN("http-body-progress-bytes-min", Kind.SIZE, "64KiB", "body bytes a request must deliver per --http-body-progress-ms window"),
+    HTTP_IDLE_TIMEOUT_MS("http-idle-timeout-ms", Kind.MS, "120000", "a keep-alive connection with no request in progress is closed after this"),
+    HTTP_LINGER_MS("http-linger-ms", Kind.MS, "5000", "after an early refusal, unread body bytes are read and discarded for at most this long, so clients that write the whole body first still read the answer"),
+    HTTP_LINGER_BYTES_MAX("http-linger-bytes-max", Kind.SIZE, "64MiB", "bytes read and discarded after an early refusal before the connection is closed"),
+    HTTP_PIPELINED_REQUESTS_MAX("http-pipelined-requests-max", Kind.COUNT, "256", "requests a connection may have decoded and waiting behind the one it executes; beyond: 429 and close"),
+    HTTP_TOKEN_FILE("http-token-file", Kind.TEXT, null, "file holding the bearer token required by save, evict, sync and await (none: no token); not readable by others"),
     SHUTDOWN_DRAIN_MS("shutdown-drain-ms", Kind.MS, "10000", "bound on draining requests at shutdown"),
     AWAIT_TIMEOUT_MS_MAX("await-timeout-ms-max", Kind.MS, "30000", "cap of /cache/metadata/await timeout_ms (at most 30000)"),
     AWAIT_WAITERS_MAX("await-waiters-max", Kind.COUNT, "64", "concurrent /cache/metadata/await waiters"),
@@ -82,7 +98,7 @@ public enum Setting {
         SIZE,
         /** Milliseconds, a non-negative integer. */
         MS,
-        /** A count, a positive integer. */
+        /** A count: an integer, positive unless the setting says otherwise (--route-replans-max may be 0). */
         COUNT
     }
 

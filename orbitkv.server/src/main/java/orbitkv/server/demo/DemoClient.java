@@ -2,7 +2,9 @@ package orbitkv.server.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,14 +13,25 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import orbitkv.server.http.BlockFraming;
 
-/** The demo's client of one Manager's HTTP API v1 (docs/api.md), as an engine would use it. */
+/**
+ * The demo's client of one Manager's HTTP API v1 (docs/api.md), as an engine would use it. The block framing
+ * is the server's own {@link BlockFraming} (one implementation inside this module).
+ *
+ * <p>Why the conformance suite's {@code ManagerApi} stays a separate client (issue 18 item 5): the suite checks
+ * implementations of the HTTP contract, this one and others, so its client must be written from docs/api.md
+ * alone; sharing this module's encoder would let one framing bug pass on both sides. And a shared home would
+ * need the server, a launcher that exports nothing, to export a package. Their logic is small and each is
+ * pinned by tests on its own side (DemoGateTest runs this client against real Managers).
+ */
 final class DemoClient {
-    static final String BLOCKS = "application/x-orbitkv-blocks";
+    static final String BLOCKS = BlockFraming.CONTENT_TYPE;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -119,24 +132,24 @@ final class DemoClient {
     }
 
     static byte[] frame(Map<String, byte[]> blocks) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (Map.Entry<String, byte[]> e : blocks.entrySet()) {
-            byte[] k = HexFormat.of().parseHex(e.getKey());
-            out.writeBytes(ByteBuffer.allocate(6 + k.length).putShort((short) k.length).put(k).putInt(e.getValue().length).array());
-            out.writeBytes(e.getValue());
+        List<BlockFraming.Block> records = new ArrayList<>(blocks.size());
+        blocks.forEach((key, payload) -> records.add(new BlockFraming.Block(HexFormat.of().parseHex(key), payload)));
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            BlockFraming.encode(buf, records);
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
         }
-        return out.toByteArray();
     }
 
+    /** A restore body, decoded with the server's own bounds-checked decoder: key hex to payload, in body order. */
     static Map<String, byte[]> unframe(byte[] body) {
+        BlockFraming.Decoder decoder = new BlockFraming.Decoder(Math.max(1, body.length), Math.max(0, body.length));
+        decoder.feed(Unpooled.wrappedBuffer(body));
         Map<String, byte[]> out = new LinkedHashMap<>();
-        ByteBuffer b = ByteBuffer.wrap(body);
-        while (b.hasRemaining()) {
-            byte[] k = new byte[Short.toUnsignedInt(b.getShort())];
-            b.get(k);
-            byte[] p = new byte[b.getInt()];
-            b.get(p);
-            out.put(HexFormat.of().formatHex(k), p);
+        for (BlockFraming.Block b : body.length == 0 ? List.<BlockFraming.Block>of() : decoder.finishBlocks()) {
+            out.put(HexFormat.of().formatHex(b.key()), b.payload());
         }
         return out;
     }

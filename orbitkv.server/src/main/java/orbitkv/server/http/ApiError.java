@@ -21,11 +21,15 @@ public enum ApiError {
     TRUNCATED_RECORD(400),
     INVALID_KEY_LENGTH(400),
     UNEXPECTED_BODY(400),
+    // 401: the bearer token of --http-token-file is missing or wrong
+    UNAUTHORIZED(401),
     // 404 / 405
     UNKNOWN_PATH(404),
     METHOD_NOT_ALLOWED(405),
     // 408
     AWAIT_TIMEOUT(408),
+    HEADER_TIMEOUT(408),
+    BODY_TIMEOUT(408),
     // 409: fence conflicts
     CLUSTER_MISMATCH(409),
     OLD_INCARNATION(409),
@@ -43,6 +47,9 @@ public enum ApiError {
     // 429
     TOO_MANY_WAITERS(429),
     TOO_MANY_REQUESTS_IN_FLIGHT(429),
+    TOO_MANY_PROBES_IN_FLIGHT(429),
+    TOO_MANY_BODY_BYTES_IN_FLIGHT(429),
+    TOO_MANY_PIPELINED_REQUESTS(429),
     // 503
     METADATA_UNAVAILABLE(503),
     NOT_YET_WIRED(503),

@@ -28,12 +28,34 @@ final class ApiMetrics {
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final Counter requests;
     private final Counter errors;
+    private final Counter connectionsOpened;
+    private final Counter connectionsClosed;
+    private final Counter lingeredBytes;
 
-    ApiMetrics(LocalTiers tiers) {
+    ApiMetrics(LocalTiers tiers, HttpAdmission admission) {
         requests = Counter.builder().name("orbitkv_http_requests").help("HTTP requests answered, by endpoint and status class")
                 .labelNames("endpoint", "status_class").register(registry);
         errors = Counter.builder().name("orbitkv_http_errors").help("HTTP error answers by stable error code")
                 .labelNames("code").register(registry);
+        connectionsOpened = Counter.builder().name("orbitkv_http_connections_opened").help("HTTP connections accepted")
+                .register(registry);
+        connectionsClosed = Counter.builder().name("orbitkv_http_connections_closed")
+                .help("HTTP connections closed, by cause (client, answered_close, refused, header_timeout, body_timeout,"
+                        + " idle_timeout, linger_timeout, linger_bytes, write_failed, io_error)")
+                .labelNames("cause").register(registry);
+        lingeredBytes = Counter.builder().name("orbitkv_http_lingered_bytes")
+                .help("request bytes read and discarded after an early refusal").register(registry);
+        GaugeWithCallback.builder().name("orbitkv_http_requests_in_flight").help("request slots taken")
+                .callback(cb -> cb.call(admission.requestsInFlight())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_http_body_bytes_in_flight")
+                .help("request body bytes admitted (reserved) across connections")
+                .callback(cb -> cb.call(admission.bodyBytes().used())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_http_body_bytes_in_flight_peak")
+                .help("high-water mark of admitted request body bytes")
+                .callback(cb -> cb.call(admission.bodyBytes().peak())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_http_body_bytes_in_flight_max")
+                .help("--http-body-bytes-in-flight-max")
+                .callback(cb -> cb.call(admission.bodyBytes().max())).register(registry);
         tierGauge(tiers, "orbitkv_tier_blocks", "resident blocks", u -> (double) u.blocks());
         tierGauge(tiers, "orbitkv_tier_resident_bytes", "payload bytes of resident blocks", u -> (double) u.residentBytes());
         tierGauge(tiers, "orbitkv_tier_capacity_bytes", "tier bound in bytes", u -> (double) u.capacityBytes());
@@ -102,6 +124,18 @@ final class ApiMetrics {
 
     void error(ApiError code) {
         errors.labelValues(code.name()).inc();
+    }
+
+    void connectionOpened() {
+        connectionsOpened.inc();
+    }
+
+    void connectionClosed(String cause) {
+        connectionsClosed.labelValues(cause).inc();
+    }
+
+    void lingered(long bytes) {
+        lingeredBytes.inc(bytes);
     }
 
     byte[] scrape() {

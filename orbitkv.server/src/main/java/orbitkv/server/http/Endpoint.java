@@ -2,17 +2,31 @@ package orbitkv.server.http;
 
 import io.netty.handler.codec.http.HttpMethod;
 
-/** The paths, methods and body kinds of HTTP API v1 (DESIGN §7). */
+/**
+ * The paths, methods and body kinds of HTTP API v1 (DESIGN §7), which endpoints need the bearer token when
+ * one is configured ({@link Access#TOKEN}: the ones that change state or wait on it), and which are probes
+ * served from their own slots ({@link Access#PROBE}: a flood of slow requests never makes them 429).
+ */
 enum Endpoint {
-    SAVE("/cache/save", HttpMethod.POST, Body.BLOCKS, "save"),
-    QUERY("/cache/query", HttpMethod.POST, Body.JSON, "query"),
-    RESTORE("/cache/restore", HttpMethod.POST, Body.JSON, "restore"),
-    EVICT("/cache/evict", HttpMethod.POST, Body.JSON, "evict"),
-    SYNC("/cache/sync", HttpMethod.POST, Body.EMPTY, "sync"),
-    AWAIT("/cache/metadata/await", HttpMethod.POST, Body.JSON, "await"),
-    STATUS("/cache/metadata/status", HttpMethod.GET, Body.EMPTY, "status"),
-    METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics"),
-    HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health");
+    SAVE("/cache/save", HttpMethod.POST, Body.BLOCKS, "save", Access.TOKEN),
+    QUERY("/cache/query", HttpMethod.POST, Body.JSON, "query", Access.OPEN),
+    RESTORE("/cache/restore", HttpMethod.POST, Body.JSON, "restore", Access.OPEN),
+    EVICT("/cache/evict", HttpMethod.POST, Body.JSON, "evict", Access.TOKEN),
+    SYNC("/cache/sync", HttpMethod.POST, Body.EMPTY, "sync", Access.TOKEN),
+    AWAIT("/cache/metadata/await", HttpMethod.POST, Body.JSON, "await", Access.TOKEN),
+    STATUS("/cache/metadata/status", HttpMethod.GET, Body.EMPTY, "status", Access.OPEN),
+    METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics", Access.PROBE),
+    HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE);
+
+    /** Who may call an endpoint, and from which slots. */
+    enum Access {
+        /** Any client, from the request slots. */
+        OPEN,
+        /** The bearer token when {@code --http-token-file} is set, from the request slots. */
+        TOKEN,
+        /** Any client, from the probe slots ({@code --http-probes-in-flight-max}). */
+        PROBE
+    }
 
     /** What a request body must be. */
     enum Body {
@@ -29,12 +43,14 @@ enum Endpoint {
     final Body body;
     /** The bounded metrics label. */
     final String label;
+    final Access access;
 
-    Endpoint(String path, HttpMethod method, Body body, String label) {
+    Endpoint(String path, HttpMethod method, Body body, String label, Access access) {
         this.path = path;
         this.method = method;
         this.body = body;
         this.label = label;
+        this.access = access;
     }
 
     static Endpoint byPath(String path) {

@@ -6,32 +6,49 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
-import java.util.List;
+import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Namespace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connection of the HTTP API: routing (404/405), content types (415), size limits from Content-Length
- * and while streaming, before anything is aggregated (413, BND-1), admission against the in-flight bound
- * (429), then execution of {@link CacheApi} off the event loop. Reading pauses while a request executes,
- * so a connection holds at most one buffered request. An error answered before the body ended closes the
- * connection (the rest of the body is never read). A refused request changes no state.
+ * One connection of the HTTP API. Reading is manual ({@code AUTO_READ} off): the handler asks for bytes only
+ * while it can use them, so a connection executes one request at a time and answers pipelined requests in
+ * order; requests decoded ahead of the executing one wait in a queue bounded by
+ * {@code --http-pipelined-requests-max} (beyond: 429 {@code TOO_MANY_PIPELINED_REQUESTS}, then close).
+ *
+ * <p>Per request, in this order: decoder failures (400 {@code MALFORMED_HTTP}: bad request line, headers or
+ * transfer encoding, never a body end), the strict request target (400), routing (404/405), the bearer token
+ * of mutating endpoints (401), content type (415), {@code Content-Length} against the body bound (413),
+ * shutdown (503), a slot (429; /health and /metrics have their own), the body bytes budget for the declared
+ * length (429), then the body is streamed with bounds (BND-1) and the request executes off the event loop.
+ * A refused request changes no state.
+ *
+ * <p>Deadlines ({@link ConnectionState}): headers within {@code headerMs} of their first byte, body progress
+ * per window (408 and close), idle keep-alive connections closed. An answer given before the request body
+ * ended carries {@code Connection: close}; the rest of the body is read and discarded within the linger bounds
+ * (so clients that write a whole body before reading still receive it), then the connection closes. Every
+ * close is counted by cause ({@code orbitkv_http_connections_closed_total}); nothing is reset silently.
  */
 final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiHandler.class);
@@ -41,18 +58,30 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private final CacheApi api;
     private final ApiMetrics metrics;
     private final HttpLimits limits;
-    private final Admission admission;
+    private final HttpAdmission admission;
     private final Executor executor;
 
-    /** The request being received; null between requests. */
+    private ChannelHandlerContext ctx;
+    private ConnectionState state = ConnectionState.IDLE;
+    /** Decoded messages not yet processed: the pipelined requests behind the current one. */
+    private final ArrayDeque<HttpObject> inbound = new ArrayDeque<>();
+    private int queuedRequests;
+    /** A request beyond the pipelining bound was decoded: everything after it is dropped, the bound answered. */
+    private boolean pipelineOverflow;
+    /** The request being received or executed; null between requests. */
     private Request current;
-    /** After an early error: drop content until the connection closes. */
-    private boolean discarding;
+    private ScheduledFuture<?> deadline;
+    /** Bumped at each state change, so a deadline that fires late for an old state does nothing. */
+    private long epoch;
+    private long bodyBytesThisWindow;
+    private long lingeredBytes;
+    /** Why this connection is closing; null until the server closes it ("client" when the peer did). */
+    private String closeCause;
 
     /** What every connection's handler shares once the API serves. */
     record Wiring(CacheApi api, ApiMetrics metrics) {}
 
-    HttpApiHandler(CacheApi api, ApiMetrics metrics, HttpLimits limits, Admission admission, Executor executor) {
+    HttpApiHandler(CacheApi api, ApiMetrics metrics, HttpLimits limits, HttpAdmission admission, Executor executor) {
         this.api = api;
         this.metrics = metrics;
         this.limits = limits;
@@ -60,70 +89,150 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         this.executor = executor;
     }
 
-    /** The in-flight bound shared by all connections, and the shutdown switch. */
-    interface Admission {
-        /** False when the bound is reached. */
-        boolean tryAcquire();
-
-        void release();
-
-        boolean accepting();
-    }
-
-    /** A request being received. */
+    /** A request being received or executed. Its slot and reserved body bytes are released exactly once. */
     private static final class Request {
         final Endpoint endpoint;
         final boolean keepAlive;
-        final QueryStringDecoder uri;
+        final RequestTarget target;
         final Namespace saveNamespace;
         /** A save streaming into DRAM reservations; aborted wherever the request is dropped before its commit. */
         final CacheApi.SaveStream save;
         final CompositeByteBuf bytes;
+        /** The declared Content-Length, or -1 (chunked): then each chunk is reserved as it arrives. */
+        final long declaredBytes;
         long received;
-        boolean permit = true;
+        long reservedBytes;
+        boolean slot;
 
-        Request(Endpoint endpoint, boolean keepAlive, QueryStringDecoder uri, Namespace saveNamespace,
-                CacheApi.SaveStream save, CompositeByteBuf bytes) {
+        Request(Endpoint endpoint, boolean keepAlive, RequestTarget target, Namespace saveNamespace,
+                CacheApi.SaveStream save, CompositeByteBuf bytes, long declaredBytes) {
             this.endpoint = endpoint;
             this.keepAlive = keepAlive;
-            this.uri = uri;
+            this.target = target;
             this.saveNamespace = saveNamespace;
             this.save = save;
             this.bytes = bytes;
+            this.declaredBytes = declaredBytes;
         }
+    }
+
+    // ------------------------------------------------------------------ connection events
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        metrics.connectionOpened();
+        armIdle();
+        ctx.read();
+        ctx.fireChannelActive();
+    }
+
+    /**
+     * Raw bytes, before the HTTP decoder ({@link RawBytes}): the first byte of a request starts its header
+     * deadline; while lingering, bytes are counted and dropped without decoding.
+     *
+     * @return true if the bytes go on to the decoder
+     */
+    boolean onRawBytes(ByteBuf bytes) {
+        switch (state) {
+            case LINGERING, CLOSED -> {
+                lingeredBytes += bytes.readableBytes();
+                metrics.lingered(bytes.readableBytes());
+                if (state == ConnectionState.LINGERING && lingeredBytes > limits.timeouts().lingerBytesMax()) {
+                    close("linger_bytes");
+                }
+                return false;
+            }
+            case IDLE -> {
+                to(ConnectionState.HEADERS);
+                arm(limits.timeouts().headerMs(), this::headerDeadline);
+            }
+            default -> {
+                // HEADERS keeps its deadline; BODY counts decoded body bytes; EXECUTING reads nothing
+            }
+        }
+        return true;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (discarding) {
+        if (!(msg instanceof HttpObject http) || !state.reading() && state != ConnectionState.EXECUTING
+                || pipelineOverflow) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (http instanceof HttpRequest && queuedRequests >= limits.pipelinedRequestsMax()) {
+            pipelineOverflow = true; // answered when the queue ahead of it has drained (in order)
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (http instanceof HttpRequest) {
+            queuedRequests++;
+        }
+        inbound.add(http);
+        drain();
+    }
+
+    /** Processes queued messages while the state allows, then asks for more bytes if they are needed. */
+    private void drain() {
+        while (state.reading() && !inbound.isEmpty()) {
+            HttpObject msg = inbound.poll();
+            if (msg instanceof HttpRequest) {
+                queuedRequests--;
+            }
+            try {
+                process(msg);
+            } catch (ApiException e) {
+                refuse(e, true);
+            } catch (RuntimeException e) {
+                LOG.error("HTTP request processing failed", e);
+                refuse(new ApiException(ApiError.INTERNAL, "internal error: " + e.getClass().getSimpleName()), true);
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+        if (state.reading() && inbound.isEmpty()) {
+            if (pipelineOverflow && current == null) {
+                refuse(new ApiException(ApiError.TOO_MANY_PIPELINED_REQUESTS, "more than "
+                        + limits.pipelinedRequestsMax() + " requests were pipelined behind the one executing"), true);
                 return;
             }
-            if (msg instanceof HttpRequest req) {
-                onRequest(ctx, req);
-            }
-            if (msg instanceof HttpContent content && current != null) {
-                onContent(ctx, content);
-            }
-        } catch (ApiException e) {
-            failEarly(ctx, e);
-        } finally {
-            ReferenceCountUtil.release(msg);
+            ctx.read();
         }
     }
 
-    private void onRequest(ChannelHandlerContext ctx, HttpRequest req) {
-        if (req.decoderResult().isFailure()) {
-            throw new ApiException(ApiError.MALFORMED_HTTP, "the request line or headers are malformed");
+    private void process(HttpObject msg) {
+        DecoderResult decoded = ((DecoderResultProvider) msg).decoderResult();
+        if (decoded.isFailure()) {
+            throw new ApiException(ApiError.MALFORMED_HTTP, (msg instanceof HttpRequest
+                    ? "the request line or headers are malformed: " : "the body's transfer encoding is malformed: ")
+                    + JsonRequests.clip(String.valueOf(decoded.cause().getMessage())));
         }
-        QueryStringDecoder uri = new QueryStringDecoder(req.uri());
-        Endpoint endpoint = Endpoint.byPath(uri.path());
+        if (msg instanceof HttpRequest req) {
+            onRequest(req);
+        }
+        if (msg instanceof HttpContent content && current != null) {
+            onContent(content);
+        }
+    }
+
+    // ------------------------------------------------------------------ one request
+
+    private void onRequest(HttpRequest req) {
+        RequestTarget target = RequestTarget.parse(req.uri());
+        Endpoint endpoint = Endpoint.byPath(target.path());
         if (endpoint == null) {
-            throw new ApiException(ApiError.UNKNOWN_PATH, "no endpoint at " + JsonRequests.clip(uri.path()));
+            throw new ApiException(ApiError.UNKNOWN_PATH, "no endpoint at " + JsonRequests.clip(target.path()));
         }
         if (!endpoint.method.equals(req.method())) {
             throw new ApiException(ApiError.METHOD_NOT_ALLOWED, endpoint.path + " accepts " + endpoint.method.name()
                     + ", got " + JsonRequests.clip(req.method().name()));
+        }
+        if (endpoint.access == Endpoint.Access.TOKEN && limits.token().isPresent()
+                && !limits.token().get().matches(req.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+            throw new ApiException(ApiError.UNAUTHORIZED, req.headers().contains(HttpHeaderNames.AUTHORIZATION)
+                    ? endpoint.path + " needs the bearer token of --http-token-file; the Authorization header does not carry it"
+                    : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-token-file is set)");
         }
         long bodyMax = switch (endpoint.body) {
             case BLOCKS -> limits.saveBodyBytesMax();
@@ -132,42 +241,60 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         };
         checkContentType(endpoint, req.headers().get(HttpHeaderNames.CONTENT_TYPE));
         long declared = HttpUtil.getContentLength(req, -1L);
+        boolean chunked = HttpUtil.isTransferEncodingChunked(req);
         if (declared > bodyMax) {
             throw endpoint.body == Endpoint.Body.EMPTY
                     ? new ApiException(ApiError.UNEXPECTED_BODY, endpoint.path + " takes no body, Content-Length is " + declared)
                     : new ApiException(ApiError.BODY_TOO_LARGE, "Content-Length " + declared + " exceeds the bound of "
                             + bodyMax + " bytes for " + endpoint.path);
         }
-        Namespace saveNamespace = endpoint == Endpoint.SAVE
-                ? JsonRequests.namespaceParameter(uri.parameters().get("namespace")) : null;
+        Namespace saveNamespace = endpoint == Endpoint.SAVE ? JsonRequests.namespaceParameter(target.single("namespace")) : null;
         if (!admission.accepting()) {
             throw new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down");
         }
-        if (!admission.tryAcquire()) {
-            throw new ApiException(ApiError.TOO_MANY_REQUESTS_IN_FLIGHT, "more than " + limits.requestsInFlightMax()
-                    + " requests are in flight");
+        if (!admission.tryAcquire(endpoint)) {
+            throw endpoint.access == Endpoint.Access.PROBE
+                    ? new ApiException(ApiError.TOO_MANY_PROBES_IN_FLIGHT, "more than " + limits.probesInFlightMax()
+                            + " /health and /metrics requests are in flight")
+                    : new ApiException(ApiError.TOO_MANY_REQUESTS_IN_FLIGHT, "more than " + limits.requestsInFlightMax()
+                            + " requests are in flight");
         }
-        current = new Request(endpoint, HttpUtil.isKeepAlive(req), uri, saveNamespace,
+        Request r = new Request(endpoint, HttpUtil.isKeepAlive(req), target, saveNamespace,
                 endpoint.body == Endpoint.Body.BLOCKS
                         ? api.beginSave(saveNamespace, limits.saveBodyBytesMax(), limits.blockBytesMax()) : null,
-                endpoint.body == Endpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null);
+                endpoint.body == Endpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null, chunked ? -1 : Math.max(0, declared));
+        r.slot = true;
+        current = r;
+        if (r.declaredBytes > 0) {
+            reserve(r, r.declaredBytes);
+        }
         if (HttpUtil.is100ContinueExpected(req)) {
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
+        to(ConnectionState.BODY);
+        bodyBytesThisWindow = 0;
+        arm(limits.timeouts().bodyProgressMs(), this::bodyProgressDeadline);
     }
 
-    private void onContent(ChannelHandlerContext ctx, HttpContent content) {
+    /** Reserves body bytes of the admitted request {@code r} (429 when the budget is exhausted). */
+    private void reserve(Request r, long bytes) {
+        if (!admission.bodyBytes().tryReserve(bytes)) {
+            throw new ApiException(ApiError.TOO_MANY_BODY_BYTES_IN_FLIGHT, "admitting " + bytes
+                    + " more body bytes would exceed --http-body-bytes-in-flight-max (" + admission.bodyBytes().max()
+                    + " bytes across all connections); retry later");
+        }
+        r.reservedBytes += bytes;
+    }
+
+    private void onContent(HttpContent content) {
         Request r = current;
         ByteBuf chunk = content.content();
         int n = chunk.readableBytes();
+        if (r.declaredBytes < 0 && n > 0) {
+            reserve(r, n);
+        }
         switch (r.endpoint.body) {
-            case BLOCKS -> {
-                if (content.decoderResult().isFailure()) { // e.g. an invalid chunk-size line: never commit what came before
-                    throw new ApiException(ApiError.MALFORMED_HTTP, "the save body's transfer encoding is malformed: "
-                            + content.decoderResult().cause().getMessage() + "; nothing of this save is stored");
-                }
-                r.save.feed(chunk);
-            }
+            case BLOCKS -> r.save.feed(chunk);
             case JSON -> {
                 if (r.received + n > limits.jsonBodyBytesMax()) {
                     throw new ApiException(ApiError.BODY_TOO_LARGE, "body exceeds the bound of "
@@ -182,34 +309,35 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             }
         }
         r.received += n;
+        bodyBytesThisWindow += n;
         if (content instanceof LastHttpContent) {
-            current = null;
-            dispatch(ctx, r);
+            to(ConnectionState.EXECUTING);
+            dispatch(r);
         }
     }
 
-    private void dispatch(ChannelHandlerContext ctx, Request r) {
-        ctx.channel().config().setAutoRead(false);
+    private void dispatch(Request r) {
         try {
-            executor.execute(() -> execute(ctx, r));
+            executor.execute(() -> execute(r));
         } catch (RejectedExecutionException e) {
             abortSave(r);
-            release(r);
-            respond(ctx, r, CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down")), false);
+            respond(r, CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down")), false);
         }
     }
 
-    private void execute(ChannelHandlerContext ctx, Request r) {
+    /** Runs on a virtual thread. Every outcome, an Error included, is answered: nothing is dropped silently. */
+    private void execute(Request r) {
         ApiResponse response;
         try {
-            response = handle(ctx, r);
+            response = handle(r);
         } catch (ApiException e) {
             metrics.error(e.error());
             response = CacheApi.error(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            metrics.error(ApiError.SHUTTING_DOWN);
             response = CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "interrupted by shutdown"));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.error("{} failed", r.endpoint.path, e);
             metrics.error(ApiError.INTERNAL);
             response = CacheApi.error(new ApiException(ApiError.INTERNAL, "internal error: " + e.getClass().getSimpleName()));
@@ -219,10 +347,10 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             }
             abortSave(r); // a no-op after the save committed
         }
-        respond(ctx, r, response, r.keepAlive);
+        respond(r, response, r.keepAlive);
     }
 
-    private ApiResponse handle(ChannelHandlerContext ctx, Request r) throws InterruptedException {
+    private ApiResponse handle(Request r) throws InterruptedException {
         return switch (r.endpoint) {
             case SAVE -> api.save(r.save);
             case QUERY -> api.query(ByteBufUtil.getBytes(r.bytes));
@@ -230,64 +358,91 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case EVICT -> api.evict(ByteBufUtil.getBytes(r.bytes));
             case SYNC -> api.sync();
             case AWAIT -> api.await(ByteBufUtil.getBytes(r.bytes), limits.awaitTimeoutMsMax());
-            case STATUS -> api.status(ownersLimit(r.uri.parameters().get("owners_limit")),
-                    single(r.uri.parameters().get("owners_page_token"), "owners_page_token"));
+            case STATUS -> api.status(ownersLimit(r.target), r.target.text("owners_page_token"));
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
         };
     }
 
-    private void respond(ChannelHandlerContext ctx, Request r, ApiResponse response, boolean keepAlive) {
+    /** Writes the answer of an executed request; then the next request, or close. */
+    private void respond(Request r, ApiResponse response, boolean keepAlive) {
+        FullHttpResponse http = httpResponse(response, r.endpoint);
+        HttpUtil.setKeepAlive(http, keepAlive);
+        metrics.answered(r.endpoint.label, response.status());
+        ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
+            release(r);
+            if (current == r) {
+                current = null;
+            }
+            if (!f.isSuccess()) {
+                LOG.debug("HTTP answer to {} not written: {}", ctx.channel().remoteAddress(), String.valueOf(f.cause()));
+                close("write_failed");
+            } else if (!keepAlive) {
+                close("answered_close");
+            } else if (state == ConnectionState.EXECUTING) {
+                to(ConnectionState.IDLE);
+                armIdle();
+                drain();
+            }
+        });
+    }
+
+    /**
+     * An answer before the request ended (or instead of a request): {@code Connection: close}, no state
+     * changed. With {@code linger}, unread input is then discarded within the linger bounds so that a client
+     * still writing its body reads the answer instead of a reset; the output side is shut after the answer.
+     */
+    private void refuse(ApiException e, boolean linger) {
+        Request r = current;
+        current = null;
+        metrics.error(e.error());
+        releaseQueued();
+        to(ConnectionState.LINGERING);
+        closeCause = e.error().status() == 408 ? e.error().name().toLowerCase(Locale.ROOT) : "refused";
+        if (r != null) {
+            if (r.bytes != null) {
+                r.bytes.release();
+            }
+            abortSave(r); // a refused or malformed save stores nothing (issue 20 item 3)
+        }
+        FullHttpResponse http = httpResponse(CacheApi.error(e), r != null ? r.endpoint : null);
+        http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        metrics.answered(r != null ? r.endpoint.label : "none", e.error().status());
+        boolean discard = linger && limits.timeouts().lingerMs() > 0;
+        if (discard) {
+            ctx.channel().config().setAutoRead(true);
+        }
+        ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
+            if (r != null) {
+                release(r);
+            }
+            if (!f.isSuccess() || !discard || state != ConnectionState.LINGERING) {
+                close(f.isSuccess() ? closeCause : "write_failed");
+                return;
+            }
+            if (ctx.channel() instanceof DuplexChannel duplex) {
+                duplex.shutdownOutput(); // the client sees the end of the answer while we drain its body
+            }
+            arm(limits.timeouts().lingerMs(), () -> close("linger_timeout"));
+        });
+    }
+
+    private static FullHttpResponse httpResponse(ApiResponse response, Endpoint endpoint) {
         FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(response.status()), response.body());
         http.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
         http.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().readableBytes());
         response.headers().forEach((k, v) -> http.headers().set(k, v));
-        if (response.status() == 405 && r != null) {
-            http.headers().set(HttpHeaderNames.ALLOW, r.endpoint.method.name());
+        if (response.status() == 405 && endpoint != null) {
+            http.headers().set(HttpHeaderNames.ALLOW, endpoint.method.name());
         }
-        HttpUtil.setKeepAlive(http, keepAlive);
-        if (r != null) {
-            metrics.answered(r.endpoint.label, response.status());
+        if (response.status() == 401) {
+            http.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"orbitkv\"");
         }
-        ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
-            if (r != null) {
-                release(r);
-            }
-            if (!keepAlive || !f.isSuccess()) {
-                f.channel().close();
-            } else {
-                f.channel().config().setAutoRead(true);
-                f.channel().read();
-            }
-        });
-    }
-
-    /** An error before the body ended: answer, stop reading and close after the answer is written. */
-    private void failEarly(ChannelHandlerContext ctx, ApiException e) {
-        Request r = current;
-        current = null;
-        discarding = true;
-        metrics.error(e.error());
-        if (r != null) {
-            if (r.bytes != null) {
-                r.bytes.release();
-            }
-            abortSave(r);
+        if (response.status() == 429) {
+            http.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
         }
-        ApiResponse response = CacheApi.error(e);
-        FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(response.status()), response.body());
-        http.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
-        http.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().readableBytes());
-        http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        metrics.answered(r != null ? r.endpoint.label : "none", response.status());
-        ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
-            if (r != null) {
-                release(r);
-            }
-            f.channel().close();
-        });
+        return http;
     }
 
     /** Frees a save's DRAM reservations: a dropped, refused or malformed save stores nothing (issue 20 item 3). */
@@ -298,31 +453,102 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void release(Request r) {
-        if (r.permit) {
-            r.permit = false;
-            admission.release();
+        if (r.slot) {
+            r.slot = false;
+            admission.release(r.endpoint);
         }
+        if (r.reservedBytes > 0) {
+            admission.bodyBytes().release(r.reservedBytes);
+            r.reservedBytes = 0;
+        }
+    }
+
+    private void releaseQueued() {
+        HttpObject m;
+        while ((m = inbound.poll()) != null) {
+            ReferenceCountUtil.release(m);
+        }
+        queuedRequests = 0;
+    }
+
+    // ------------------------------------------------------------------ deadlines
+
+    private void headerDeadline() {
+        refuse(new ApiException(ApiError.HEADER_TIMEOUT, "the request line and headers did not arrive within "
+                + limits.timeouts().headerMs() + " ms (--http-header-timeout-ms)"), false);
+    }
+
+    private void bodyProgressDeadline() {
+        if (bodyBytesThisWindow >= limits.timeouts().bodyProgressBytesMin()) {
+            bodyBytesThisWindow = 0;
+            arm(limits.timeouts().bodyProgressMs(), this::bodyProgressDeadline);
+            return;
+        }
+        refuse(new ApiException(ApiError.BODY_TIMEOUT, "the body delivered " + bodyBytesThisWindow + " bytes in "
+                + limits.timeouts().bodyProgressMs() + " ms; at least " + limits.timeouts().bodyProgressBytesMin()
+                + " are required per window (--http-body-progress-ms, --http-body-progress-bytes-min)"), false);
+    }
+
+    private void armIdle() {
+        arm(limits.timeouts().idleMs(), () -> close("idle_timeout"));
+    }
+
+    private void arm(long ms, Runnable onExpiry) {
+        cancelDeadline();
+        long armedAt = epoch;
+        deadline = ctx.executor().schedule(() -> {
+            if (epoch == armedAt && state != ConnectionState.CLOSED) {
+                onExpiry.run();
+            }
+        }, ms, TimeUnit.MILLISECONDS);
+    }
+
+    private void cancelDeadline() {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+    }
+
+    /** The one place the state changes; the old state's deadline goes with it. */
+    private void to(ConnectionState next) {
+        state = state.to(next);
+        epoch++;
+        cancelDeadline();
+    }
+
+    private void close(String cause) {
+        closeCause = cause;
+        ctx.close();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        ConnectionState before = state;
+        if (state != ConnectionState.CLOSED) {
+            to(ConnectionState.CLOSED);
+        }
         Request r = current;
         current = null;
-        if (r != null) {
+        if (r != null && before != ConnectionState.EXECUTING) { // an executing request is released by its answer
             if (r.bytes != null) {
                 r.bytes.release();
             }
             abortSave(r);
             release(r);
         }
+        releaseQueued();
+        metrics.connectionClosed(closeCause != null ? closeCause : "client");
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("HTTP connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-        ctx.close();
+        LOG.debug("HTTP connection {} failed (counted as io_error): {}", ctx.channel().remoteAddress(), cause.toString());
+        close("io_error");
     }
+
+    // ------------------------------------------------------------------ request details
 
     private static void checkContentType(Endpoint endpoint, String header) {
         if (endpoint.body == Endpoint.Body.EMPTY) {
@@ -347,8 +573,8 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static int ownersLimit(List<String> values) {
-        String v = single(values, "owners_limit");
+    private static int ownersLimit(RequestTarget target) {
+        String v = target.text("owners_limit");
         if (v == null) {
             return OWNERS_LIMIT_DEFAULT;
         }
@@ -364,13 +590,21 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 + ", got " + JsonRequests.clip(v));
     }
 
-    private static String single(List<String> values, String name) {
-        if (values == null || values.isEmpty()) {
-            return null;
+    /** The raw-bytes end of a connection, in front of the HTTP decoder (see {@link #onRawBytes}). */
+    static final class RawBytes extends ChannelInboundHandlerAdapter {
+        private final HttpApiHandler handler;
+
+        RawBytes(HttpApiHandler handler) {
+            this.handler = handler;
         }
-        if (values.size() > 1) {
-            throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, name + " is given " + values.size() + " times");
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf bytes && !handler.onRawBytes(bytes)) {
+                bytes.release();
+                return;
+            }
+            ctx.fireChannelRead(msg);
         }
-        return values.getFirst();
     }
 }

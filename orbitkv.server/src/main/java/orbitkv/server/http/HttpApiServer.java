@@ -1,6 +1,7 @@
 package orbitkv.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -8,14 +9,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.flow.FlowControlHandler;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import orbitkv.membership.Incarnation;
 import orbitkv.server.config.ListenAddress;
@@ -24,68 +23,63 @@ import orbitkv.server.net.NativeTransport;
 import orbitkv.server.tier.LocalTiers;
 
 /**
- * The HTTP API listener on the Netty native transport (DESIGN §7). Requests execute on virtual threads,
- * at most {@code requestsInFlightMax} at once. Shutdown: {@link #stopAdmission()} closes the listener and
- * answers new requests on open connections with 503 {@code SHUTTING_DOWN}; {@link #drain} waits for the
- * admitted requests; {@link #close()} closes connections and the event loops.
+ * The HTTP API listener on the Netty native transport (DESIGN §7). Connections are read manually (one request
+ * at a time per connection, pipelined ones answered in order; {@link HttpApiHandler}); requests execute on
+ * virtual threads, at most {@code requestsInFlightMax} at once plus {@code probesInFlightMax} /health and
+ * /metrics probes, with at most {@code bodyBytesInFlightMax} body bytes admitted across connections
+ * ({@link HttpAdmission}). Shutdown: {@link #stopAdmission()} closes the listener and answers new requests on
+ * open connections with 503 {@code SHUTTING_DOWN}; {@link #drain} waits for the admitted requests;
+ * {@link #close()} closes connections and the event loops.
  */
 public final class HttpApiServer implements AutoCloseable {
     private static final int HTTP_HEADER_BYTES_MAX = 16 * 1024;
     private static final int HTTP_INITIAL_LINE_BYTES_MAX = 8 * 1024;
-    /** A connection that sends nothing for this long is closed (idle keep-alive, or a stalled body holding a permit). */
-    static final int READ_IDLE_SECONDS = 120;
+    /** Largest body chunk the decoder hands over at once (body bytes are bounded by the admission anyway). */
+    private static final int HTTP_CHUNK_BYTES_MAX = 64 * 1024;
+    /** Bytes of one socket read (the adaptive buffer's ceiling): what one read can add to the decoded queue. */
+    private static final int READ_BYTES_MAX = 64 * 1024;
+    /** The shortest request the decoder accepts ({@code "GET / HTTP/1.1\n\n"}). */
+    private static final int REQUEST_BYTES_MIN = 16;
 
     private final EventLoopGroup group;
     private final Channel listener;
     private final ChannelGroup connections;
     private final ExecutorService executor;
-    private final Semaphore inFlight;
+    private final HttpAdmission admission;
     private final HttpLimits limits;
     private final LocalTiers tiers;
     /** Set once by {@link #serve}; connections are accepted only afterwards. */
     private volatile HttpApiHandler.Wiring wiring;
-    private volatile boolean accepting = true;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
-                          Semaphore inFlight, HttpLimits limits, LocalTiers tiers) {
+                          HttpAdmission admission, HttpLimits limits, LocalTiers tiers) {
         this.group = group;
         this.listener = listener;
         this.connections = connections;
         this.executor = executor;
-        this.inFlight = inFlight;
+        this.admission = admission;
         this.limits = limits;
         this.tiers = tiers;
     }
 
-    /** The HTTP limits of a validated configuration. */
-    static HttpLimits limits(ManagerConfig config) {
-        return new HttpLimits(config.http().saveBodyBytesMax(), config.http().jsonBodyBytesMax(),
-                config.tiers().blockBytesMax(), config.http().requestsInFlightMax(), config.http().awaitTimeoutMsMax(),
-                config.http().awaitTimeoutMsMax());
-    }
-
-    /** Starts a standalone Manager's API over {@code tiers}: bind and serve at once (INV-10, API-3). */
-    public static HttpApiServer startStandalone(ManagerConfig config, LocalTiers tiers, Incarnation incarnation,
-                                                NativeTransport transport) throws InterruptedException {
-        HttpApiServer server = bind(config.httpListen(), transport, tiers, limits(config));
-        server.serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));
-        return server;
-    }
-
     /**
-     * Binds the listener of a distributed Manager without accepting connections yet: the bound address is
-     * advertised in the member record at registration, and the API serves only once the registered
-     * {@link ClusterMetadata} exists ({@link #serve(ClusterMetadata)}). Until then connections wait in the
-     * kernel's accept backlog.
+     * Binds the listener without accepting connections yet: a distributed Manager advertises the bound address
+     * in its member record at registration, and serves only once its metadata exists ({@link #serve}, or
+     * {@link #serveStandalone}). Until then connections wait in the kernel's accept backlog.
      */
     public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport)
             throws InterruptedException {
-        return bind(config.httpListen(), transport, tiers, limits(config));
+        return bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
     }
 
     /** Starts accepting connections with the distributed metadata of a registered incarnation. */
     public void serve(ClusterMetadata metadata) {
         serve((DistributedMetadata) metadata);
+    }
+
+    /** Starts accepting connections as a standalone Manager: no distributed metadata (INV-10, API-3). */
+    public void serveStandalone(ManagerConfig config, Incarnation incarnation) {
+        serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));
     }
 
     static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
@@ -100,41 +94,30 @@ public final class HttpApiServer implements AutoCloseable {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         ChannelGroup connections = new DefaultChannelGroup("orbitkv-http", GlobalEventExecutor.INSTANCE);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("orbitkv-http-", 0).factory());
-        Semaphore inFlight = new Semaphore(limits.requestsInFlightMax());
+        HttpAdmission admission = new HttpAdmission(limits);
         HttpApiServer[] self = new HttpApiServer[1];
-        HttpApiHandler.Admission admission = new HttpApiHandler.Admission() {
-            @Override
-            public boolean tryAcquire() {
-                return inFlight.tryAcquire();
-            }
-
-            @Override
-            public void release() {
-                inFlight.release();
-            }
-
-            @Override
-            public boolean accepting() {
-                return self[0] == null || self[0].accepting;
-            }
-        };
         try {
             Channel listener = new ServerBootstrap().group(group).channel(transport.serverChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .option(ChannelOption.AUTO_READ, false) // no accept before serve()
+                    .childOption(ChannelOption.AUTO_READ, false) // each connection reads when its handler asks
+                    .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048, READ_BYTES_MAX))
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
                             HttpApiHandler.Wiring w = self[0].wiring;
                             connections.add(ch);
-                            ch.pipeline().addLast(new ReadTimeoutHandler(READ_IDLE_SECONDS))
-                                    .addLast(new HttpServerCodec(HTTP_INITIAL_LINE_BYTES_MAX, HTTP_HEADER_BYTES_MAX, 64 * 1024))
-                                    .addLast(new FlowControlHandler())
-                                    .addLast(new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor));
+                            HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
+                            ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
+                                    .addLast(new HttpServerCodec(new HttpDecoderConfig()
+                                            .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
+                                            .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
+                                            codecPipelineDepth(limits)))
+                                    .addLast(handler);
                         }
                     })
                     .bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
-            self[0] = new HttpApiServer(group, listener, connections, executor, inFlight, limits, tiers);
+            self[0] = new HttpApiServer(group, listener, connections, executor, admission, limits, tiers);
             return self[0];
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -143,11 +126,21 @@ public final class HttpApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The codec's own bound on requests decoded but not answered must never fire before ours
+     * ({@code --http-pipelined-requests-max}, answered 429 in order): Netty's fails the connection without an
+     * answer. Ours stops reading once it is reached, so beyond it the codec can see at most what one read
+     * already holds.
+     */
+    static int codecPipelineDepth(HttpLimits limits) {
+        return limits.pipelinedRequestsMax() + READ_BYTES_MAX / REQUEST_BYTES_MIN + 2;
+    }
+
     private void serve(DistributedMetadata metadata) {
         if (wiring != null) {
             throw new IllegalStateException("the HTTP API is already serving");
         }
-        ApiMetrics metrics = new ApiMetrics(tiers);
+        ApiMetrics metrics = new ApiMetrics(tiers, admission);
         metadata.registerMetrics(metrics.registry());
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs()), metrics);
@@ -161,27 +154,23 @@ public final class HttpApiServer implements AutoCloseable {
 
     /** Stops accepting connections and admitting requests (new ones get 503 SHUTTING_DOWN). */
     public void stopAdmission() {
-        accepting = false;
+        admission.stopAccepting();
         listener.close().syncUninterruptibly();
     }
 
     /** True once {@link #stopAdmission()} or {@link #close()} ran. */
     public boolean stopped() {
-        return !accepting;
+        return !admission.accepting();
     }
 
     /** Waits until every admitted request has been answered; false on timeout. */
     public boolean drain(long timeoutMs) throws InterruptedException {
-        if (inFlight.tryAcquire(limits.requestsInFlightMax(), timeoutMs, TimeUnit.MILLISECONDS)) {
-            inFlight.release(limits.requestsInFlightMax());
-            return true;
-        }
-        return false;
+        return admission.drain(timeoutMs);
     }
 
     @Override
     public void close() {
-        accepting = false;
+        admission.stopAccepting();
         listener.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         executor.shutdownNow();

@@ -2,9 +2,10 @@ package orbitkv.server.http;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -30,7 +31,8 @@ final class JsonRequests {
     static final long DEADLINE_MS_MAX = 600_000;
     static final long DEADLINE_MS_DEFAULT = 30_000;
 
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private JsonRequests() {}
 
@@ -56,7 +58,7 @@ final class JsonRequests {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
         List<StateKey> keys = keys(root, ns);
-        long deadline = root.has("deadline_ms") ? integer(root, "deadline_ms", 1, DEADLINE_MS_MAX) : DEADLINE_MS_DEFAULT;
+        long deadline = optional(root, "deadline_ms") ? integer(root, "deadline_ms", 1, DEADLINE_MS_MAX) : DEADLINE_MS_DEFAULT;
         return new RestoreRequest(ns, keys, deadline);
     }
 
@@ -115,21 +117,34 @@ final class JsonRequests {
                 ScopeDigest.ofHex(digestHex), timeout);
     }
 
-    /** The {@code namespace} query parameter of /cache/save (already percent-decoded). */
-    static Namespace namespaceParameter(List<String> values) {
-        if (values == null || values.isEmpty()) {
+    /**
+     * The {@code namespace} query parameter of /cache/save: its percent-decoded bytes (null when absent), which
+     * must be valid UTF-8 ({@link RequestTarget}: never replaced with U+FFFD, so two byte strings never become
+     * one namespace).
+     */
+    static Namespace namespaceParameter(byte[] raw) {
+        if (raw == null) {
             throw new ApiException(ApiError.MISSING_FIELD, "query parameter namespace is required");
         }
-        if (values.size() > 1) {
-            throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "query parameter namespace is given "
-                    + values.size() + " times");
-        }
-        return namespaceOf(values.getFirst(), "query parameter namespace");
+        return namespaceOf(RequestTarget.utf8(raw, ApiError.INVALID_NAMESPACE, "query parameter namespace"),
+                "query parameter namespace");
     }
 
+    /** A namespace from text: well-formed Unicode (no lone surrogate) of 1..255 UTF-8 bytes. */
     static Namespace namespaceOf(String text, String field) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            if (paired) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new ApiException(ApiError.INVALID_NAMESPACE, field + " holds a lone surrogate \\u"
+                        + Integer.toHexString(c) + " at character " + i + ": it is not Unicode text and has no UTF-8 form");
+            }
+        }
         int bytes = text.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes < 1 || bytes > Namespace.MAX_BYTES || !StandardCharsets.UTF_8.newEncoder().canEncode(text)) {
+        if (bytes < 1 || bytes > Namespace.MAX_BYTES) {
             throw new ApiException(ApiError.INVALID_NAMESPACE, field + " must be 1.." + Namespace.MAX_BYTES
                     + " bytes of UTF-8, got " + bytes + " bytes");
         }
@@ -145,14 +160,24 @@ final class JsonRequests {
         return HexFormat.of().parseHex(text);
     }
 
+    /**
+     * One JSON object in strict UTF-8 (RFC 8259): invalid UTF-8 is refused with its byte position (Jackson's
+     * encoding detection would read UTF-16 or UTF-32 bodies), and nothing but whitespace may follow the
+     * object (a second document, trailing bytes: {@code FAIL_ON_TRAILING_TOKENS}).
+     */
     private static JsonNode object(byte[] body) {
+        String text = RequestTarget.utf8(body, ApiError.MALFORMED_JSON, "the body");
         JsonNode root;
         try {
-            root = MAPPER.readTree(body);
+            root = MAPPER.readTree(text);
+        } catch (MismatchedInputException e) {
+            throw new ApiException(ApiError.MALFORMED_JSON, e.getOriginalMessage() != null
+                    && e.getOriginalMessage().startsWith("Trailing token")
+                    ? "body holds data after its JSON value at line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + ": one JSON object per request"
+                    : "body is not valid JSON: " + clip(e.getOriginalMessage()));
         } catch (JsonProcessingException e) {
             throw new ApiException(ApiError.MALFORMED_JSON, "body is not valid JSON: " + clip(e.getOriginalMessage()));
-        } catch (IOException e) {
-            throw new ApiException(ApiError.MALFORMED_JSON, "body cannot be read as JSON");
         }
         if (root == null || root.isMissingNode()) {
             throw new ApiException(ApiError.MALFORMED_JSON, "body is empty; a JSON object is required");
@@ -190,11 +215,31 @@ final class JsonRequests {
     }
 
     private static JsonNode required(JsonNode parent, String field) {
+        return present(parent, field, field);
+    }
+
+    /** A required field that is absent is MISSING_FIELD; one that is {@code null} says so. */
+    private static JsonNode present(JsonNode parent, String field, String path) {
         JsonNode v = parent.get(field);
-        if (v == null || v.isNull()) {
-            throw new ApiException(ApiError.MISSING_FIELD, field + " is required");
+        if (v == null) {
+            throw new ApiException(ApiError.MISSING_FIELD, path + " is required");
+        }
+        if (v.isNull()) {
+            throw new ApiException(ApiError.MISSING_FIELD, path + " is required, got null");
         }
         return v;
+    }
+
+    /**
+     * True if the optional {@code field} is given. Absent means "use the default"; an explicit {@code null}
+     * is refused as the wrong type (it is neither absent nor a value), naming the field as optional.
+     */
+    private static boolean optional(JsonNode parent, String field) {
+        JsonNode v = parent.get(field);
+        if (v != null && v.isNull()) {
+            throw new ApiException(ApiError.INVALID_FIELD_TYPE, field + " is optional but was null: omit it or give a value");
+        }
+        return v != null;
     }
 
     private static String text(JsonNode parent, String field) {
@@ -202,10 +247,7 @@ final class JsonRequests {
     }
 
     private static String text(JsonNode parent, String field, String path) {
-        JsonNode v = parent.get(field);
-        if (v == null || v.isNull()) {
-            throw new ApiException(ApiError.MISSING_FIELD, path + " is required");
-        }
+        JsonNode v = present(parent, field, path);
         if (!v.isTextual()) {
             throw new ApiException(ApiError.INVALID_FIELD_TYPE, path + " must be a string");
         }
@@ -217,10 +259,7 @@ final class JsonRequests {
     }
 
     private static long integer(JsonNode parent, String field, String path, long min, long max) {
-        JsonNode v = parent.get(field);
-        if (v == null || v.isNull()) {
-            throw new ApiException(ApiError.MISSING_FIELD, path + " is required");
-        }
+        JsonNode v = present(parent, field, path);
         if (!v.isIntegralNumber() || !v.canConvertToLong()) {
             throw new ApiException(ApiError.INVALID_FIELD_TYPE, path + " must be an integer");
         }

@@ -4,8 +4,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import orbitkv.membership.Endpoint;
+import orbitkv.server.config.PeerTls;
 
 /**
  * Client channels to other Managers' peer listeners on the Netty native transport, sharing one event loop
@@ -16,19 +18,35 @@ import orbitkv.membership.Endpoint;
 public final class PeerChannels implements AutoCloseable {
     private final NativeTransport transport;
     private final EventLoopGroup group;
+    private final Optional<PeerTls> tls;
+    private final int inboundMessageBytesMax;
 
-    public PeerChannels(NativeTransport transport) {
+    /**
+     * @param tls mutual TLS toward every peer (the same certificate and CA as the listener), or empty for plaintext
+     * @param inboundMessageBytesMax gRPC's bound on one inbound message, derived from the frame bounds
+     */
+    public PeerChannels(NativeTransport transport, Optional<PeerTls> tls, int inboundMessageBytesMax) {
         this.transport = transport;
+        this.tls = tls;
+        this.inboundMessageBytesMax = inboundMessageBytesMax;
         this.group = new MultiThreadIoEventLoopGroup(2, transport.handler());
     }
 
-    /** A plaintext channel to {@code peer} (trusted cluster, OPS-5); the caller owns and shuts it down. */
+    /**
+     * A channel to {@code peer}: TLS presenting this Manager's certificate and verifying the peer's against the
+     * CA and the advertised host, or plaintext (trusted cluster, OPS-5). The caller owns and shuts it down.
+     */
     public ManagedChannel open(Endpoint peer) {
-        return NettyChannelBuilder.forAddress(peer.host(), peer.port())
+        NettyChannelBuilder builder = NettyChannelBuilder.forAddress(peer.host(), peer.port())
                 .channelType(transport.clientChannel())
                 .eventLoopGroup(group)
-                .usePlaintext()
-                .build();
+                .maxInboundMessageSize(inboundMessageBytesMax);
+        if (tls.isPresent()) {
+            builder.sslContext(tls.get().clientContext()).useTransportSecurity();
+        } else {
+            builder.usePlaintext();
+        }
+        return builder.build();
     }
 
     @Override

@@ -8,13 +8,21 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import orbitkv.server.config.ListenAddress;
+import orbitkv.server.config.PeerTls;
 
 /**
  * The Manager's peer listener ({@code --peer-listen}): one gRPC server on the Netty native transport that
  * carries the InventorySession v4 service (SES-1: its own proto service on the existing peer listener) and,
  * later, the transfer services. It owns no payload.
+ *
+ * <p>With {@code --peer-tls-*} it speaks TLS and requires a client certificate signed by the configured CA
+ * (mutual TLS, {@link PeerTls}); without, plaintext (the trusted-cluster posture, OPS-5). Its inbound message
+ * bound is derived from the session's frame bounds ({@code ManagerConfig.peerInboundMessageBytesMax()}), not
+ * gRPC's 4 MiB default: a legal frame is never refused by the transport, and anything far beyond is refused
+ * from its length prefix before it is buffered.
  *
  * <p>The listener is bound before registration, because its address goes into the member record; services
  * are added once the registered incarnation exists ({@link #addService}). Until a service is added its
@@ -34,17 +42,23 @@ public final class PeerListener implements AutoCloseable {
         this.group = group;
     }
 
-    public static PeerListener start(ListenAddress address, NativeTransport transport) throws IOException {
+    /**
+     * @param tls mutual TLS, or empty for plaintext
+     * @param inboundMessageBytesMax gRPC's bound on one inbound message
+     */
+    public static PeerListener start(ListenAddress address, NativeTransport transport, Optional<PeerTls> tls,
+                                     int inboundMessageBytesMax) throws IOException {
         MutableHandlerRegistry services = new MutableHandlerRegistry();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         try {
-            Server server = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.port()))
+            NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.port()))
                     .channelType(transport.serverChannel())
                     .bossEventLoopGroup(group)
                     .workerEventLoopGroup(group)
-                    .fallbackHandlerRegistry(services)
-                    .build()
-                    .start();
+                    .maxInboundMessageSize(inboundMessageBytesMax)
+                    .fallbackHandlerRegistry(services);
+            tls.ifPresent(t -> builder.sslContext(t.serverContext()));
+            Server server = builder.build().start();
             return new PeerListener(server, services, group);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

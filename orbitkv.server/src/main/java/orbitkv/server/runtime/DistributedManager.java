@@ -19,7 +19,6 @@ import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.http.ClusterMetadata;
-import orbitkv.server.http.HttpApiServer;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
@@ -31,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * process's InventorySource), the peer listener, a registered incarnation, the requester GlobalIndex fed by
  * membership views, and the HTTP API answering with distributed metadata.
  *
- * <p>Startup order: open the local cache; bind the peer and HTTP listeners (their addresses go into the
- * member record; HTTP accepts nothing yet); register (one etcd transaction, MEM-2; a Manager never formats:
+ * <p>Startup order (after {@link ManagerConfig#from} validated every setting): open the local cache and bind
+ * the HTTP listener, which accepts nothing yet ({@link ManagerCore}, shared with the standalone Manager);
+ * bind the peer listener (both addresses go into the member record); register (one etcd transaction, MEM-2; a Manager never formats:
  * an unformatted cluster is refused naming {@code orbitkv admin format}); create the index for the
  * registered incarnation and subscribe it to membership (IDX-2, IDX-13); create both InventorySession ends
  * and add the source end to the peer listener (SES-1); serve HTTP. A local save never waits on any of this
@@ -54,14 +54,11 @@ public final class DistributedManager implements RunningManager {
         record Refused(int exitCode, String message) implements Start {}
     }
 
-    private final ManagerConfig config;
-    private final LocalCache local;
+    private final ManagerCore core;
     private final PeerListener peer;
-    private final HttpApiServer http;
     private final Membership membership;
     private final ThreadPoolExecutor indexCleanup;
     private final ClusterMetadata metadata;
-    private final NativeTransport transport;
     private final SessionEnds sessions;
     private final StopSequence stop = new StopSequence();
 
@@ -92,63 +89,54 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    private DistributedManager(ManagerConfig config, LocalCache local, PeerListener peer, HttpApiServer http,
-                               Membership membership, ThreadPoolExecutor indexCleanup, ClusterMetadata metadata,
-                               NativeTransport transport, SessionEnds sessions) {
-        this.config = config;
-        this.local = local;
+    private DistributedManager(ManagerCore core, PeerListener peer, Membership membership, ThreadPoolExecutor indexCleanup,
+                               ClusterMetadata metadata, SessionEnds sessions) {
+        this.core = core;
         this.peer = peer;
-        this.http = http;
         this.membership = membership;
         this.indexCleanup = indexCleanup;
         this.metadata = metadata;
-        this.transport = transport;
         this.sessions = sessions;
     }
 
     /**
-     * Starts a distributed Manager.
+     * Starts a distributed Manager. Every setting was validated by {@link ManagerConfig#from} before this
+     * runs; nothing here can refuse a setting after the registration consumed a node epoch.
      *
      * @throws IllegalArgumentException if {@code config} is standalone
      */
     public static Start start(ManagerConfig config) throws IOException, InterruptedException {
-        if (config.standalone()) {
+        if (config.standalone() || config.etcd().isEmpty()) {
             throw new IllegalArgumentException("DistributedManager needs --cluster/--etcd, not --standalone");
         }
-        NativeTransport transport = NativeTransport.detect();
-        LocalCache local = LocalCache.open(config);
+        ManagerCore core = ManagerCore.open(config);
         PeerListener peer = null;
-        HttpApiServer http = null;
         try {
-            peer = PeerListener.start(config.peerListen(), transport);
-            http = HttpApiServer.bind(config, local.tiers(), transport);
+            peer = PeerListener.start(config.peerListen(), core.transport(), config.peerTls(),
+                    config.peerInboundMessageBytesMax());
             Registrant registrant = new Registrant(config.cluster(), config.nodeId(), advertised(peer.boundAddress()),
-                    advertised(http.boundAddress()));
-            RegistrationResult result = Membership.register(new EtcdEndpoints(config.etcdEndpoints()), registrant,
-                    config.lease());
+                    advertised(core.http().boundAddress()));
+            RegistrationResult result = Membership.register(config.etcd().get(), registrant, config.membershipConfig());
             if (!(result instanceof RegistrationResult.Registered registered)) {
-                closeQuietly(http, peer, local);
+                closeQuietly(core, peer);
                 return new Start.Refused(1, refusal(result, config));
             }
-            local.recordIncarnation(registered.membership().incarnation().toString());
+            core.local().recordIncarnation(registered.membership().incarnation().toString());
             try {
-                return new Start.Started(wire(config, local, peer, http, registered.membership(), transport));
-            } catch (SessionBoundsRefused e) { // the session refuses the source's bounds (BND-6)
-                registered.membership().close();
-                closeQuietly(http, peer, local);
-                return new Start.Refused(2, "session settings refused: " + ManagerConfig.sessionOptionNames(e.getMessage()));
+                return new Start.Started(wire(core, peer, registered.membership()));
             } catch (RuntimeException e) {
                 registered.membership().close(); // never leave a registered incarnation behind a failed start
                 throw e;
             }
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            closeQuietly(http, peer, local);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(core, peer);
             throw e;
         }
     }
 
-    private static DistributedManager wire(ManagerConfig config, LocalCache local, PeerListener peer, HttpApiServer http,
-                                           Membership membership, NativeTransport transport) {
+    private static DistributedManager wire(ManagerCore core, PeerListener peer, Membership membership) {
+        ManagerConfig config = core.config();
+        LocalCache local = core.local();
         ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(INDEX_CLEANUP_QUEUE_MAX),
                 Thread.ofPlatform().name("orbitkv-index-cleanup").daemon(true).factory(),
@@ -157,51 +145,38 @@ public final class DistributedManager implements RunningManager {
                 System::nanoTime, cleanup);
         ClusterMetadata metadata = new ClusterMetadata(membership, index, local.source(), config.scope(),
                 config.http().awaitWaitersMax());
-        SessionEnds sessions = addPeerServices(config, peer, membership, local, metadata, transport);
+        SessionEnds sessions = addPeerServices(config, peer, membership, local, metadata, core.transport());
         // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
         membership.addListener(event -> {
             metadata.onMembershipEvent(event);
             sessions.onMembershipEvent(event);
         });
-        http.serve(metadata); // registers the metrics once, the sessions' included
-        LOG.info("registered as {} in cluster {} ({})", membership.incarnation(), membership.cluster().name(),
-                membership.cluster().uuid());
-        return new DistributedManager(config, local, peer, http, membership, cleanup, metadata, transport, sessions);
+        core.http().serve(metadata); // registers the metrics once, the sessions' included
+        LOG.info("registered as {} in cluster {} ({}); peer listener {}", membership.incarnation(),
+                membership.cluster().name(), membership.cluster().uuid(),
+                config.peerTls().isPresent() ? "with mutual TLS" : "in plaintext (trusted cluster)");
+        return new DistributedManager(core, peer, membership, cleanup, metadata, sessions);
     }
 
     /**
      * Peer services (SES-1): the source end serves {@code orbitkv.inventory.v4.InventorySession} on the peer
      * listener; the requester end runs one session per admitted member (at most {@code --peer-sessions-max},
      * BND-3), applies into {@code metadata.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
-     * its channels on the native transport. Await asks it to flush (API-5).
-     *
-     * @throws SessionBoundsRefused if the session refuses the source's frame bounds (BND-6)
+     * its channels on the native transport (mutual TLS when configured). Await asks it to flush (API-5).
      */
     private static SessionEnds addPeerServices(ManagerConfig config, PeerListener peer, Membership membership,
                                                LocalCache local, ClusterMetadata metadata, NativeTransport transport) {
         SessionConfig sessionConfig = config.sessionConfig();
         SessionMetricSet sessionMetrics = SessionMetricSet.create(); // both ends count into one set
-        InventorySessionServer server;
-        try {
-            server = InventorySessionServer.create(local.source(), membership.cluster(), membership.incarnation(),
-                    membership::view, sessionConfig, sessionMetrics);
-        } catch (IllegalArgumentException e) {
-            throw new SessionBoundsRefused(e.getMessage());
-        }
-        PeerChannels channels = new PeerChannels(transport);
+        InventorySessionServer server = InventorySessionServer.create(local.source(), membership.cluster(),
+                membership.incarnation(), membership::view, sessionConfig, sessionMetrics);
+        PeerChannels channels = new PeerChannels(transport, config.peerTls(), config.peerInboundMessageBytesMax());
         InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
                 config.scope(), metadata.viewReceiver(), channels::open, sessionConfig, sessionMetrics);
         metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionMetrics,
                 sessionConfig.sessionsPerRequesterMax()));
         peer.addService(server.bindableService());
         return new SessionEnds(server, subscriber, channels);
-    }
-
-    /** The session server refused the source's frame bounds (BND-6); a startup refusal, not a crash. */
-    private static final class SessionBoundsRefused extends RuntimeException {
-        SessionBoundsRefused(String message) {
-            super(message, null, false, false);
-        }
     }
 
     /** The member record's endpoint for a bound address: a wildcard bind advertises this host's name. */
@@ -228,16 +203,13 @@ public final class DistributedManager implements RunningManager {
             case RegistrationResult.ClusterMismatch c -> c.message();
             case RegistrationResult.Contended c -> "node id " + c.nodeId().value()
                     + " was registered concurrently by another process: " + c.detail();
-            case RegistrationResult.Unavailable u -> "etcd at " + new EtcdEndpoints(config.etcdEndpoints())
+            case RegistrationResult.Unavailable u -> "etcd at " + config.etcd().map(EtcdEndpoints::toString).orElse("?")
                     + " did not answer the registration: " + u.cause();
             case RegistrationResult.Registered r -> throw new IllegalStateException("registered is not a refusal");
         };
     }
 
-    private static void closeQuietly(HttpApiServer http, PeerListener peer, LocalCache local) {
-        if (http != null) {
-            http.close();
-        }
+    private static void closeQuietly(ManagerCore core, PeerListener peer) {
         try {
             if (peer != null) {
                 peer.close();
@@ -245,15 +217,11 @@ public final class DistributedManager implements RunningManager {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try {
-            local.close();
-        } catch (IOException e) {
-            LOG.warn("closing the tiers failed: {}", e.toString());
-        }
+        core.close();
     }
 
     public InetSocketAddress httpAddress() {
-        return http.boundAddress();
+        return core.http().boundAddress();
     }
 
     public InetSocketAddress peerAddress() {
@@ -266,21 +234,17 @@ public final class DistributedManager implements RunningManager {
 
     @Override
     public String readyLine() {
-        return ReadyLine.of(httpAddress(), peerAddress(), membership.incarnation(), transport, "distributed");
+        return ReadyLine.of(httpAddress(), peerAddress(), membership.incarnation(), core.transport(), "distributed");
     }
 
     @Override
     public boolean shutdown() throws InterruptedException {
         return stop.runOnce(() -> {
-            http.stopAdmission();
-            boolean drained = http.drain(config.http().shutdownDrainMs());
-            if (!drained) {
-                LOG.warn("shutdown: requests still running after {} ms; closing", config.http().shutdownDrainMs());
-            }
+            boolean drained = core.stopAndDrain();
             sessions.close(); // sessions end with SHUTTING_DOWN before the lease goes
             membership.close(); // revokes the lease: the member record goes, peers exclude this incarnation
             LOG.info("deregistered {}", membership.incarnation());
-            closeQuietly(http, peer, local);
+            closeQuietly(core, peer);
             indexCleanup.shutdownNow();
             return drained;
         });

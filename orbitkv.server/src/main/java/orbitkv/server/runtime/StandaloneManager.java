@@ -5,34 +5,21 @@ import java.net.InetSocketAddress;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.server.config.ManagerConfig;
-import orbitkv.server.http.HttpApiServer;
-import orbitkv.server.net.NativeTransport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A running {@code orbitkv manager --standalone}: local tiers, the source inventory and the HTTP API, no
- * etcd, no peer listener (INV-10). Shutdown (SIGTERM) stops admission, drains admitted requests within
- * {@code --shutdown-drain-ms}, then closes the listener and the tiers (the DRAM arena file and SSD block
- * files are deleted).
+ * etcd, no peer listener (INV-10); start-up and shutdown are {@link ManagerCore}'s. Shutdown (SIGTERM) stops
+ * admission, drains admitted requests within {@code --shutdown-drain-ms}, then closes the listener and the
+ * tiers (the DRAM arena file and SSD block files are deleted).
  */
 public final class StandaloneManager implements RunningManager {
-    private static final Logger LOG = LoggerFactory.getLogger(StandaloneManager.class);
-
-    private final ManagerConfig config;
-    private final LocalCache local;
-    private final HttpApiServer http;
+    private final ManagerCore core;
     private final Incarnation incarnation;
-    private final NativeTransport transport;
     private final StopSequence stop = new StopSequence();
 
-    private StandaloneManager(ManagerConfig config, LocalCache local, HttpApiServer http, Incarnation incarnation,
-                              NativeTransport transport) {
-        this.config = config;
-        this.local = local;
-        this.http = http;
+    private StandaloneManager(ManagerCore core, Incarnation incarnation) {
+        this.core = core;
         this.incarnation = incarnation;
-        this.transport = transport;
     }
 
     /**
@@ -44,22 +31,21 @@ public final class StandaloneManager implements RunningManager {
         if (!config.standalone()) {
             throw new IllegalArgumentException("StandaloneManager needs a --standalone configuration");
         }
-        NativeTransport transport = NativeTransport.detect();
-        LocalCache local = LocalCache.open(config);
+        ManagerCore core = ManagerCore.open(config);
         try {
             // A standalone incarnation is local and unregistered: epoch 1, random id, never admitted by peers.
             Incarnation incarnation = Incarnation.random(config.nodeId(), new NodeEpoch(1));
-            local.recordIncarnation(incarnation.toString());
-            HttpApiServer http = HttpApiServer.startStandalone(config, local.tiers(), incarnation, transport);
-            return new StandaloneManager(config, local, http, incarnation, transport);
-        } catch (InterruptedException | RuntimeException e) {
-            local.close();
+            core.local().recordIncarnation(incarnation.toString());
+            core.http().serveStandalone(config, incarnation);
+            return new StandaloneManager(core, incarnation);
+        } catch (RuntimeException e) {
+            core.close();
             throw e;
         }
     }
 
     public InetSocketAddress httpAddress() {
-        return http.boundAddress();
+        return core.http().boundAddress();
     }
 
     public Incarnation incarnation() {
@@ -69,23 +55,14 @@ public final class StandaloneManager implements RunningManager {
     /** {@code orbitkv manager ready http=HOST:PORT peer=none incarnation=node/epoch/uuid} (DESIGN §7). */
     @Override
     public String readyLine() {
-        return ReadyLine.of(httpAddress(), null, incarnation, transport, "standalone");
+        return ReadyLine.of(httpAddress(), null, incarnation, core.transport(), "standalone");
     }
 
     @Override
     public boolean shutdown() throws InterruptedException {
         return stop.runOnce(() -> {
-            http.stopAdmission();
-            boolean drained = http.drain(config.http().shutdownDrainMs());
-            if (!drained) {
-                LOG.warn("shutdown: requests still running after {} ms; closing", config.http().shutdownDrainMs());
-            }
-            http.close();
-            try {
-                local.close();
-            } catch (IOException e) {
-                LOG.warn("shutdown: closing the tiers failed: {}", e.toString());
-            }
+            boolean drained = core.stopAndDrain();
+            core.close();
             return drained;
         });
     }

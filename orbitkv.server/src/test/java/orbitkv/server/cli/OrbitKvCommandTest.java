@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -61,6 +63,36 @@ class OrbitKvCommandTest {
         Run r = run();
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("a subcommand is required");
+    }
+
+    @Test
+    @DisplayName("issue 18.4: every command and subcommand answers --help (and -h) with exit 0 and its usage")
+    void everyCommandAnswersHelp() {
+        List<List<String>> paths = new ArrayList<>();
+        collect(OrbitKvCommand.commandLine(), new ArrayList<>(), paths);
+        assertThat(paths).extracting(p -> String.join(" ", p))
+                .contains("", "manager", "admin", "admin show", "admin format", "admin prune-epochs", "demo", "selftest");
+        for (List<String> path : paths) {
+            for (String flag : List.of("--help", "-h")) {
+                List<String> args = new ArrayList<>(path);
+                args.add(flag);
+                Run r = run(args.toArray(String[]::new));
+                assertThat(r.exit()).as("orbitkv %s: %s", args, r.err()).isZero();
+                assertThat(r.out()).as("orbitkv %s", args).contains("Usage: orbitkv" + (path.isEmpty() ? "" : " " + String.join(" ", path)));
+            }
+        }
+    }
+
+    private static void collect(CommandLine cl, List<String> path, List<List<String>> out) {
+        if (cl.getCommand() instanceof CommandLine.HelpCommand) {
+            return; // `orbitkv help` is the help itself
+        }
+        out.add(List.copyOf(path));
+        for (var e : cl.getSubcommands().entrySet()) {
+            List<String> sub = new ArrayList<>(path);
+            sub.add(e.getKey());
+            collect(e.getValue(), sub, out);
+        }
     }
 
     @Test

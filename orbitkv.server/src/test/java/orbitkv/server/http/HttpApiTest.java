@@ -58,7 +58,7 @@ class HttpApiTest {
         Incarnation self = Incarnation.random(new NodeId("n1"), new NodeEpoch(1));
         server = HttpApiServer.start(new ListenAddress("127.0.0.1", 0), NativeTransport.detect(), tiers,
                 new StandaloneMetadata(null, self, Scope.all()),
-                new HttpLimits(SAVE_BODY_MAX, 64 * 1024, BLOCK_MAX, 8, 30_000, 10_000));
+                TestLimits.small());
         http = new RawHttp(server.boundAddress());
     }
 

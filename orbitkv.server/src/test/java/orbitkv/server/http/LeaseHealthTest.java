@@ -54,7 +54,7 @@ class LeaseHealthTest {
         membership.addListener(metadata::onMembershipEvent);
         ResidencySequence seq = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 4096, 4, seq), null, seq);
-        api = new CacheApi(tiers, metadata, new ApiMetrics(tiers), 1 << 20, 1000);
+        api = new CacheApi(tiers, metadata, new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000);
     }
 
     @AfterEach
@@ -110,7 +110,7 @@ class LeaseHealthTest {
         membership.refused(new MemberRecordRefusals(2, 1, 0));
         ApiModel.StatusResponse status = metadata.status(10, null, 0);
         assertThat(status.membership().refusedRecords()).isEqualTo(new ApiModel.RefusedRecords(2, 1, 0));
-        ApiMetrics metrics = new ApiMetrics(tiers);
+        ApiMetrics metrics = new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults()));
         metadata.registerMetrics(metrics.registry());
         String text = new String(metrics.scrape(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(text).contains("orbitkv_membership_records_refused_total{reason=\"unleased\"} 2.0")

@@ -58,7 +58,7 @@ class SaveRestoreIntegrityTest {
                 SsdTier.open(ssdDir, 1 << 20, 64, 64, 1 << 20, sequence), sequence, new CopyOutBudget(COPY_OUT_BYTES));
         Incarnation self = Incarnation.random(new NodeId("n1"), new NodeEpoch(1));
         server = HttpApiServer.start(new ListenAddress("127.0.0.1", 0), NativeTransport.detect(), tiers,
-                new StandaloneMetadata(null, self, Scope.all()), new HttpLimits(64 * 1024, 64 * 1024, 4096, 8, 30_000, 10_000));
+                new StandaloneMetadata(null, self, Scope.all()), TestLimits.small());
         http = new RawHttp(server.boundAddress());
     }
 

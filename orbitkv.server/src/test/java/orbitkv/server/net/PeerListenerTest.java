@@ -15,9 +15,23 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import orbitkv.membership.Endpoint;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import orbitkv.server.config.ListenAddress;
+import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.config.PeerTls;
+import orbitkv.server.config.RawValues;
+import orbitkv.server.config.Setting;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -45,8 +59,8 @@ class PeerListenerTest {
     @DisplayName("SES-1 the peer listener serves gRPC on the native transport; a service added after start is served, before it UNIMPLEMENTED")
     void servicesAddedAfterStart() throws Exception {
         NativeTransport transport = NativeTransport.detect();
-        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport);
-        PeerChannels channels = new PeerChannels(transport);
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.empty(), 1 << 20);
+        PeerChannels channels = new PeerChannels(transport, Optional.empty(), 1 << 20);
         ManagedChannel channel = channels.open(new Endpoint("127.0.0.1", listener.boundAddress().getPort()));
         try {
             assertThatThrownBy(() -> call(channel, "before"))
@@ -63,6 +77,112 @@ class PeerListenerTest {
             channels.close();
             listener.close();
         }
+    }
+
+    private static ServerServiceDefinition echo() {
+        return ServerServiceDefinition.builder("orbitkv.test.Echo")
+                .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> {
+                    out.onNext(req);
+                    out.onCompleted();
+                })).build();
+    }
+
+    @Test
+    @DisplayName("SES-10 BND-1 issue 18.3: the peer listener's and channels' gRPC message bound is the one derived from the frame bounds, not gRPC's 4 MiB default")
+    void inboundBoundDerivedFromFrameBounds() throws Exception {
+        ManagerConfig config = ManagerConfig.from(new RawValues().put(Setting.CLUSTER, "c").put(Setting.NODE_ID, "n")
+                .put(Setting.ETCD, "http://127.0.0.1:2379").put(Setting.FRAME_ENCODED_BYTES_MAX, "8MiB")
+                .put(Setting.FRAME_DECODED_BYTES_MAX, "16MiB").put(Setting.RECEIVE_WINDOW_BYTES, "16MiB"));
+        int bound = config.peerInboundMessageBytesMax();
+        assertThat(bound).isEqualTo((8 << 20) + ManagerConfig.PEER_MESSAGE_MARGIN_BYTES);
+        NativeTransport transport = NativeTransport.detect();
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.empty(), bound);
+        PeerChannels channels = new PeerChannels(transport, Optional.empty(), bound);
+        ManagedChannel channel = channels.open(new Endpoint("127.0.0.1", listener.boundAddress().getPort()));
+        try {
+            listener.addService(PeerListenerTest::echo);
+            byte[] frame = new byte[8 << 20]; // a legal 8 MiB frame: above gRPC's default 4 MiB
+            assertThat(ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+                    frame)).hasSize(frame.length);
+            assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, ECHO,
+                    CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new byte[bound + 1]))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class,
+                            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            channels.close();
+            listener.close();
+        }
+    }
+
+    @Test
+    @DisplayName("OPS-5 issue 20.9: with peer TLS the listener and channels speak mutual TLS; a plaintext client, a client without a certificate and one from another CA are refused")
+    void mutualTls(@TempDir Path dir) throws Exception {
+        TestCerts certs = new TestCerts(dir);
+        Path ca = certs.ca("cluster-ca");
+        Path[] a = certs.leaf("node-a", "cluster-ca");
+        Path[] b = certs.leaf("node-b", "cluster-ca");
+        certs.ca("other-ca");
+        Path[] stranger = certs.leaf("stranger", "other-ca");
+        PeerTls tlsA = PeerTls.load(a[0], a[1], ca);
+        PeerTls tlsB = PeerTls.load(b[0], b[1], ca);
+        NativeTransport transport = NativeTransport.detect();
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.of(tlsA), 1 << 20);
+        listener.addService(PeerListenerTest::echo);
+        Endpoint endpoint = new Endpoint("127.0.0.1", listener.boundAddress().getPort());
+        List<PeerChannels> all = new ArrayList<>();
+        try {
+            PeerChannels fromB = new PeerChannels(transport, Optional.of(tlsB), 1 << 20);
+            all.add(fromB);
+            ManagedChannel ok = fromB.open(endpoint);
+            assertThat(new String(call(ok, "over mTLS"))).isEqualTo("over mTLS");
+            ok.shutdownNow();
+            PeerChannels plaintext = new PeerChannels(transport, Optional.empty(), 1 << 20);
+            all.add(plaintext);
+            PeerChannels foreign = new PeerChannels(transport, Optional.of(PeerTls.load(stranger[0], stranger[1], ca)), 1 << 20);
+            all.add(foreign);
+            for (PeerChannels refused : List.of(plaintext, foreign)) {
+                ManagedChannel ch = refused.open(endpoint);
+                assertThatThrownBy(() -> call(ch, "refused")).isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+                ch.shutdownNow();
+            }
+            SSLContext noCert = SSLContext.getInstance("TLS");
+            noCert.init(null, new TrustManager[] {trustAll()}, null);
+            try (SSLSocket s = (SSLSocket) noCert.getSocketFactory().createSocket("127.0.0.1", endpoint.port())) {
+                s.setSoTimeout(10_000);
+                s.setEnabledProtocols(new String[] {"TLSv1.3"});
+                s.setSSLParameters(alpnH2(s.getSSLParameters()));
+                s.startHandshake();
+                // TLS 1.3: the server's refusal of the missing client certificate arrives with the first read
+                assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class);
+            }
+        } finally {
+            for (PeerChannels c : all) {
+                c.close();
+            }
+            listener.close();
+        }
+    }
+
+    private static javax.net.ssl.SSLParameters alpnH2(javax.net.ssl.SSLParameters p) {
+        p.setApplicationProtocols(new String[] {"h2"});
+        return p;
+    }
+
+    private static X509TrustManager trustAll() {
+        return new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        };
     }
 
     private static byte[] call(ManagedChannel channel, String text) {

@@ -1,0 +1,90 @@
+package orbitkv.server.config;
+
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Mutual TLS of the peer gRPC listener and of this Manager's peer channels ({@code --peer-tls-cert-file},
+ * {@code --peer-tls-key-file}, {@code --peer-tls-ca-file}; docs/operations.md, security posture). One
+ * certificate serves both directions: the listener presents it and requires a client certificate signed by
+ * the CA; every channel to a peer presents it and verifies the peer's certificate against the CA and the
+ * peer's advertised host (its member record endpoint must be in the certificate's subject alternative names).
+ *
+ * <p>Both SSL contexts are built by {@link #load} during configuration validation, so an unreadable file, a
+ * malformed PEM or a key that does not match its certificate refuses the start before any side effect.
+ */
+public final class PeerTls {
+    private final Path certFile;
+    private final Path keyFile;
+    private final Path caFile;
+    private final SslContext server;
+    private final SslContext client;
+
+    private PeerTls(Path certFile, Path keyFile, Path caFile, SslContext server, SslContext client) {
+        this.certFile = certFile;
+        this.keyFile = keyFile;
+        this.caFile = caFile;
+        this.server = server;
+        this.client = client;
+    }
+
+    /**
+     * Reads and checks the three PEM files.
+     *
+     * @throws ConfigException naming the option whose file is at fault
+     */
+    public static PeerTls load(Path certFile, Path keyFile, Path caFile) {
+        Objects.requireNonNull(certFile, "certFile");
+        Objects.requireNonNull(keyFile, "keyFile");
+        Objects.requireNonNull(caFile, "caFile");
+        readable(Setting.PEER_TLS_CERT_FILE, certFile);
+        readable(Setting.PEER_TLS_KEY_FILE, keyFile);
+        readable(Setting.PEER_TLS_CA_FILE, caFile);
+        File cert = certFile.toFile();
+        File key = keyFile.toFile();
+        File ca = caFile.toFile();
+        try {
+            GrpcSslContexts.forClient().trustManager(ca).build();
+        } catch (Exception e) {
+            throw new ConfigException(Setting.PEER_TLS_CA_FILE.flag() + " " + caFile + " holds no usable PEM CA certificate: "
+                    + e.getMessage());
+        }
+        try {
+            SslContext server = GrpcSslContexts.configure(SslContextBuilder.forServer(cert, key))
+                    .trustManager(ca).clientAuth(ClientAuth.REQUIRE).build();
+            SslContext client = GrpcSslContexts.forClient().trustManager(ca).keyManager(cert, key).build();
+            return new PeerTls(certFile, keyFile, caFile, server, client);
+        } catch (Exception e) {
+            throw new ConfigException(Setting.PEER_TLS_CERT_FILE.flag() + " " + certFile + " and "
+                    + Setting.PEER_TLS_KEY_FILE.flag() + " " + keyFile
+                    + " must be a PEM certificate and its PEM (PKCS#8) private key: " + e.getMessage());
+        }
+    }
+
+    static void readable(Setting option, Path file) {
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw new ConfigException(option.flag() + " " + file + " is not a readable file");
+        }
+    }
+
+    /** The listener's context: presents this certificate, requires a client certificate signed by the CA. */
+    public SslContext serverContext() {
+        return server;
+    }
+
+    /** The channels' context: presents this certificate, verifies the peer against the CA. */
+    public SslContext clientContext() {
+        return client;
+    }
+
+    @Override
+    public String toString() {
+        return "PeerTls[cert=" + certFile + ", key=" + keyFile + ", ca=" + caFile + "]";
+    }
+}
