@@ -65,8 +65,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: the connect loop, the gRPC callbacks of the current stream (serialized by gRPC), the shared
  * ACK timer, and callers of {@link #stop}, {@link #flushThrough} and {@link #status}. One lock,
  * {@link #lock}, guards the machine's state (and so the staging and installed view ids the ACK timer
- * reads), the current stream's request observer and its ACK bookkeeping. The receiver is never called under
- * it (a commit can take long; the timer is shared).
+ * reads), the current stream's request observer and its ACK bookkeeping. No frame is applied under it (a
+ * commit can take long and the timer is shared); only an ACK reads the receiver's installed cursor there.
  */
 final class RequesterSession {
     private static final Logger LOG = LoggerFactory.getLogger(RequesterSession.class);
@@ -346,13 +346,19 @@ final class RequesterSession {
             if (!isCurrent()) {
                 return;
             }
-            Optional<Refusal> refusal = switch (in) {
-                case Inbound.Oversized<SourceFrame> o -> Optional.of(new Refusal(ErrorCause.FRAME_TOO_LARGE, "source frame of "
-                        + o.encodedBytes() + " bytes exceeds frameEncodedBytesMax (" + o.boundBytes() + ")"));
-                case Inbound.Unparseable<SourceFrame> u -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail()));
-                case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes(), null);
-                case Inbound.Read r -> onFrame(r.frame().header(), r.encodedBytes(), r.frame());
-            };
+            Optional<Refusal> refusal;
+            try {
+                refusal = switch (in) {
+                    case Inbound.Oversized<SourceFrame> o -> Optional.of(new Refusal(ErrorCause.FRAME_TOO_LARGE, "source frame of "
+                            + o.encodedBytes() + " bytes exceeds frameEncodedBytesMax (" + o.boundBytes() + ")"));
+                    case Inbound.Unparseable<SourceFrame> u -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail()));
+                    case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes(), null);
+                    case Inbound.Read r -> onFrame(r.frame().header(), r.encodedBytes(), r.frame());
+                };
+            } catch (RuntimeException e) { // a bug (an illegal edge of the machine): reported once, the stream ends
+                LOG.warn("session to {} failed handling a frame", source, e);
+                refusal = Optional.of(new Refusal(ErrorCause.INTERNAL, e.toString()));
+            }
             refusal.ifPresent(r -> fail(r, ResetCause.PROTOCOL_ERROR));
         }
 
