@@ -3,14 +3,16 @@
  * gates, fault injection, the adversarial v4 peer, performance harnesses. It sees only exported
  * packages of the orbitkv modules, exactly as another implementation's tests would.
  *
- * <p>{@code orbitkv.conformance.peer} is the adversarial v4 peer (a test-owned source and requester that
- * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint
- * (it takes and exposes plain host:port endpoints). It is not exported: the module exports nothing
- * (docs/architecture.md allowlist); a harness on the class path, or a test of this module, drives it.
+ * <p>It exports one package, {@code orbitkv.conformance.peer}: the adversarial v4 peer (a test-owned source
+ * and requester that speak the wire directly), packaged as main code so another implementation's tests can
+ * point it at their endpoint (docs/architecture.md allowlist). Its signatures name membership types
+ * ({@code Endpoint}, {@code MembershipView}) and the wire and gRPC types of the inventory contract, hence
+ * {@code requires transitive} on membership and inventory (which carries grpc and protobuf); everything
+ * else is required for the suite's own tests only.
  */
 module orbitkv.conformance {
-    requires orbitkv.membership;
-    requires orbitkv.inventory;
+    requires transitive orbitkv.membership;
+    requires transitive orbitkv.inventory;
     requires orbitkv.index;
     requires orbitkv.transfer;
     requires orbitkv.recovery;

@@ -4,10 +4,13 @@
  *
  * <p>Exports the contract ({@code orbitkv.inventory}) and the generated wire contract
  * ({@code orbitkv.inventory.wire}). Because generated messages and service stubs appear in exported
- * signatures, protobuf, grpc-api, grpc-stub, grpc-protobuf and Guava ({@code ListenableFuture} in the
- * future stub) are {@code requires transitive}; so is membership ({@code Incarnation} in
- * {@code InventoryFence}); so is the Prometheus core (the intentional-wait histogram). Implementation
- * packages {@code orbitkv.inventory.source} and {@code orbitkv.inventory.codec} are not exported. Payload bytes are never owned here (DESIGN §2).
+ * signatures, protobuf, grpc-api, grpc-stub and Guava ({@code ListenableFuture} in the future stub) are
+ * {@code requires transitive} (grpc-protobuf appears only in private members, so it is not); so is
+ * membership ({@code Incarnation} in {@code InventoryFence}). Metrics leave as plain snapshot records ({@code SourceSessionMetrics},
+ * {@code RequesterSessionMetrics}, {@code SecondsHistogram}) that the Manager adapts to its registry, so no
+ * metrics library is required. Implementation packages {@code orbitkv.inventory.source},
+ * {@code orbitkv.inventory.codec} and {@code orbitkv.inventory.session} are not exported. Payload bytes are
+ * never owned here (DESIGN §2).
  */
 module orbitkv.inventory {
     exports orbitkv.inventory;
@@ -17,9 +20,7 @@ module orbitkv.inventory {
     requires transitive com.google.protobuf;
     requires transitive io.grpc;
     requires transitive io.grpc.stub;
-    requires transitive io.grpc.protobuf;
     requires transitive com.google.common;
+    requires io.grpc.protobuf; // the generated descriptor suppliers and ProtoUtils: private to the stubs and the session
     requires org.slf4j;
-    // InventorySource#intentionalWaitSeconds hands the histogram to whoever owns the metrics registry.
-    requires transitive io.prometheus.metrics.core;
 }

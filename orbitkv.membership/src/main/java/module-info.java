@@ -12,9 +12,7 @@ module orbitkv.membership {
     requires jetcd.common; // CompactedException, EtcdException (watch gap and error codes)
     requires io.grpc; // the per-call deadline interceptor and Status codes
     requires com.fasterxml.jackson.databind; // the backup file
-    requires io.grpc.stub; // jetcd's Lease.keepAlive takes an io.grpc.stub.StreamObserver
     requires io.grpc.netty; // GrpcSslContexts: client TLS toward etcd (jetcd's channel is grpc-netty's)
     requires io.netty.handler; // SslContext, which jetcd's ClientBuilder takes
-    requires com.google.common;
     requires org.slf4j;
 }

@@ -23,7 +23,6 @@ module orbitkv.server {
     requires io.netty.transport.classes.io_uring;
     requires io.grpc.netty;
     requires io.grpc.util; // MutableHandlerRegistry: peer services are added after registration
-    requires jetcd.core;
     requires io.prometheus.metrics.core;
     requires io.prometheus.writer.text;
     requires io.prometheus.metrics.model;

@@ -1,7 +1,6 @@
 package orbitkv.inventory;
 
 import io.grpc.BindableService;
-import io.prometheus.metrics.core.metrics.Metric;
 import java.util.List;
 import java.util.function.Supplier;
 import orbitkv.membership.ClusterIdentity;
@@ -14,27 +13,21 @@ import orbitkv.membership.MembershipView;
  *
  * <p>Wiring (the Manager): {@code serverBuilder.addService(server.bindableService())} on the peer listener
  * (Netty native transport), {@link #onMembership} on every membership view, {@link #fence()} on
- * {@code MembershipEvent.Fenced}, {@link #close()} on shutdown, and register {@link #metrics()} once.
+ * {@code MembershipEvent.Fenced}, {@link #close()} on shutdown, and expose {@link #metrics()} snapshots
+ * through the Manager's own metrics registry.
  */
 public interface InventorySessionServer extends AutoCloseable {
     /**
      * A new server for {@code source}, the inventory of incarnation {@code self}.
      *
      * @param membership the current membership view, read at Open and before admitting further frames (SES-5)
-     * @throws IllegalArgumentException if the source's frame bounds exceed the session's (BND-6)
+     * @param source a source made by {@link InventorySource#create} (the session reads it through internal hooks)
+     * @throws IllegalArgumentException if the source's frame bounds exceed the session's (BND-6), or the source
+     *     was not made by {@link InventorySource#create}
      */
     static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, SessionConfig config) {
-        return create(source, cluster, self, membership, config, SessionMetricSet.create());
-    }
-
-    /**
-     * A new server counting into {@code metrics}, the process's set shared with its {@link InventorySubscriber}
-     * (register it once).
-     */
-    static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
-        return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config, metrics);
+        return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config);
     }
 
     /** The gRPC service {@code orbitkv.inventory.v4.InventorySession} to add to the peer listener. */
@@ -49,8 +42,8 @@ public interface InventorySessionServer extends AutoCloseable {
     /** Per-session ledger and counters, bounded by {@code sessionsPerSourceMax}. */
     List<SourceSessionStatus> status();
 
-    /** The metrics of this server's {@link SessionMetricSet} (shared if one was given), unregistered. */
-    List<Metric> metrics();
+    /** This server's session figures since it started, summed over its sessions (DIAG-3). */
+    SourceSessionMetrics metrics();
 
     /** Closes every session with {@code SHUTTING_DOWN} and stops their pumps. Idempotent. */
     @Override

@@ -1,12 +1,12 @@
 package orbitkv.inventory;
 
-import io.prometheus.metrics.core.metrics.Histogram;
 import java.util.function.LongSupplier;
 
 /**
  * The source inventory of one Manager incarnation (DESIGN §4): the ordered resident map
  * {@code (StateKey, medium) → residence} and the bounded journal of residency changes, with the readers
- * built on them (coalesced intervals, snapshot scans, the broadcast wake-up, coalescing windows).
+ * built on them (coalesced intervals, snapshot scans). Session ends use the one implementation made by
+ * {@link #create}: its broadcast wake-up and coalescing windows are internal to this module.
  *
  * <p>Every successful mutation takes the next residency sequence of this incarnation, contiguously from 1,
  * under the inventory lock together with the resident-map change and the journal append, then stamps the
@@ -70,17 +70,8 @@ public interface InventorySource {
     SnapshotScan openSnapshot(Scope scope);
 
     /**
-     * Waits until the head is above {@code seenSequence} or {@code timeoutNanos} elapse; one append wakes
-     * every waiter (DELTA-14). At most {@code waitersMax} wait at once.
+     * The intentional coalescing wait recorded by every window of this source (DIAG-3), in seconds, apart
+     * from transport lag: a snapshot for the owner of the metrics registry to expose.
      */
-    AwaitOutcome awaitAbove(long seenSequence, long timeoutNanos) throws InterruptedException;
-
-    /** A new coalescing window on this source's clock and configuration (PUB-4, PUB-5). */
-    CoalescingWindow openWindow();
-
-    /**
-     * Intentional coalescing wait, in seconds, recorded by every window of this source (DIAG-3); not
-     * registered anywhere: the owner of the metrics registry registers it.
-     */
-    Histogram intentionalWaitSeconds();
+    SecondsHistogram intentionalWaitSeconds();
 }

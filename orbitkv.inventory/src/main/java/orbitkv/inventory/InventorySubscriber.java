@@ -1,8 +1,6 @@
 package orbitkv.inventory;
 
 import io.grpc.ManagedChannel;
-import io.prometheus.metrics.core.metrics.Metric;
-import java.util.List;
 import java.util.function.Function;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
@@ -23,16 +21,7 @@ public interface InventorySubscriber extends AutoCloseable {
     /** A new subscriber; no session starts before the first {@link #onMembership}. */
     static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
             Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
-        return create(cluster, self, scope, receiver, channels, config, SessionMetricSet.create());
-    }
-
-    /**
-     * A new subscriber counting into {@code metrics}, the process's set shared with its
-     * {@link InventorySessionServer} (register it once).
-     */
-    static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
-        return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config, metrics);
+        return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config);
     }
 
     /**
@@ -55,8 +44,8 @@ public interface InventorySubscriber extends AutoCloseable {
     /** This incarnation is fenced: all sessions close with {@code FENCED} and none restart (INV-7). */
     void fence();
 
-    /** The metrics of this subscriber's {@link SessionMetricSet} (shared if one was given), unregistered. */
-    List<Metric> metrics();
+    /** This subscriber's session figures since it started, summed over its sessions (DIAG-3). */
+    RequesterSessionMetrics metrics();
 
     /** Closes every session. Idempotent. */
     @Override

@@ -2,6 +2,7 @@ package orbitkv.membership;
 
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import orbitkv.membership.etcd.EtcdCalls;
 import orbitkv.membership.etcd.EtcdMembership;
 
 /**
@@ -31,6 +32,16 @@ public interface Membership extends AutoCloseable {
     static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
                                        LongSupplier monotonicNanos) {
         return EtcdMembership.register(etcd, registrant, config, monotonicNanos);
+    }
+
+    /**
+     * Builds an etcd client for {@code etcd} and closes it without connecting: the runtime image's self-test
+     * uses it to prove that jetcd, Vert.x and grpc resolve as named modules, without the Manager reading jetcd.
+     *
+     * @throws IllegalStateException if no client could be built
+     */
+    static void checkClientConstruction(EtcdEndpoints etcd) {
+        EtcdCalls.constructAndClose(etcd);
     }
 
     /** This process's incarnation. */

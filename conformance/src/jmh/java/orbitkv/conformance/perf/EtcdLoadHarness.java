@@ -5,8 +5,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
-import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Metric;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +28,7 @@ import java.util.regex.Pattern;
 import orbitkv.conformance.baseline.BaselineKeys;
 import orbitkv.conformance.baseline.BlockObserver;
 import orbitkv.conformance.baseline.EtcdBlockPublisher;
+import orbitkv.conformance.baseline.SignalledSource;
 import orbitkv.conformance.baseline.JetcdTxnPort;
 import orbitkv.conformance.baseline.PublisherConfig;
 import orbitkv.conformance.etcd.EtcdFixture;
@@ -337,10 +336,10 @@ public final class EtcdLoadHarness {
 
     private Cell cell(Mode mode) throws Exception {
         List<Namespace> namespaces = namespaces();
-        List<InventorySource> sources = new ArrayList<>();
+        List<SignalledSource> sources = new ArrayList<>();
         List<Trace> traces = new ArrayList<>();
         for (int i = 0; i < settings.owners(); i++) {
-            InventorySource s = InventorySource.create(InventoryConfig.defaults());
+            SignalledSource s = SignalledSource.create(InventoryConfig.defaults());
             Trace t = new Trace(i, namespaces);
             for (int r = 0; r < settings.residencesPerOwner(); r++) {
                 s.put(t.freshKey(namespaces.get(r % namespaces.size())), r % 2 == 0 ? Medium.DRAM : Medium.SSD, 4096);
@@ -457,7 +456,7 @@ public final class EtcdLoadHarness {
         final InventorySubscriber subscriber;
         final List<String> ownerIds = new ArrayList<>();
 
-        Streaming(Mode mode, List<InventorySource> sources, List<Namespace> namespaces) throws Exception {
+        Streaming(Mode mode, List<? extends InventorySource> sources, List<Namespace> namespaces) throws Exception {
             List<Integer> ports = new ArrayList<>();
             // gRPC servers first (their ports go into the member records), then registration, then the session servers.
             List<io.grpc.util.MutableHandlerRegistry> registries = new ArrayList<>();
@@ -538,7 +537,7 @@ public final class EtcdLoadHarness {
         public double streamBytes() {
             double sum = 0;
             for (InventorySessionServer s : sessionServers) {
-                sum += counter(s.metrics(), "orbitkv_session_bytes", "source", "encoded");
+                sum += s.metrics().encodedBytes();
             }
             return sum;
         }
@@ -568,7 +567,7 @@ public final class EtcdLoadHarness {
         final Client observerClient;
         final List<String> ownerIds = new ArrayList<>();
 
-        EtcdBaseline(Mode mode, List<InventorySource> sources) throws Exception {
+        EtcdBaseline(Mode mode, List<SignalledSource> sources) throws Exception {
             members = new Members(Collections.nCopies(sources.size(), 1));
             BaselineKeys keys = new BaselineKeys(members.cluster);
             observerClient = Client.builder().endpoints(etcd.endpoints().urls()).build();
@@ -620,15 +619,6 @@ public final class EtcdLoadHarness {
             clients.forEach(Client::close);
             members.close();
         }
-    }
-
-    static double counter(List<Metric> metrics, String name, String... labels) {
-        for (Metric m : metrics) {
-            if (m instanceof Counter c && c.getPrometheusName().equals(name)) {
-                return c.labelValues(labels).get();
-            }
-        }
-        return 0;
     }
 
     // ------------------------------------------------------------------ etcd metrics

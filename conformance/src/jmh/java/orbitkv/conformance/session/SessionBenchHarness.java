@@ -41,10 +41,12 @@ import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SourceSessionMetrics;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.wire.InventorySessionGrpc;
+import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
@@ -138,10 +140,13 @@ class SessionBenchHarness {
                             w.stamps.getFirst().stageNanos / 1e6);
                 }
             }
-            long bytes = (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_bytes", "source", "encoded");
+            SourceSessionMetrics m = w.servers.getFirst().metrics();
+            long bytes = m.encodedBytes();
             long frames = 0;
-            for (String kind : List.of("SNAPSHOT_BEGIN", "SNAPSHOT_PAGE", "SNAPSHOT_COMMIT", "DELTA", "ACCEPTED", "LIVENESS")) {
-                frames += (long) FaultScheduleTest.counter(w.servers.getFirst().metrics(), "orbitkv_session_frames", "source", "sent", kind);
+            for (SourceFrame.BodyCase kind : List.of(SourceFrame.BodyCase.SNAPSHOT_BEGIN, SourceFrame.BodyCase.SNAPSHOT_PAGE,
+                    SourceFrame.BodyCase.SNAPSHOT_COMMIT, SourceFrame.BodyCase.DELTA, SourceFrame.BodyCase.ACCEPTED,
+                    SourceFrame.BodyCase.LIVENESS)) {
+                frames += m.sent(kind);
             }
             long stage = 0;
             long commit = 0;

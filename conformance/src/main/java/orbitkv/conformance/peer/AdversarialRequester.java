@@ -13,6 +13,7 @@ import orbitkv.membership.Endpoint;
  * test and sends crafted Opens, ACKs (duplicate, fabricated), frames of other sessions, garbage bytes.
  * Point it at any implementation's peer endpoint.
  */
+@SuppressWarnings("try") // close() waits for the transport to terminate, so it may be interrupted
 public final class AdversarialRequester implements AutoCloseable {
     private final ManagedChannel channel;
 

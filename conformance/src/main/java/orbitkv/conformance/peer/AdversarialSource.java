@@ -19,6 +19,7 @@ import orbitkv.membership.Endpoint;
  * requester under test and lets a test script every source frame, including crafted, duplicate, gapped,
  * oversized and malformed ones. Point any implementation's requester at {@link #endpoint()}.
  */
+@SuppressWarnings("try") // close() waits for the transport to terminate, so it may be interrupted
 public final class AdversarialSource implements AutoCloseable {
     private final Server server;
     private final BlockingQueue<ScriptedSession> accepted = new ArrayBlockingQueue<>(256);

@@ -56,12 +56,12 @@ class BlockObserverTest {
         Random rnd = new Random(SEED);
         try (BlockObserver observer = BlockObserver.start(keys, client, 5_000)) {
             String[] owners = {"a", "b"};
-            InventorySource[] sources = new InventorySource[owners.length];
+            SignalledSource[] sources = new SignalledSource[owners.length];
             EtcdBlockPublisher[] publishers = new EtcdBlockPublisher[owners.length];
             @SuppressWarnings("unchecked")
             Map<String, String>[] expected = new Map[owners.length];
             for (int o = 0; o < owners.length; o++) {
-                sources[o] = InventorySource.create(InventoryConfig.defaults());
+                sources[o] = SignalledSource.create(InventoryConfig.defaults());
                 publishers[o] = EtcdBlockPublisher.open(owners[o], sources[o], keys, config, new JetcdTxnPort(client, 2_000, false));
                 publishers[o].start();
                 expected[o] = new TreeMap<>();

@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.conformance.baseline.EtcdTxnPort.BlockOp;
 import orbitkv.conformance.baseline.EtcdTxnPort.StoredCursor;
 import orbitkv.conformance.baseline.EtcdTxnPort.TxnResult;
-import orbitkv.inventory.AwaitOutcome;
 import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.InventorySource;
@@ -50,7 +49,7 @@ public final class EtcdBlockPublisher implements AutoCloseable {
     static final int INTERVALS_PER_READ = 64;
 
     private final String owner;
-    private final InventorySource source;
+    private final SignalledSource source;
     private final BaselineKeys keys;
     private final PublisherConfig config;
     private final EtcdTxnPort port;
@@ -71,7 +70,7 @@ public final class EtcdBlockPublisher implements AutoCloseable {
     final AtomicLong originalMutations = new AtomicLong();
     final AtomicLong intentionalWaitNanos = new AtomicLong();
 
-    private EtcdBlockPublisher(String owner, InventorySource source, BaselineKeys keys, PublisherConfig config, EtcdTxnPort port) {
+    private EtcdBlockPublisher(String owner, SignalledSource source, BaselineKeys keys, PublisherConfig config, EtcdTxnPort port) {
         this.owner = Objects.requireNonNull(owner, "owner");
         this.source = Objects.requireNonNull(source, "source");
         this.keys = Objects.requireNonNull(keys, "keys");
@@ -84,7 +83,7 @@ public final class EtcdBlockPublisher implements AutoCloseable {
      * A publisher for {@code owner} that resumes from the stored cursor (a window left in progress is finished
      * from its next chunk: the journal interval is immutable, so the chunks are recomputed identically).
      */
-    public static EtcdBlockPublisher open(String owner, InventorySource source, BaselineKeys keys, PublisherConfig config,
+    public static EtcdBlockPublisher open(String owner, SignalledSource source, BaselineKeys keys, PublisherConfig config,
             EtcdTxnPort port) throws EtcdTxnPort.AmbiguousResult {
         EtcdBlockPublisher p = new EtcdBlockPublisher(owner, source, keys, config, port);
         Optional<StoredCursor> stored = port.readCursor(p.cursorKey);
@@ -333,9 +332,8 @@ public final class EtcdBlockPublisher implements AutoCloseable {
             while (!closed) {
                 long head = source.headSequence();
                 if (head <= cursor.covered() && !cursor.inWindow()) {
-                    AwaitOutcome o = source.awaitAbove(cursor.covered(), TimeUnit.MILLISECONDS.toNanos(50));
-                    if (!(o instanceof AwaitOutcome.Advanced)) {
-                        continue;
+                    if (!source.awaitAbove(cursor.covered(), TimeUnit.MILLISECONDS.toNanos(50))) {
+                        continue; // re-check closed
                     }
                 }
                 long through = awaitWindow();
@@ -367,9 +365,9 @@ public final class EtcdBlockPublisher implements AutoCloseable {
             if (until - now <= 0) {
                 break;
             }
-            AwaitOutcome o = source.awaitAbove(head, until - now);
+            boolean advanced = source.awaitAbove(head, until - now);
             long h = source.headSequence();
-            if (h == head && !(o instanceof AwaitOutcome.Advanced)) {
+            if (h == head && !advanced) {
                 break; // a quiet period without a mutation
             }
             head = h;

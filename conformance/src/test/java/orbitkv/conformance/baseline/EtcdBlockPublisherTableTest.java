@@ -182,7 +182,7 @@ class EtcdBlockPublisherTableTest {
             config = config.withOpsPerTxnMax(Integer.parseInt(cfg.get("ops")));
         }
         List<TableSyntax.Mutation> mutations = TableSyntax.mutations(row.column(1));
-        InventorySource source = InventorySource.create(InventoryConfig.defaults());
+        SignalledSource source = SignalledSource.create(InventoryConfig.defaults());
         for (TableSyntax.Mutation m : mutations) {
             MutationResult r = switch (m) {
                 case TableSyntax.Put p -> source.put(p.key(), p.medium(), p.size());

@@ -176,9 +176,8 @@ class DegradedDiscoveryTest {
         long window = last.nanos() - start;
 
         // 1. Degradation is observable in counters and diagnostics at the end of the storm.
-        double trimmed = FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_rejections", "source",
-                "SNAPSHOT_ABORTED_TRIMMED");
-        double resets = FaultScheduleTest.counter(r.subscriber.metrics(), "orbitkv_session_resets", "SNAPSHOT_ABORTED");
+        long trimmed = s.server.metrics().rejected(orbitkv.inventory.wire.ErrorCause.SNAPSHOT_ABORTED_TRIMMED);
+        long resets = r.subscriber.metrics().reset(orbitkv.inventory.ResetCause.SNAPSHOT_ABORTED);
         assertThat(last.begins()).as("SNAP-4: the source keeps retrying from a new S0 during the storm").isGreaterThanOrEqualTo(3);
         assertThat(trimmed).as("SNAP-13: the source counts every trimmed abort (%d SnapshotBegins sent)", last.begins())
                 .isGreaterThanOrEqualTo(last.begins() - 1);
@@ -323,7 +322,7 @@ class DegradedDiscoveryTest {
     }
 
     static long snapshotBegins(SessionWorld.SourceNode s) {
-        return (long) FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_frames", "source", "sent", "SNAPSHOT_BEGIN");
+        return s.server.metrics().sent(orbitkv.inventory.wire.SourceFrame.BodyCase.SNAPSHOT_BEGIN);
     }
 
     /**

@@ -69,16 +69,6 @@ class FaultScheduleTest {
         long trimmedSnapshots;
     }
 
-    /** A counter value by name and labels from an implementation's unregistered metrics. */
-    static double counter(List<io.prometheus.metrics.core.metrics.Metric> metrics, String name, String... labels) {
-        for (var m : metrics) {
-            if (m instanceof io.prometheus.metrics.core.metrics.Counter c && c.getPrometheusName().equals(name)) {
-                return c.labelValues(labels).get();
-            }
-        }
-        throw new AssertionError("no counter " + name);
-    }
-
     static SessionConfig sessionConfig() {
         return SessionWorld.fastConfig().withFrameBytesMax(1 << 10, 4 << 10).withReceiveWindowBytes(WINDOW_BYTES);
     }
@@ -173,8 +163,7 @@ class FaultScheduleTest {
             w.awaitConvergedAndCompare(CONVERGE, () -> "seed " + seed);
             assertCreditConserved(w);
             for (SessionWorld.SourceNode s : w.sources()) {
-                stats.trimmedSnapshots += (long) counter(s.server.metrics(), "orbitkv_session_rejections",
-                        "source", "SNAPSHOT_ABORTED_TRIMMED");
+                stats.trimmedSnapshots += s.server.metrics().rejected(orbitkv.inventory.wire.ErrorCause.SNAPSHOT_ABORTED_TRIMMED);
             }
             for (SessionWorld.RequesterNode r : w.requesters()) {
                 r.subscriber.status().sessions().forEach(p -> stats.installs += p.installs());

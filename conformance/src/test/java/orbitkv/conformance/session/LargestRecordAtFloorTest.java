@@ -17,6 +17,8 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.StateKey;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.inventory.wire.SourceFrame;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -81,11 +83,11 @@ class LargestRecordAtFloorTest {
                     () -> SessionWorld.cursor(r, s).map(c -> c.watermark() == head).orElse(false));
             assertThat(installed(r, s)).as("installed rows equal the source's resident map at the watermark")
                     .isEqualTo(s.model.stateAt(head, Scope.all()));
-            assertThat(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_rejections", "source", "FRAME_TOO_LARGE")).isZero();
-            assertThat(FaultScheduleTest.counter(r.subscriber.metrics(), "orbitkv_session_rejections", "requester", "FRAME_TOO_LARGE")).isZero();
+            assertThat(s.server.metrics().rejected(ErrorCause.FRAME_TOO_LARGE)).isZero();
+            assertThat(r.subscriber.metrics().rejected(ErrorCause.FRAME_TOO_LARGE)).isZero();
             assertThat(r.subscriber.status().sessions().getFirst().installs()).isEqualTo(1);
-            for (String kind : new String[] {"SNAPSHOT_PAGE", "DELTA"}) {
-                assertThat(FaultScheduleTest.counter(s.server.metrics(), "orbitkv_session_frames", "source", "sent", kind))
+            for (SourceFrame.BodyCase kind : new SourceFrame.BodyCase[] {SourceFrame.BodyCase.SNAPSHOT_PAGE, SourceFrame.BodyCase.DELTA}) {
+                assertThat(s.server.metrics().sent(kind))
                         .as("%s frames, one largest record each", kind).isGreaterThanOrEqualTo(12);
             }
         }

@@ -6,8 +6,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
-import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.core.metrics.Metric;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,7 +176,7 @@ class RenewalUnderSnapshotTest {
             double snapshotMs = (end - start) / 1e6;
             List<SourceSessionStatus> sessions = server.status();
             long peak = sessions.stream().mapToLong(SourceSessionStatus::peakOutstandingBytes).max().orElse(-1);
-            long gaugePeak = (long) gauge(server.metrics(), "orbitkv_session_peak_outstanding_credit_bytes");
+            long gaugePeak = server.metrics().peakOutstandingCreditBytes();
             System.out.printf("BND-2: snapshot of %,d residences to 2 requesters in %.0f ms; credit window %,d B, HTTP/2 window %,d B; "
                     + "peak outstanding per session %s (gauge %,d B, sampled max %,d B); JVM CPU %.1f s = %.2f cores busy%n",
                     RESIDENCES, snapshotMs, WINDOW_BYTES,
@@ -254,15 +252,6 @@ class RenewalUnderSnapshotTest {
     /** CPU time of this JVM (all threads), from java.base alone. */
     static long processCpuNanos() {
         return ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
-    }
-
-    static double gauge(List<Metric> metrics, String name) {
-        for (Metric m : metrics) {
-            if (m instanceof Gauge g && g.getPrometheusName().equals(name)) {
-                return g.get();
-            }
-        }
-        throw new AssertionError("no gauge " + name);
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.wire.Delta;
+import orbitkv.inventory.wire.Record;
 import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
@@ -33,25 +34,26 @@ import orbitkv.inventory.wire.Uuid;
  * which then define the outcome (merge semantics, unknown fields kept, the parse error named).
  */
 public final class SourceFrameDecoder {
-    private static final int SESSION_ID = tag(1, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    private static final int FRAME_NUMBER = tag(2, WireFormat.WIRETYPE_FIXED64);
-    private static final int SNAPSHOT_PAGE = tag(12, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    private static final int DELTA = tag(14, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    private static final int UUID_MSB = tag(1, WireFormat.WIRETYPE_FIXED64);
-    private static final int UUID_LSB = tag(2, WireFormat.WIRETYPE_FIXED64);
-    private static final int PAGE_VIEW_ID = tag(1, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    private static final int PAGE_ORDINAL = tag(2, WireFormat.WIRETYPE_FIXED64);
-    private static final int DELTA_FROM = tag(1, WireFormat.WIRETYPE_FIXED64);
-    private static final int DELTA_TO = tag(2, WireFormat.WIRETYPE_FIXED64);
-    private static final int NAMESPACES = tag(3, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    private static final int RECORDS = tag(4, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int SESSION_ID = tag(SourceFrame.SESSION_ID_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int FRAME_NUMBER = tag(SourceFrame.FRAME_NUMBER_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    private static final int SNAPSHOT_PAGE = tag(SourceFrame.SNAPSHOT_PAGE_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int DELTA = tag(SourceFrame.DELTA_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int UUID_MSB = tag(Uuid.MSB_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    private static final int UUID_LSB = tag(Uuid.LSB_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    private static final int PAGE_VIEW_ID = tag(SnapshotPage.VIEW_ID_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int PAGE_ORDINAL = tag(SnapshotPage.PAGE_ORDINAL_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    private static final int DELTA_FROM = tag(Delta.FROM_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    private static final int DELTA_TO = tag(Delta.TO_FIELD_NUMBER, WireFormat.WIRETYPE_FIXED64);
+    // Pages and deltas share these numbers (Delta.NAMESPACES_FIELD_NUMBER, Delta.RECORDS_FIELD_NUMBER).
+    private static final int NAMESPACES = tag(SnapshotPage.NAMESPACES_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+    private static final int RECORDS = tag(SnapshotPage.RECORDS_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
     // Record field tags, written as constant expressions because the record loop switches on them.
-    private static final int R_NAMESPACE_INDEX = 1 << 3 | WireFormat.WIRETYPE_VARINT;
-    private static final int R_KEY = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
-    private static final int R_MEDIUM = 3 << 3 | WireFormat.WIRETYPE_VARINT;
-    private static final int R_OP = 4 << 3 | WireFormat.WIRETYPE_VARINT;
-    private static final int R_SEQUENCE = 5 << 3 | WireFormat.WIRETYPE_FIXED64;
-    private static final int R_SIZE = 6 << 3 | WireFormat.WIRETYPE_FIXED64;
+    private static final int R_NAMESPACE_INDEX = Record.NAMESPACE_INDEX_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_VARINT;
+    private static final int R_KEY = Record.KEY_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+    private static final int R_MEDIUM = Record.MEDIUM_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_VARINT;
+    private static final int R_OP = Record.OP_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_VARINT;
+    private static final int R_SEQUENCE = Record.SEQUENCE_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_FIXED64;
+    private static final int R_SIZE = Record.SIZE_BYTES_FIELD_NUMBER << 3 | WireFormat.WIRETYPE_FIXED64;
 
     /** Encoded bytes of a typical record (32-byte key): sizes the columns once for most frames; they grow if needed. */
     private static final int EXPECTED_RECORD_BYTES = 56;

@@ -15,7 +15,12 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.StateKey;
+import orbitkv.inventory.wire.Delta;
+import orbitkv.inventory.wire.Record;
+import orbitkv.inventory.wire.RecordOp;
+import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.inventory.wire.Uuid;
 
 /**
  * Writes a complete v4 {@code SourceFrame} carrying a {@code SnapshotPage} or a {@code Delta} straight from
@@ -34,31 +39,31 @@ import orbitkv.inventory.wire.SourceFrame;
  * the 8 fixed64 bytes of {@code frame_number} (see {@link UnnumberedFrame#frameNumberOffset}).
  */
 public final class SourceFrameEncoder {
-    static final int FRAME_SESSION_ID = 1;
-    static final int FRAME_NUMBER = 2;
-    static final int FRAME_SNAPSHOT_PAGE = 12;
-    static final int FRAME_DELTA = 14;
-    static final int UUID_MSB = 1;
-    static final int UUID_LSB = 2;
-    static final int PAGE_VIEW_ID = 1;
-    static final int PAGE_ORDINAL = 2;
-    static final int PAGE_NAMESPACES = 3;
-    static final int PAGE_RECORDS = 4;
-    static final int DELTA_FROM = 1;
-    static final int DELTA_TO = 2;
-    static final int DELTA_NAMESPACES = 3;
-    static final int DELTA_RECORDS = 4;
-    static final int RECORD_NAMESPACE_INDEX = 1;
-    static final int RECORD_KEY = 2;
-    static final int RECORD_MEDIUM = 3;
-    static final int RECORD_OP = 4;
-    static final int RECORD_SEQUENCE = 5;
-    static final int RECORD_SIZE_BYTES = 6;
+    static final int FRAME_SESSION_ID = SourceFrame.SESSION_ID_FIELD_NUMBER;
+    static final int FRAME_NUMBER = SourceFrame.FRAME_NUMBER_FIELD_NUMBER;
+    static final int FRAME_SNAPSHOT_PAGE = SourceFrame.SNAPSHOT_PAGE_FIELD_NUMBER;
+    static final int FRAME_DELTA = SourceFrame.DELTA_FIELD_NUMBER;
+    static final int UUID_MSB = Uuid.MSB_FIELD_NUMBER;
+    static final int UUID_LSB = Uuid.LSB_FIELD_NUMBER;
+    static final int PAGE_VIEW_ID = SnapshotPage.VIEW_ID_FIELD_NUMBER;
+    static final int PAGE_ORDINAL = SnapshotPage.PAGE_ORDINAL_FIELD_NUMBER;
+    static final int PAGE_NAMESPACES = SnapshotPage.NAMESPACES_FIELD_NUMBER;
+    static final int PAGE_RECORDS = SnapshotPage.RECORDS_FIELD_NUMBER;
+    static final int DELTA_FROM = Delta.FROM_FIELD_NUMBER;
+    static final int DELTA_TO = Delta.TO_FIELD_NUMBER;
+    static final int DELTA_NAMESPACES = Delta.NAMESPACES_FIELD_NUMBER;
+    static final int DELTA_RECORDS = Delta.RECORDS_FIELD_NUMBER;
+    static final int RECORD_NAMESPACE_INDEX = Record.NAMESPACE_INDEX_FIELD_NUMBER;
+    static final int RECORD_KEY = Record.KEY_FIELD_NUMBER;
+    static final int RECORD_MEDIUM = Record.MEDIUM_FIELD_NUMBER;
+    static final int RECORD_OP = Record.OP_FIELD_NUMBER;
+    static final int RECORD_SEQUENCE = Record.SEQUENCE_FIELD_NUMBER;
+    static final int RECORD_SIZE_BYTES = Record.SIZE_BYTES_FIELD_NUMBER;
     /** Wire numbers of the enums (the proto's MEDIUM_DRAM / MEDIUM_SSD, RECORD_OP_PUT / RECORD_OP_DELETE). */
-    static final int MEDIUM_DRAM = 1;
-    static final int MEDIUM_SSD = 2;
-    static final int OP_PUT = 1;
-    static final int OP_DELETE = 2;
+    static final int MEDIUM_DRAM = orbitkv.inventory.wire.Medium.MEDIUM_DRAM_VALUE;
+    static final int MEDIUM_SSD = orbitkv.inventory.wire.Medium.MEDIUM_SSD_VALUE;
+    static final int OP_PUT = RecordOp.RECORD_OP_PUT_VALUE;
+    static final int OP_DELETE = RecordOp.RECORD_OP_DELETE_VALUE;
     /** Encoded before numbering; valid (non-zero, so present) and overwritten by {@link UnnumberedFrame#number}. */
     static final long FRAME_NUMBER_PLACEHOLDER = Long.MAX_VALUE;
 

@@ -4,14 +4,13 @@ import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
-import io.grpc.protobuf.ProtoUtils;
 import io.grpc.Status;
+import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +18,9 @@ import orbitkv.inventory.CommitMarker;
 import orbitkv.inventory.CommitOutcome;
 import orbitkv.inventory.DeltaOutcome;
 import orbitkv.inventory.InstalledCursor;
-import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.ResetCause;
+import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.SubscriptionStatus;
@@ -28,7 +28,6 @@ import orbitkv.inventory.TranscriptDigest;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.codec.FrameCodec;
 import orbitkv.inventory.codec.SourceFrameDecoder;
-import orbitkv.inventory.session.Wire.Refused;
 import orbitkv.inventory.wire.Ack;
 import orbitkv.inventory.wire.AllNamespaces;
 import orbitkv.inventory.wire.ErrorCause;
@@ -47,39 +46,55 @@ import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
-import orbitkv.inventory.Scope;
+import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
-import orbitkv.membership.MembershipView;
 import orbitkv.membership.RetryBackoff;
+import orbitkv.membership.MembershipView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The requester end of one directed session to one source incarnation (SES-2..SES-14, DELTA-7..DELTA-12,
- * SNAP-6..SNAP-10). A virtual thread runs the connect loop: open a stream with a fresh random session id,
- * resume only from the receiver's installed cursor (SNAP-8), and on any end back off exponentially with
- * jitter before reconnecting. Frames are handled on the gRPC thread in order, validated and decoded before
- * the receiver is called (DELTA-4), and acknowledged after application (DELTA-12).
+ * SNAP-6..SNAP-10), driven by the {@link RequesterState} machine. A virtual thread runs the connect loop:
+ * open a stream with a fresh random session id, resume only from the receiver's installed cursor (SNAP-8),
+ * and on any end back off exponentially with jitter before reconnecting; it waits only on its one
+ * {@link WakeSignal}, raised when a stream ends or the session stops. Frames are handled on the stream's
+ * gRPC callbacks in order, validated and decoded before the receiver is called (DELTA-4), and
+ * acknowledged after application (DELTA-12).
+ *
+ * <p>Threads: the connect loop, the gRPC callbacks of the current stream (serialized by gRPC), the shared
+ * ACK timer, and callers of {@link #stop}, {@link #flushThrough} and {@link #status}. One lock,
+ * {@link #lock}, guards the machine's state (and so the staging and installed view ids the ACK timer
+ * reads), the current stream's request observer and its ACK bookkeeping. No frame is applied under it (a
+ * commit can take long and the timer is shared); only an ACK reads the receiver's installed cursor there.
  */
 final class RequesterSession {
     private static final Logger LOG = LoggerFactory.getLogger(RequesterSession.class);
+    /** Bound on the graceful close of a stopped session's channel. */
+    static final long CHANNEL_DRAIN_MS = 1_000;
 
     private final Subscriber owner;
     private final Incarnation source;
     private final ManagedChannel channel;
     private final MethodDescriptor<RequesterFrame, Inbound<SourceFrame>> method;
+    private final ViewReceiver receiver;
+    private final RequesterCounters metrics;
+    private final WakeSignal wake = new WakeSignal();
     private final AtomicLong connects = new AtomicLong();
     private final AtomicLong installs = new AtomicLong();
-    private volatile SubscriptionStatus.State state = SubscriptionStatus.State.CONNECTING;
+    /** The wire cause of the last close; volatile: written by stream callbacks or a stopper, read by status. */
     private volatile String lastErrorCause = "";
-    private volatile boolean stopped;
-    private volatile Stream current;
-    private Thread runner;
+
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private RequesterState state = new RequesterState.Idle();
 
     RequesterSession(Subscriber owner, Incarnation source, ManagedChannel channel) {
         this.owner = owner;
         this.source = source;
         this.channel = channel;
+        this.receiver = owner.receiver();
+        this.metrics = owner.counters();
         this.method = InventorySessionGrpc.getSessionMethod().toBuilder(ProtoUtils.marshaller(RequesterFrame.getDefaultInstance()),
                 Inbound.sourceFrames(owner.config().frameEncodedBytesMax(), owner.config().frameDecodedBytesMax())).build();
     }
@@ -89,30 +104,59 @@ final class RequesterSession {
     }
 
     void start() {
-        runner = Thread.ofVirtual().name("inventory-session-requester-" + source.nodeId()).start(this::run);
+        Thread.ofVirtual().name("inventory-session-requester-" + source.nodeId()).start(this::run);
     }
 
     SubscriptionStatus.PeerSession status() {
-        return new SubscriptionStatus.PeerSession(source, stopped ? SubscriptionStatus.State.CLOSED : state,
-                connects.get(), installs.get(), lastErrorCause);
+        return new SubscriptionStatus.PeerSession(source, state().status(), connects.get(), installs.get(), lastErrorCause);
+    }
+
+    private RequesterState state() {
+        synchronized (lock) {
+            return state;
+        }
+    }
+
+    /** Under {@link #lock}: the one place the state changes; a refusal or an ignored event changes nothing. */
+    private RequesterState.Outcome transitionLocked(RequesterState.Event event) {
+        RequesterState.Outcome out = RequesterState.next(state, event);
+        if (out instanceof RequesterState.Outcome.Moved m) {
+            state = m.to();
+        }
+        return out;
     }
 
     boolean flushThrough(long target) {
-        Stream s = current;
-        return s != null && s.flushThrough(target);
+        synchronized (lock) {
+            Stream s = currentLocked();
+            if (s == null || !state.accepted()) {
+                return false;
+            }
+            s.sendLocked(RequesterFrame.newBuilder().setSessionId(s.wireSession)
+                    .setFlushThrough(FlushThrough.newBuilder().setTargetSequence(target)).build());
+            return true;
+        }
     }
 
     /** Stops for good: closes the stream with {@code cause}, discards staging and shuts the channel down. */
     void stop(ErrorCause cause, ResetCause reset) {
-        stopped = true;
-        Stream s = current;
-        if (s != null) {
-            s.fail(cause, "requester stopped the session", reset);
+        RequesterState left;
+        synchronized (lock) {
+            left = state;
+            if (!(transitionLocked(new RequesterState.Stop()) instanceof RequesterState.Outcome.Moved)) {
+                return; // already stopped
+            }
+            Stream s = current;
+            current = null;
+            if (s != null) {
+                s.closeLocked(Optional.of(new Refusal(cause, "requester stopped the session")));
+            }
         }
-        if (runner != null) {
-            runner.interrupt();
+        if (left instanceof RequesterState.Staging) {
+            metrics.resets.inc(reset);
         }
-        owner.receiver().discardStaging(source, reset);
+        receiver.discardStaging(source, reset); // SNAP-10; idempotent
+        wake.raise();
         closeChannelAfterError();
     }
 
@@ -125,7 +169,7 @@ final class RequesterSession {
         channel.shutdown();
         Thread.ofVirtual().name("orbitkv-session-close-" + source.nodeId()).start(() -> {
             try {
-                if (!channel.awaitTermination(CHANNEL_DRAIN_MS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (!channel.awaitTermination(CHANNEL_DRAIN_MS, TimeUnit.MILLISECONDS)) {
                     channel.shutdownNow();
                 }
             } catch (InterruptedException e) {
@@ -135,247 +179,340 @@ final class RequesterSession {
         });
     }
 
-    /** Bound on the graceful close of a stopped session's channel. */
-    static final long CHANNEL_DRAIN_MS = 1_000;
+    // ---------------------------------------------------------------- the connect loop
+
+    /** Guarded by {@link #lock}: the stream whose id the state names, if any. */
+    private Stream current;
+
+    private Stream currentLocked() {
+        Stream s = current;
+        return s != null && state.streamId().equals(Optional.of(s.sessionId)) ? s : null;
+    }
 
     private void run() {
         RetryBackoff.Sequence backoff = owner.config().reconnectBackoff().sequence();
-        while (!stopped) {
-            boolean progressed = false;
-            if (owner.admits(source)) {
-                Stream s = new Stream();
-                current = s;
-                connects.incrementAndGet();
-                s.open();
-                try {
-                    s.done.get();
-                } catch (InterruptedException e) {
-                    break;
-                } catch (ExecutionException e) {
-                    LOG.trace("stream ended", e);
+        try {
+            while (true) {
+                Optional<Stream> opened = connect();
+                if (opened.isEmpty() && state() instanceof RequesterState.Stopped) {
+                    return;
                 }
-                progressed = s.progressed;
-                current = null;
+                if (opened.isPresent()) {
+                    boolean progressed = awaitEnd(opened.get());
+                    if (progressed) {
+                        backoff.reset();
+                    }
+                }
+                long sleepNanos = TimeUnit.MILLISECONDS.toNanos(backoff.nextDelayMs());
+                if (!sleepUnlessStopped(System.nanoTime() + sleepNanos)) {
+                    return;
+                }
             }
-            if (stopped) {
-                break;
-            }
-            if (progressed) {
-                backoff.reset();
-            }
-            state = SubscriptionStatus.State.BACKING_OFF;
-            try {
-                Thread.sleep(backoff.nextDelayMs());
-            } catch (InterruptedException e) {
-                break;
-            }
+        } catch (InterruptedException e) { // nothing in this package interrupts the loop; end it as a stop would
+            LOG.debug("requester session to {} interrupted", source);
         }
+    }
+
+    /** SES-5: a stream opens only while both incarnations are admitted; else the session backs off. */
+    private Optional<Stream> connect() {
+        Optional<InstalledCursor> resume = receiver.installedCursor(source); // outside the lock: the index's own
+        boolean admitted = owner.admits(source);
+        Stream s = new Stream();
+        synchronized (lock) {
+            if (state instanceof RequesterState.Stopped) {
+                return Optional.empty();
+            }
+            transitionLocked(admitted ? new RequesterState.Connect(s.sessionId, resume) : new RequesterState.BackOff());
+            if (!admitted) {
+                return Optional.empty();
+            }
+            current = s;
+        }
+        connects.incrementAndGet();
+        s.open(resume);
+        return Optional.of(s);
+    }
+
+    /** Waits until {@code s} is no longer the current stream; true if it made progress (DELTA-7 aside). */
+    private boolean awaitEnd(Stream s) throws InterruptedException {
+        while (true) {
+            synchronized (lock) {
+                if (!state.streamId().equals(Optional.of(s.sessionId))) {
+                    return s.progressed;
+                }
+            }
+            wake.await(Long.MAX_VALUE);
+        }
+    }
+
+    /** Sleeps until {@code untilNanos}; false if the session stopped. */
+    private boolean sleepUnlessStopped(long untilNanos) throws InterruptedException {
+        while (true) {
+            if (state() instanceof RequesterState.Stopped) {
+                return false;
+            }
+            long left = untilNanos - System.nanoTime();
+            if (left <= 0) {
+                return true;
+            }
+            wake.await(left);
+        }
+    }
+
+    // ---------------------------------------------------------------- one stream
+
+    /** What handling one source frame came to. */
+    private sealed interface Handled {
+        /** Applied (or discarded as a duplicate); {@code creditBytes} of it go into the next ACK (SES-13, SES-14). */
+        record Done(boolean charged) implements Handled {}
+
+        record Refused(Refusal refusal) implements Handled {}
+    }
+
+    private static final Handled CHARGED = new Handled.Done(true);
+    private static final Handled UNCHARGED = new Handled.Done(false);
+
+    private static Handled refused(ErrorCause cause, String detail) {
+        return new Handled.Refused(new Refusal(cause, detail));
     }
 
     /** One gRPC stream with one random session id (SES-6). */
     private final class Stream implements StreamObserver<Inbound<SourceFrame>> {
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        private final UUID sessionId = UUID.randomUUID();
-        private final Uuid wireSession = Wire.uuid(sessionId);
-        private final Object sendLock = new Object();
-        private final ViewReceiver receiver = owner.receiver();
-        private StreamObserver<RequesterFrame> requests;
-        private volatile boolean ended;
+        final UUID sessionId = UUID.randomUUID();
+        final Uuid wireSession = Wire.uuid(sessionId);
+        /** Volatile: set by this stream's callbacks, read by the connect loop once the stream ended. */
         volatile boolean progressed;
-        private boolean accepted;
-        private long lastFrame;
-        private UUID staging;
-        private long stagingStartNanos;
-        private UUID installedView;
-        private long repairRequestedAt = -1;
-        private Optional<InstalledCursor> resume = Optional.empty();
-        // ACK state, guarded by sendLock
+        /** Guarded by {@link #lock}. */
+        private StreamObserver<RequesterFrame> requests;
+        /** Guarded by {@link #lock}: ACK bookkeeping (DELTA-12, SES-13). */
         private long consumedThrough;
         private long ackedThrough;
         private long pendingBytes;
         private ScheduledFuture<?> ackTimer;
+        /** Confined to this stream's callbacks, which gRPC serializes. */
+        private long lastFrame;
+        private long repairRequestedAt = -1;
 
-        void open() {
-            state = SubscriptionStatus.State.CONNECTING;
-            resume = receiver.installedCursor(source);
-            Open.Builder open = Open.newBuilder().setProtocol(orbitkv.membership.ClusterIdentity.PROTOCOL)
+        void open(Optional<InstalledCursor> resume) {
+            Open.Builder open = Open.newBuilder().setProtocol(ClusterIdentity.PROTOCOL)
                     .setClusterUuid(Wire.uuid(owner.cluster().uuid())).setSource(Wire.ref(source))
                     .setRequester(Wire.ref(owner.self())).setScope(scopeSpec(owner.scope()))
                     .setScopeDigest(ByteString.copyFrom(owner.scope().digest().bytes())).setSessionId(wireSession)
                     .setReceiveWindowBytes(owner.config().receiveWindowBytes());
             resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId()))
                     .setAppliedCursor(c.watermark())));
-            requests = ClientCalls.asyncBidiStreamingCall(channel.newCall(method, CallOptions.DEFAULT), this);
-            send(RequesterFrame.newBuilder().setSessionId(wireSession).setOpen(open).build());
+            StreamObserver<RequesterFrame> r = ClientCalls.asyncBidiStreamingCall(channel.newCall(method, CallOptions.DEFAULT), this);
+            synchronized (lock) {
+                requests = r;
+                if (currentLocked() == this) {
+                    sendLocked(RequesterFrame.newBuilder().setSessionId(wireSession).setOpen(open).build());
+                    return;
+                }
+            }
+            r.onCompleted(); // stopped before the Open went out
+        }
+
+        /** Under {@link #lock}: sends on this stream if it is still current. */
+        void sendLocked(RequesterFrame f) {
+            if (currentLocked() != this || requests == null) {
+                return;
+            }
+            metrics.framesSent.inc(f.getBodyCase());
+            requests.onNext(f);
         }
 
         private void send(RequesterFrame f) {
-            synchronized (sendLock) {
-                if (ended) {
-                    return;
-                }
-                owner.sessionMetrics().frames.labelValues("requester", "sent", f.getBodyCase().name()).inc();
-                requests.onNext(f);
+            synchronized (lock) {
+                sendLocked(f);
             }
         }
 
-        boolean flushThrough(long target) {
-            if (ended || !accepted) {
-                return false;
+        private boolean isCurrent() {
+            synchronized (lock) {
+                return currentLocked() == this;
             }
-            send(RequesterFrame.newBuilder().setSessionId(wireSession)
-                    .setFlushThrough(FlushThrough.newBuilder().setTargetSequence(target)).build());
-            return true;
+        }
+
+        /** Applies {@code event} to the machine if this stream is current; a refusal or an ignored event comes back. */
+        private RequesterState.Outcome transition(RequesterState.Event event) {
+            synchronized (lock) {
+                return transitionLocked(event);
+            }
         }
 
         @Override
         public void onNext(Inbound<SourceFrame> in) {
-            if (ended) {
+            if (!isCurrent()) {
                 return;
             }
-            switch (in) {
-                case Inbound.Oversized<SourceFrame> o -> fail(ErrorCause.FRAME_TOO_LARGE, "source frame of "
-                        + o.encodedBytes() + " bytes exceeds frameEncodedBytesMax (" + o.boundBytes() + ")", ResetCause.PROTOCOL_ERROR);
-                case Inbound.Unparseable<SourceFrame> u -> fail(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail(),
-                        ResetCause.PROTOCOL_ERROR);
-                case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes(), null);
-                case Inbound.Read r -> onFrame(r.frame().header(), r.encodedBytes(), r.frame());
+            Optional<Refusal> refusal;
+            try {
+                refusal = switch (in) {
+                    case Inbound.Oversized<SourceFrame> o -> Optional.of(new Refusal(ErrorCause.FRAME_TOO_LARGE, "source frame of "
+                            + o.encodedBytes() + " bytes exceeds frameEncodedBytesMax (" + o.boundBytes() + ")"));
+                    case Inbound.Unparseable<SourceFrame> u -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail()));
+                    case Inbound.Parsed<SourceFrame> p -> onFrame(p.message(), p.encodedBytes(), null);
+                    case Inbound.Read r -> onFrame(r.frame().header(), r.encodedBytes(), r.frame());
+                };
+            } catch (RuntimeException e) { // a bug (an illegal edge of the machine): reported once, the stream ends
+                LOG.warn("session to {} failed handling a frame", source, e);
+                refusal = Optional.of(new Refusal(ErrorCause.INTERNAL, e.toString()));
             }
+            refusal.ifPresent(r -> fail(r, ResetCause.PROTOCOL_ERROR));
         }
 
         /** One frame; {@code read} holds a page's or delta's records when they were read without the generated parser. */
-        private void onFrame(SourceFrame f, int encodedBytes, SourceFrameDecoder.Result.Read read) {
-            owner.sessionMetrics().frames.labelValues("requester", "received", f.getBodyCase().name()).inc();
-            owner.sessionMetrics().bytes.labelValues("requester", "encoded").inc(encodedBytes);
+        private Optional<Refusal> onFrame(SourceFrame f, int encodedBytes, SourceFrameDecoder.Result.Read read) {
+            metrics.framesReceived.inc(f.getBodyCase());
+            metrics.encodedBytes.add(encodedBytes);
             if (!f.getSessionId().equals(wireSession)) {
-                owner.sessionMetrics().sessionMismatchDrops.labelValues("requester").inc();
-                return; // SES-6: a frame of another session never touches this one
+                metrics.sessionMismatchDrops.increment();
+                return Optional.empty(); // SES-6: a frame of another session never touches this one
             }
-            try {
-                long n = Wire.nonNegative("frame_number", f.getFrameNumber());
-                if (n != lastFrame + 1) {
-                    throw new Refused(ErrorCause.FRAME_OUT_OF_ORDER, "frame " + n + " after frame " + lastFrame);
-                }
-                lastFrame = n;
-                if (f.hasError()) {
-                    lastErrorCause = f.getError().getCause().name();
-                    LOG.debug("source {} closed the session: {} {}", source, f.getError().getCause(), f.getError().getDetail());
-                    end(ResetCause.DISCONNECT);
-                    return;
-                }
-                MembershipView view = owner.view();
-                if (view == null || !view.valid()) {
-                    throw new Refused(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote frame is admitted");
-                }
-                if (!view.isAdmitted(source)) {
-                    throw new Refused(ErrorCause.UNKNOWN_SOURCE_INCARNATION, "source " + source + " is not admitted");
-                }
-                boolean data = handle(f, n, read);
-                consumed(n, data ? encodedBytes : 0);
-            } catch (Refused r) {
-                fail(r.cause, r.getMessage(), ResetCause.PROTOCOL_ERROR);
+            FrameCheck c = new FrameCheck();
+            long n = c.nonNegative("frame_number", f.getFrameNumber());
+            if (!c.ok()) {
+                return c.refusal();
             }
+            if (n != lastFrame + 1) {
+                return Optional.of(new Refusal(ErrorCause.FRAME_OUT_OF_ORDER, "frame " + n + " after frame " + lastFrame));
+            }
+            lastFrame = n;
+            if (f.hasError()) {
+                lastErrorCause = f.getError().getCause().name();
+                LOG.debug("source {} closed the session: {} {}", source, f.getError().getCause(), f.getError().getDetail());
+                end(ResetCause.DISCONNECT);
+                return Optional.empty();
+            }
+            MembershipView view = owner.view();
+            if (view == null || !view.valid()) {
+                return Optional.of(new Refusal(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote frame is admitted"));
+            }
+            if (!view.isAdmitted(source)) {
+                return Optional.of(new Refusal(ErrorCause.UNKNOWN_SOURCE_INCARNATION, "source " + source + " is not admitted"));
+            }
+            return switch (handle(f, n, read)) {
+                case Handled.Refused r -> Optional.of(r.refusal());
+                case Handled.Done d -> {
+                    consumed(n, d.charged() ? encodedBytes : 0);
+                    yield Optional.empty();
+                }
+            };
         }
 
-        /** Applies one frame; true iff it consumed credit. */
-        private boolean handle(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) throws Refused {
-            if (!accepted && !f.hasAccepted()) {
-                throw new Refused(ErrorCause.MALFORMED_FRAME, "first source frame must be OpenAccepted, got " + f.getBodyCase());
+        /** Applies one frame. */
+        private Handled handle(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) {
+            if (!f.hasAccepted() && !state().accepted()) {
+                return refused(ErrorCause.MALFORMED_FRAME, "first source frame must be OpenAccepted, got " + f.getBodyCase());
             }
-            switch (f.getBodyCase()) {
-                case ACCEPTED -> {
-                    if (accepted) {
-                        throw new Refused(ErrorCause.MALFORMED_FRAME, "a second OpenAccepted");
-                    }
-                    Wire.nonNegative("accepted.source_head", f.getAccepted().getSourceHead());
-                    Wire.nonNegative("accepted.window_bytes", f.getAccepted().getWindowBytes());
-                    OpenMode mode = f.getAccepted().getMode();
-                    if (mode == OpenMode.OPEN_MODE_RESUMED) {
-                        if (resume.isEmpty()) {
-                            throw new Refused(ErrorCause.MALFORMED_FRAME, "resumed without a resume point");
-                        }
-                        installedView = resume.get().viewId();
-                        state = SubscriptionStatus.State.STREAMING;
-                    } else if (mode == OpenMode.OPEN_MODE_BOOTSTRAP) {
-                        state = SubscriptionStatus.State.BOOTSTRAPPING;
-                    } else {
-                        throw new Refused(ErrorCause.UNKNOWN_ENUM_VALUE, "accepted.mode " + f.getAccepted().getModeValue());
-                    }
-                    accepted = true;
-                    return false;
-                }
-                case SNAPSHOT_BEGIN -> {
-                    begin(f.getSnapshotBegin(), n);
-                    return true;
-                }
-                case SNAPSHOT_PAGE -> {
-                    page(f.getSnapshotPage(), n, read);
-                    return true;
-                }
-                case DELTA -> {
-                    delta(f, n, read);
-                    return true;
-                }
-                case SNAPSHOT_COMMIT -> {
-                    commit(f.getSnapshotCommit());
-                    return true;
-                }
+            return switch (f.getBodyCase()) {
+                case ACCEPTED -> accepted(f);
+                case SNAPSHOT_BEGIN -> begin(f.getSnapshotBegin(), n);
+                case SNAPSHOT_PAGE -> page(f.getSnapshotPage(), n, read);
+                case DELTA -> delta(f, n, read);
+                case SNAPSHOT_COMMIT -> commit(f.getSnapshotCommit());
                 case LIVENESS -> {
-                    receiver.observeLiveness(source, Wire.nonNegative("liveness.source_head", f.getLiveness().getSourceHead()));
-                    return false;
+                    FrameCheck c = new FrameCheck();
+                    long head = c.nonNegative("liveness.source_head", f.getLiveness().getSourceHead());
+                    if (!c.ok()) {
+                        yield new Handled.Refused(c.refusal().orElseThrow());
+                    }
+                    receiver.observeLiveness(source, head);
+                    yield UNCHARGED;
                 }
-                default -> throw new Refused(ErrorCause.MALFORMED_FRAME, "source frame without a body");
-            }
+                default -> refused(ErrorCause.MALFORMED_FRAME, "source frame without a body");
+            };
         }
 
-        private void begin(SnapshotBegin b, long n) throws Refused {
-            UUID viewId = Wire.requiredUuid("snapshot_begin.view_id", b.hasViewId(), b.getViewId());
-            long s0 = Wire.nonNegative("snapshot_begin.s0", b.getS0());
-            ScopeDigest digest = new ScopeDigest(Wire.digest("snapshot_begin.scope_digest", b.getScopeDigest()));
-            if (staging != null) {
+        private Handled accepted(SourceFrame f) {
+            FrameCheck c = new FrameCheck();
+            c.nonNegative("accepted.source_head", f.getAccepted().getSourceHead());
+            c.nonNegative("accepted.window_bytes", f.getAccepted().getWindowBytes());
+            OpenMode mode = f.getAccepted().getMode();
+            if (c.ok() && mode != OpenMode.OPEN_MODE_RESUMED && mode != OpenMode.OPEN_MODE_BOOTSTRAP) {
+                c.refuse(ErrorCause.UNKNOWN_ENUM_VALUE, "accepted.mode " + f.getAccepted().getModeValue());
+            }
+            if (!c.ok()) {
+                return new Handled.Refused(c.refusal().orElseThrow());
+            }
+            return moved(transition(new RequesterState.Accepted(sessionId, mode == OpenMode.OPEN_MODE_RESUMED)), UNCHARGED);
+        }
+
+        private Handled moved(RequesterState.Outcome out, Handled ifMoved) {
+            return out instanceof RequesterState.Outcome.Refused r ? new Handled.Refused(r.refusal()) : ifMoved;
+        }
+
+        private Handled begin(SnapshotBegin b, long n) {
+            FrameCheck c = new FrameCheck();
+            UUID viewId = c.uuid("snapshot_begin.view_id", b.hasViewId(), b.getViewId());
+            long s0 = c.nonNegative("snapshot_begin.s0", b.getS0());
+            byte[] digest = c.digest("snapshot_begin.scope_digest", b.getScopeDigest());
+            if (!c.ok()) {
+                return new Handled.Refused(c.refusal().orElseThrow());
+            }
+            if (state() instanceof RequesterState.Staging) {
                 reset(ResetCause.SNAPSHOT_ABORTED); // SNAP-4: a new S0 replaces the aborted attempt
             }
-            if (receiver.beginStaging(source, viewId, digest, s0, n) instanceof StageOutcome.Rejected r) {
-                throw new Refused(Wire.cause(r.reason().wireCause()), "snapshot begin refused: " + r.reason());
+            if (receiver.beginStaging(source, viewId, new ScopeDigest(digest), s0, n) instanceof StageOutcome.Rejected r) {
+                return refused(Wire.cause(r.reason().wireCause()), "snapshot begin refused: " + r.reason());
             }
-            staging = viewId;
-            stagingStartNanos = System.nanoTime();
-            state = SubscriptionStatus.State.BOOTSTRAPPING;
+            RequesterState.Outcome out = transition(new RequesterState.Begun(sessionId, viewId, System.nanoTime()));
+            if (!(out instanceof RequesterState.Outcome.Moved)) {
+                receiver.discardStaging(source, ResetCause.DISCONNECT); // ended meanwhile: nobody else discards it (SNAP-10)
+            }
+            return moved(out, CHARGED);
         }
 
-        private void page(SnapshotPage p, long n, SourceFrameDecoder.Result.Read read) throws Refused {
-            UUID viewId = Wire.requiredUuid("snapshot_page.view_id", p.hasViewId(), p.getViewId());
-            long ordinal = Wire.nonNegative("snapshot_page.page_ordinal", p.getPageOrdinal());
-            if (ordinal < 1) {
-                throw new Refused(ErrorCause.MALFORMED_FRAME, "snapshot_page.page_ordinal must be >= 1");
+        private Handled page(SnapshotPage p, long n, SourceFrameDecoder.Result.Read read) {
+            FrameCheck c = new FrameCheck();
+            UUID viewId = c.uuid("snapshot_page.view_id", p.hasViewId(), p.getViewId());
+            long ordinal = c.nonNegative("snapshot_page.page_ordinal", p.getPageOrdinal());
+            if (c.ok() && ordinal < 1) {
+                c.refuse(ErrorCause.MALFORMED_FRAME, "snapshot_page.page_ordinal must be >= 1");
             }
-            RecordBatch records = decoded(read != null ? read.page() : FrameCodec.decodeRecords(p.getNamespacesList(),
-                    p.getRecordsList(), null, owner.config().frameDecodedBytesMax()));
-            if (receiver.stagePage(source, viewId, ordinal, n, records) instanceof StageOutcome.Rejected r) {
-                throw new Refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason());
+            if (!c.ok()) {
+                return new Handled.Refused(c.refusal().orElseThrow());
             }
+            return switch (read != null ? read.page() : FrameCodec.decodeRecords(p.getNamespacesList(),
+                    p.getRecordsList(), null, owner.config().frameDecodedBytesMax())) {
+                case FrameCodec.Decoded.Rejected<RecordBatch> r -> refused(r.cause(), r.detail());
+                case FrameCodec.Decoded.Ok<RecordBatch> ok ->
+                        receiver.stagePage(source, viewId, ordinal, n, ok.value()) instanceof StageOutcome.Rejected r
+                                ? refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason()) : CHARGED;
+            };
         }
 
-        private void delta(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) throws Refused {
-            FrameCodec.DecodedDelta ci = decoded(read != null ? read.delta()
-                    : FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax()));
-            owner.sessionMetrics().bytes.labelValues("requester", "decoded").inc(FrameCodec.decodedBytes(ci.records()));
-            UUID view = staging != null ? staging : installedView;
-            if (view == null) {
-                throw new Refused(ErrorCause.MALFORMED_FRAME, "a delta before any snapshot begin or resumed view");
+        private Handled delta(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) {
+            FrameCodec.DecodedDelta ci;
+            switch (read != null ? read.delta() : FrameCodec.decodeDelta(f.getDelta(), owner.config().frameDecodedBytesMax())) {
+                case FrameCodec.Decoded.Rejected<FrameCodec.DecodedDelta> r -> {
+                    return refused(r.cause(), r.detail());
+                }
+                case FrameCodec.Decoded.Ok<FrameCodec.DecodedDelta> ok -> ci = ok.value();
             }
-            switch (receiver.applyDelta(source, view, n, ci.interval(), ci.records())) {
+            metrics.decodedBytes.add(FrameCodec.decodedBytes(ci.records()));
+            Optional<UUID> target = state().deltaTarget();
+            if (target.isEmpty()) {
+                return refused(ErrorCause.MALFORMED_FRAME, "a delta before any snapshot begin or resumed view");
+            }
+            UUID view = target.get();
+            return switch (receiver.applyDelta(source, view, n, ci.interval(), ci.records())) {
                 case DeltaOutcome.Applied a -> {
                     repairRequestedAt = -1;
                     progressed = true;
+                    yield CHARGED;
                 }
-                case DeltaOutcome.Duplicate d -> {
-                    // DELTA-7: discarded
+                case DeltaOutcome.Duplicate d -> CHARGED; // DELTA-7: discarded
+                case DeltaOutcome.ResumeFrom r -> {
+                    requestRegeneration(view, r.appliedCursor(), true);
+                    yield CHARGED;
                 }
-                case DeltaOutcome.ResumeFrom r -> requestRegeneration(view, r.appliedCursor(), true);
-                case DeltaOutcome.NeedRepair r -> requestRegeneration(view, r.appliedCursor(), false);
-                case DeltaOutcome.Rejected r -> throw new Refused(Wire.cause(r.reason().wireCause()), "delta refused: " + r.reason());
-            }
+                case DeltaOutcome.NeedRepair r -> {
+                    requestRegeneration(view, r.appliedCursor(), false);
+                    yield CHARGED;
+                }
+                case DeltaOutcome.Rejected r -> refused(Wire.cause(r.reason().wireCause()), "delta refused: " + r.reason());
+            };
         }
 
         /** DELTA-8/DELTA-9: one request per applied cursor; in-flight stale frames do not repeat it. */
@@ -393,135 +530,158 @@ final class RequesterSession {
             send(b.build());
         }
 
-        private void commit(SnapshotCommit c) throws Refused {
-            UUID viewId = Wire.requiredUuid("snapshot_commit.view_id", c.hasViewId(), c.getViewId());
-            CommitMarker marker;
-            try {
-                marker = new CommitMarker(Wire.nonNegative("snapshot_commit.s1", c.getS1()),
-                        Wire.nonNegative("snapshot_commit.page_count", c.getPageCount()),
-                        Wire.nonNegative("snapshot_commit.first_frame", c.getFirstFrame()),
-                        Wire.nonNegative("snapshot_commit.last_frame", c.getLastFrame()),
-                        Wire.nonNegative("snapshot_commit.max_scanned_sequence", c.getMaxScannedSequence()),
-                        new TranscriptDigest(Wire.transcriptDigest("snapshot_commit.transcript_digest", c.getTranscriptDigest())));
-            } catch (IllegalArgumentException e) {
-                throw new Refused(ErrorCause.MALFORMED_FRAME, "snapshot_commit: " + e.getMessage());
+        private Handled commit(SnapshotCommit c) {
+            FrameCheck check = new FrameCheck();
+            UUID viewId = check.uuid("snapshot_commit.view_id", c.hasViewId(), c.getViewId());
+            long s1 = check.nonNegative("snapshot_commit.s1", c.getS1());
+            long pages = check.nonNegative("snapshot_commit.page_count", c.getPageCount());
+            long first = check.nonNegative("snapshot_commit.first_frame", c.getFirstFrame());
+            long last = check.nonNegative("snapshot_commit.last_frame", c.getLastFrame());
+            long maxScanned = check.nonNegative("snapshot_commit.max_scanned_sequence", c.getMaxScannedSequence());
+            byte[] digest = check.transcriptDigest("snapshot_commit.transcript_digest", c.getTranscriptDigest());
+            if (!check.ok()) {
+                return new Handled.Refused(check.refusal().orElseThrow());
             }
-            switch (receiver.commit(source, viewId, marker)) {
+            CommitMarker marker;
+            try { // the contract record validates its relations; its refusal becomes this frame's
+                marker = new CommitMarker(s1, pages, first, last, maxScanned, new TranscriptDigest(digest));
+            } catch (IllegalArgumentException e) {
+                return refused(ErrorCause.MALFORMED_FRAME, "snapshot_commit: " + e.getMessage());
+            }
+            long begun = state() instanceof RequesterState.Staging s ? s.begunNanos() : System.nanoTime();
+            return switch (receiver.commit(source, viewId, marker)) {
                 case CommitOutcome.Installed i -> {
-                    installedView = i.viewId();
-                    staging = null;
                     installs.incrementAndGet();
                     progressed = true;
-                    owner.sessionMetrics().bootstrapSeconds.observe((System.nanoTime() - stagingStartNanos) / 1e9);
-                    state = SubscriptionStatus.State.STREAMING;
+                    metrics.bootstrapSeconds.observeNanos(System.nanoTime() - begun);
+                    yield moved(transition(new RequesterState.Installed(sessionId, i.viewId())), CHARGED);
                 }
                 case CommitOutcome.Rejected r -> {
-                    staging = null; // the receiver discarded the attempt
-                    owner.sessionMetrics().resets.labelValues(ResetCause.COMMIT_REJECTED.name()).inc();
-                    throw new Refused(Wire.cause(r.reason().wireCause()), "commit refused: " + r.reason());
+                    transition(new RequesterState.CommitRejected(sessionId)); // the receiver discarded the attempt
+                    metrics.resets.inc(ResetCause.COMMIT_REJECTED);
+                    yield refused(Wire.cause(r.reason().wireCause()), "commit refused: " + r.reason());
                 }
-            }
-        }
-
-        private <T> T decoded(FrameCodec.Decoded<T> d) throws Refused {
-            return switch (d) {
-                case FrameCodec.Decoded.Ok<T> ok -> ok.value();
-                case FrameCodec.Decoded.Rejected<T> r -> throw new Refused(r.cause(), r.detail());
             };
         }
 
         // ------------------------------------------------------------ ACK cadence (DELTA-12, SES-13, SES-14)
 
         private void consumed(long frame, int dataBytes) {
-            synchronized (sendLock) {
+            synchronized (lock) {
+                if (currentLocked() != this) {
+                    return;
+                }
                 consumedThrough = frame;
                 if (dataBytes == 0 && pendingBytes == 0) {
                     return; // no credit outstanding: idle sessions send no empty ACK loops
                 }
                 pendingBytes += dataBytes;
                 if (pendingBytes >= owner.config().receiveWindowBytes() / 2) {
-                    ackNow();
+                    ackLocked();
                 } else if (ackTimer == null) {
                     try {
                         ackTimer = owner.timer().schedule(this::ackFromTimer, owner.config().ackIntervalMs(), TimeUnit.MILLISECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        ackNow(); // the subscriber is closing: acknowledge at once instead
+                    } catch (RejectedExecutionException e) { // the subscriber is closing: acknowledge at once instead
+                        ackLocked();
                     }
                 }
             }
         }
 
         private void ackFromTimer() {
-            synchronized (sendLock) {
+            synchronized (lock) {
                 ackTimer = null;
                 if (consumedThrough > ackedThrough) {
-                    ackNow();
+                    ackLocked();
                 }
             }
         }
 
-        private void ackNow() {
-            if (ended) {
+        /** Under {@link #lock}: the view id comes from the same state the frame handlers moved, so it is never torn. */
+        private void ackLocked() {
+            if (currentLocked() != this) {
                 return;
             }
             long applied = receiver.installedCursor(source).map(InstalledCursor::watermark).orElse(0L);
-            UUID view = staging != null ? staging : installedView;
             Ack.Builder ack = Ack.newBuilder().setConsumedThroughFrame(consumedThrough).setAppliedCursor(applied);
-            if (view != null) {
-                ack.setViewId(Wire.uuid(view));
-            }
+            state.deltaTarget().ifPresent(view -> ack.setViewId(Wire.uuid(view)));
             ackedThrough = consumedThrough;
             pendingBytes = 0;
-            owner.sessionMetrics().frames.labelValues("requester", "sent", "ACK").inc();
-            requests.onNext(RequesterFrame.newBuilder().setSessionId(wireSession).setAck(ack).build());
+            sendLocked(RequesterFrame.newBuilder().setSessionId(wireSession).setAck(ack).build());
         }
 
         // ------------------------------------------------------------ ending
 
+        /** SNAP-10: the staging attempt of this stream is discarded and counted by cause. */
         private void reset(ResetCause cause) {
-            owner.sessionMetrics().resets.labelValues(cause.name()).inc();
+            metrics.resets.inc(cause);
             receiver.discardStaging(source, cause);
-            staging = null;
         }
 
-        /** Sends {@code Error(cause)} and cancels the stream; staging is discarded (SNAP-10). */
-        void fail(ErrorCause cause, String detail, ResetCause reset) {
-            synchronized (sendLock) {
-                if (ended) {
+        /** Sends {@code Error(cause)} and ends the stream; staging is discarded (SNAP-10). */
+        void fail(Refusal r, ResetCause reset) {
+            RequesterState left;
+            synchronized (lock) {
+                if (currentLocked() != this) {
                     return;
                 }
-                lastErrorCause = cause.name();
-                owner.sessionMetrics().rejections.labelValues("requester", cause.name()).inc();
-                try {
-                    requests.onNext(RequesterFrame.newBuilder().setSessionId(wireSession).setError(Wire.error(cause, detail)).build());
-                    requests.onCompleted();
-                } catch (RuntimeException e) {
-                    LOG.trace("error frame not delivered", e);
-                }
+                left = state;
+                closeLocked(Optional.of(r));
+                transitionLocked(new RequesterState.Ended(sessionId));
             }
-            LOG.debug("session to {} failed: {} {}", source, cause, detail);
-            end(reset);
+            LOG.debug("session to {} failed: {} {}", source, r.cause(), r.detail());
+            ended(left, reset);
         }
 
+        /** The stream ended without an error of ours (the source's Error, its half-close, the transport). */
         private void end(ResetCause reset) {
-            synchronized (sendLock) {
-                if (ended && done.isDone()) {
+            RequesterState left;
+            synchronized (lock) {
+                if (currentLocked() != this) {
                     return;
                 }
-                ended = true;
-                if (ackTimer != null) {
-                    ackTimer.cancel(false);
-                }
+                left = state;
+                closeLocked(Optional.empty());
+                transitionLocked(new RequesterState.Ended(sessionId));
             }
-            if (staging != null) {
+            ended(left, reset);
+        }
+
+        /** Under {@link #lock}: sends the Error (if any), half-closes, stops the ACK timer. */
+        void closeLocked(Optional<Refusal> error) {
+            if (ackTimer != null) {
+                ackTimer.cancel(false);
+                ackTimer = null;
+            }
+            error.ifPresent(r -> {
+                lastErrorCause = r.cause().name();
+                metrics.rejections.inc(r.cause());
+            });
+            if (requests == null) {
+                return; // the Open never went out
+            }
+            try {
+                if (error.isPresent()) {
+                    Refusal r = error.get();
+                    requests.onNext(RequesterFrame.newBuilder().setSessionId(wireSession).setError(Wire.error(r.cause(), r.detail())).build());
+                    metrics.framesSent.inc(RequesterFrame.BodyCase.ERROR);
+                }
+                requests.onCompleted();
+            } catch (RuntimeException e) { // the call already ended: the source learns it from the transport
+                LOG.trace("error frame not delivered", e);
+            }
+        }
+
+        private void ended(RequesterState left, ResetCause reset) {
+            if (left instanceof RequesterState.Staging) {
                 reset(reset);
             }
-            done.complete(null);
+            wake.raise();
         }
 
         @Override
         public void onError(Throwable t) {
-            if (!ended) {
+            if (isCurrent()) {
                 lastErrorCause = "TRANSPORT_" + Status.fromThrowable(t).getCode().name();
             }
             end(ResetCause.DISCONNECT);
@@ -541,5 +701,4 @@ final class RequesterSession {
         }
         return ScopeSpec.newBuilder().setAll(AllNamespaces.getDefaultInstance()).build();
     }
-
 }

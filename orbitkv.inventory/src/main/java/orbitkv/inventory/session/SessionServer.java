@@ -5,7 +5,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
-import io.prometheus.metrics.core.metrics.Metric;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -17,9 +16,10 @@ import java.util.function.Supplier;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.SessionConfig;
-import orbitkv.inventory.SessionMetricSet;
+import orbitkv.inventory.SourceSessionMetrics;
 import orbitkv.inventory.SourceSessionStatus;
 import orbitkv.inventory.codec.EncodedFrame;
+import orbitkv.inventory.source.SourceInventory;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.InventorySessionGrpc;
 import orbitkv.inventory.wire.RequesterFrame;
@@ -36,21 +36,21 @@ import orbitkv.membership.MembershipView;
  * data frames are written by {@code SourceFrameEncoder} without protobuf message objects).
  */
 public final class SessionServer implements InventorySessionServer {
-    private final InventorySource source;
+    private final SourceInventory source;
     private final ClusterIdentity cluster;
     private final Incarnation self;
     private final Supplier<MembershipView> membership;
     private final SessionConfig config;
-    private final SessionMetrics metrics;
+    private final SourceCounters counters = new SourceCounters();
+    /** Guarded by this server's monitor, as are {@link #committedViews}, {@link #fenced} and {@link #shut}. */
     private final Map<Incarnation, SourceSession> sessions = new HashMap<>();
     private final LinkedHashMap<UUID, Boolean> committedViews;
     private boolean fenced;
     private boolean shut;
 
     private SessionServer(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
-        this.metrics = (SessionMetrics) Objects.requireNonNull(metrics, "metrics");
-        this.source = Objects.requireNonNull(source, "source");
+            Supplier<MembershipView> membership, SessionConfig config) {
+        this.source = SourceInventory.of(Objects.requireNonNull(source, "source"));
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
         this.membership = Objects.requireNonNull(membership, "membership");
@@ -66,8 +66,8 @@ public final class SessionServer implements InventorySessionServer {
     }
 
     public static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config, SessionMetricSet metrics) {
-        return new SessionServer(source, cluster, self, membership, config, metrics);
+            Supplier<MembershipView> membership, SessionConfig config) {
+        return new SessionServer(source, cluster, self, membership, config);
     }
 
     @Override
@@ -86,12 +86,12 @@ public final class SessionServer implements InventorySessionServer {
         return config;
     }
 
-    InventorySource source() {
+    SourceInventory source() {
         return source;
     }
 
-    SessionMetrics sessionMetrics() {
-        return metrics;
+    SourceCounters counters() {
+        return counters;
     }
 
     ClusterIdentity cluster() {
@@ -176,8 +176,8 @@ public final class SessionServer implements InventorySessionServer {
     }
 
     @Override
-    public List<Metric> metrics() {
-        return metrics.metrics();
+    public SourceSessionMetrics metrics() {
+        return counters.snapshot();
     }
 
     @Override

@@ -1,31 +1,29 @@
 package orbitkv.inventory.session;
 
+import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import orbitkv.inventory.AwaitOutcome;
 import orbitkv.inventory.CoalescedInterval;
-import orbitkv.inventory.CoalescingWindow;
 import orbitkv.inventory.InstalledCursor;
-import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.JournalStatus;
 import orbitkv.inventory.ReadOutcome;
-import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.SourceSessionStatus;
-import orbitkv.inventory.SourceSessionStatus.Phase;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.inventory.codec.EncodedFrame;
 import orbitkv.inventory.codec.SourceFrameEncoder;
 import orbitkv.inventory.codec.UnnumberedFrame;
-import orbitkv.inventory.session.Wire.Refused;
+import orbitkv.inventory.session.SourceState.Position;
+import orbitkv.inventory.source.AwaitOutcome;
+import orbitkv.inventory.source.CoalescingWindow;
+import orbitkv.inventory.source.SourceInventory;
+import orbitkv.inventory.wire.Ack;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.Liveness;
 import orbitkv.inventory.wire.OpenAccepted;
@@ -36,58 +34,76 @@ import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.Incarnation;
-import orbitkv.membership.MembershipView;
 import orbitkv.membership.RetryBackoff;
+import orbitkv.membership.MembershipView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The source end of one directed session (SES-2..SES-14, DELTA-1..DELTA-14, SNAP-1..SNAP-5).
+ * The source end of one directed session (SES-2..SES-14, DELTA-1..DELTA-14, SNAP-1..SNAP-5), driven by the
+ * {@link SourceState} machine.
  *
  * <p>Inbound frames (ACK, FlushThrough, ResumeFrom, NeedRepair, Error) are handled on the gRPC thread and
  * never wait behind encoding (SES-3): an ACK returns credit, a flush or regeneration request lands in a
- * single-slot mailbox (latest wins, so bounded) and wakes the pump. The pump, one virtual thread, encodes
+ * single-slot mailbox (latest wins, so bounded). Each raises the session's one {@link WakeSignal}, which a
+ * journal append also raises while the pump is idle (DELTA-14). The pump, one virtual thread, encodes
  * snapshot pages, replay and deltas outside the inventory lock (BND-1), waits for credit before each data
- * frame (SES-13) and sends idle liveness (DELTA-13). Sends are serialized by one lock that also numbers
- * frames (SES-12).
+ * frame (SES-13) and sends idle liveness (DELTA-13); it waits only on that signal.
+ *
+ * <p>Threads: the gRPC inbound thread, the pump, and any thread that closes the session (the server on
+ * membership, fencing, replacement or shutdown). One lock, {@link #lock}, guards the machine's state, the
+ * mailbox, frame numbering and the last send time; sends happen under it, so a frame, its number and the
+ * state change it causes are one step. Expected endings are values ({@link Step.Stop}), never exceptions.
  */
 final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private static final Logger LOG = LoggerFactory.getLogger(SourceSession.class);
-    private static final long PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final SessionServer server;
     private final ServerCallStreamObserver<EncodedFrame> out;
     private final SessionConfig config;
-    private final InventorySource source;
-    private final SessionMetrics metrics;
-    private final Object sendLock = new Object();
-    private final AtomicLong flushTarget = new AtomicLong();
-    private final AtomicReference<InstalledCursor> regenerate = new AtomicReference<>();
+    private final SourceInventory source;
+    private final SourceCounters metrics;
+    private final WakeSignal wake = new WakeSignal();
+    /** The pump's wake-up as armed on the journal's broadcast signal; one instance, so re-arming keeps one slot. */
+    private final Runnable appendWake = wake::raise;
     private final AtomicLong mismatchDrops = new AtomicLong();
-    /** Written by the pump only, read by status (DIAG-1). */
-    private volatile long snapshotAttempts;
-    private volatile long snapshotAborts;
 
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private SourceState state = new SourceState.Opening();
+    /** Guarded by {@link #lock}: the highest FlushThrough target not yet handed to the window (PUB-4). */
+    private long flushTarget;
+    /** Guarded by {@link #lock}: the latest regeneration request (one slot, latest wins: bounded). */
+    private InstalledCursor regenerate;
+    /** Guarded by {@link #lock}: the next frame number (SES-12). */
     private long nextFrame = 1;
+    /** Guarded by {@link #lock}: when the last frame went to the transport (liveness, DELTA-13). */
     private long lastSendNanos;
-    private volatile boolean closed;
-    private volatile Phase phase = Phase.OPENING;
+
+    /**
+     * Set once on the gRPC thread while the Open is handled, before the pump starts; volatile because
+     * status readers and closing threads read them without the lock.
+     */
     private volatile OpenCheck.Accepted open;
     private volatile Uuid wireSessionId;
     private volatile CreditLedger ledger;
-    private volatile Thread pump;
-    private volatile boolean pumpAwaiting;
-    private volatile long cursor;
-    private volatile UUID committedView;
-    private ScopeDigest scopeDigest;
+    /** Written by the pump only; volatile for the status reader (DIAG-1). */
+    private volatile long snapshotAttempts;
+    private volatile long snapshotAborts;
+
+    /** Pump thread only: the coalescing window of the current position, and the snapshot retry delay (SNAP-4). */
+    private CoalescingWindow window;
+    /** SNAP-4: the retry delays of trimmed snapshot attempts; reset once an attempt commits or a stream rebootstraps. */
+    private final RetryBackoff.Sequence snapshotBackoff;
 
     SourceSession(SessionServer server, ServerCallStreamObserver<EncodedFrame> out) {
         this.server = server;
         this.out = out;
         this.config = server.config();
+        this.snapshotBackoff = config.snapshotRetryBackoff().sequence();
         this.source = server.source();
-        this.metrics = server.sessionMetrics();
-        out.setOnCancelHandler(() -> closeQuietly());
+        this.metrics = server.counters();
+        out.setOnCancelHandler(() -> closeQuietly("cancelled by the requester's transport"));
     }
 
     Incarnation requester() {
@@ -96,20 +112,35 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     SourceSessionStatus status() {
+        SourceState s = state();
         CreditLedger l = ledger;
         OpenCheck.Accepted a = open;
         return new SourceSessionStatus(a == null ? null : a.requester(), a == null ? null : a.sessionId(),
-                closed ? Phase.CLOSED : phase, cursor, l == null ? 0 : l.lastSentFrame(),
+                s.phase(), s.position().map(Position::cursor).orElse(0L), l == null ? 0 : l.lastSentFrame(),
                 l == null ? 0 : l.outstandingBytes(), l == null ? 0 : l.peakOutstandingBytes(),
                 l == null ? 0 : l.returnedBytes(), l == null ? 0 : l.duplicateAcks(), mismatchDrops.get(),
                 snapshotAttempts, snapshotAborts);
+    }
+
+    private SourceState state() {
+        synchronized (lock) {
+            return state;
+        }
+    }
+
+    /** Under {@link #lock}: the one place the state changes; a new position or a new bootstrap empties the mailbox. */
+    private void apply(SourceState.Event event) {
+        state = SourceState.next(state, event);
+        if (event instanceof SourceState.Committed || event instanceof SourceState.Rebootstrap) {
+            regenerate = null; // requests named the old position (SNAP-8: a new view is resumed only once committed)
+        }
     }
 
     // ---------------------------------------------------------------- inbound (gRPC thread)
 
     @Override
     public void onNext(Inbound<RequesterFrame> in) {
-        if (closed) {
+        if (state() instanceof SourceState.Closed) {
             return;
         }
         switch (in) {
@@ -117,29 +148,30 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                     "requester frame of " + o.encodedBytes() + " bytes exceeds openEncodedBytesMax (" + o.boundBytes() + ")");
             case Inbound.Unparseable<RequesterFrame> u -> fail(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail());
             case Inbound.Parsed<RequesterFrame> p -> {
-                metrics.frames.labelValues("source", "received", p.message().getBodyCase().name()).inc();
-                metrics.bytes.labelValues("source", "encoded").inc(p.encodedBytes());
+                metrics.framesReceived.inc(p.message().getBodyCase());
+                metrics.encodedBytes.add(p.encodedBytes());
                 if (open == null) {
                     onOpen(p.message());
                 } else {
-                    onFrame(p.message());
+                    onFrame(p.message()).ifPresent(this::fail);
                 }
             }
         }
     }
 
     private void onOpen(RequesterFrame frame) {
-        OpenCheck.Accepted a;
-        try {
-            a = OpenCheck.check(frame, server.cluster(), server.self(), server.membership(), config);
-        } catch (Refused r) {
-            wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
-            fail(r.cause, r.getMessage());
-            return;
+        switch (OpenCheck.check(frame, server.cluster(), server.self(), server.membership(), config)) {
+            case OpenCheck.Refused r -> {
+                wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
+                fail(r.refusal());
+            }
+            case OpenCheck.Accepted a -> accept(a);
         }
+    }
+
+    private void accept(OpenCheck.Accepted a) {
         wireSessionId = Wire.uuid(a.sessionId());
         ledger = new CreditLedger(a.windowBytes(), config.windowFramesMax());
-        scopeDigest = a.scope().digest();
         open = a;
         ErrorCause refusal = server.admit(this);
         if (refusal != null) {
@@ -147,326 +179,368 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                     ? "source serves sessionsPerSourceMax (" + config.sessionsPerSourceMax() + ") sessions" : "source is fenced");
             return;
         }
-        boolean resumed = resumable(a.resume());
-        if (resumed) {
-            cursor = a.resume().get().watermark();
-            committedView = a.resume().get().viewId();
-        }
-        phase = resumed ? Phase.STREAMING : Phase.BOOTSTRAPPING;
+        Optional<Position> resumed = resumable(a.resume());
         JournalStatus js = source.status();
-        sendControl(SourceFrame.newBuilder().setAccepted(OpenAccepted.newBuilder()
-                .setMode(resumed ? OpenMode.OPEN_MODE_RESUMED : OpenMode.OPEN_MODE_BOOTSTRAP)
-                .setSourceHead(js.headSequence()).setOldestRetained(js.oldestRetainedSequence())
-                .setWindowBytes(a.windowBytes())));
-        Thread t = Thread.ofVirtual().name("inventory-session-source-" + a.requester().nodeId()).unstarted(this::runPump);
-        pump = t;
-        t.start();
+        synchronized (lock) {
+            if (state instanceof SourceState.Closed) {
+                return; // cancelled while admitted
+            }
+            apply(new SourceState.Accepted(resumed));
+            sendControl(SourceFrame.newBuilder().setAccepted(OpenAccepted.newBuilder()
+                    .setMode(resumed.isPresent() ? OpenMode.OPEN_MODE_RESUMED : OpenMode.OPEN_MODE_BOOTSTRAP)
+                    .setSourceHead(js.headSequence()).setOldestRetained(js.oldestRetainedSequence())
+                    .setWindowBytes(a.windowBytes())));
+        }
+        Thread.ofVirtual().name("inventory-session-source-" + a.requester().nodeId()).start(this::runPump);
     }
 
     /** SNAP-8: resume only a view this incarnation committed, from a cursor its journal still holds. */
-    private boolean resumable(Optional<InstalledCursor> resume) {
+    private Optional<Position> resumable(Optional<InstalledCursor> resume) {
         if (resume.isEmpty() || !server.isCommittedView(resume.get().viewId())) {
-            return false;
+            return Optional.empty();
         }
         long c = resume.get().watermark();
-        return c <= source.headSequence() && c >= source.oldestRetainedSequence() - 1;
+        boolean retained = c <= source.headSequence() && c >= source.oldestRetainedSequence() - 1;
+        return retained ? Optional.of(new Position(resume.get().viewId(), c)) : Optional.empty();
     }
 
-    private void onFrame(RequesterFrame frame) {
+    private Optional<Refusal> onFrame(RequesterFrame frame) {
         if (!frame.hasSessionId() || !frame.getSessionId().equals(wireSessionId)) {
             mismatchDrops.incrementAndGet();
-            metrics.sessionMismatchDrops.labelValues("source").inc();
-            return; // SES-6: dropped and counted, never applied
+            metrics.sessionMismatchDrops.increment();
+            return Optional.empty(); // SES-6: dropped and counted, never applied
         }
         MembershipView view = server.membership();
         if (!view.valid()) {
-            fail(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote admission");
-            return;
+            return Optional.of(new Refusal(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote admission"));
         }
         if (!view.isAdmitted(open.requester())) {
-            fail(ErrorCause.UNKNOWN_REQUESTER_INCARNATION, "requester " + open.requester() + " is no longer admitted");
-            return;
+            return Optional.of(new Refusal(ErrorCause.UNKNOWN_REQUESTER_INCARNATION,
+                    "requester " + open.requester() + " is no longer admitted"));
         }
-        try {
-            switch (frame.getBodyCase()) {
-                case ACK -> onAck(Wire.nonNegative("ack.consumed_through_frame", frame.getAck().getConsumedThroughFrame()));
-                case FLUSH_THROUGH -> {
-                    flushTarget.accumulateAndGet(
-                            Wire.nonNegative("flush_through.target_sequence", frame.getFlushThrough().getTargetSequence()), Math::max);
-                    wake();
-                }
-                case RESUME_FROM -> regenerate(Wire.requiredUuid("resume_from.view_id", frame.getResumeFrom().hasViewId(),
-                        frame.getResumeFrom().getViewId()), Wire.nonNegative("resume_from.applied_cursor",
-                        frame.getResumeFrom().getAppliedCursor()));
-                case NEED_REPAIR -> regenerate(Wire.requiredUuid("need_repair.view_id", frame.getNeedRepair().hasViewId(),
-                        frame.getNeedRepair().getViewId()), Wire.nonNegative("need_repair.applied_cursor",
-                        frame.getNeedRepair().getAppliedCursor()));
-                case ERROR -> {
-                    LOG.debug("requester {} closed the session: {} {}", open.requester(), frame.getError().getCause(),
-                            frame.getError().getDetail());
-                    closeQuietly();
-                }
-                case OPEN -> throw new Refused(ErrorCause.MALFORMED_FRAME, "a second Open in one session");
-                case BODY_NOT_SET -> throw new Refused(ErrorCause.MALFORMED_FRAME, "requester frame without a body");
+        return switch (frame.getBodyCase()) {
+            case ACK -> onAck(frame.getAck());
+            case FLUSH_THROUGH -> onFlushThrough(frame.getFlushThrough().getTargetSequence());
+            case RESUME_FROM -> onRegenerate("resume_from", frame.getResumeFrom().hasViewId(), frame.getResumeFrom().getViewId(),
+                    frame.getResumeFrom().getAppliedCursor());
+            case NEED_REPAIR -> onRegenerate("need_repair", frame.getNeedRepair().hasViewId(), frame.getNeedRepair().getViewId(),
+                    frame.getNeedRepair().getAppliedCursor());
+            case ERROR -> {
+                LOG.debug("requester {} closed the session: {} {}", open.requester(), frame.getError().getCause(),
+                        frame.getError().getDetail());
+                closeQuietly("requester sent Error " + frame.getError().getCause());
+                yield Optional.empty();
             }
-        } catch (Refused r) {
-            fail(r.cause, r.getMessage());
-        }
+            case OPEN -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "a second Open in one session"));
+            case BODY_NOT_SET -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "requester frame without a body"));
+        };
     }
 
     /** SES-13: a contiguous ACK returns exactly its ledgered bytes once; a future ACK is a protocol error. */
-    private void onAck(long consumedThrough) throws Refused {
+    private Optional<Refusal> onAck(Ack ack) {
+        FrameCheck c = new FrameCheck();
+        long consumedThrough = c.nonNegative("ack.consumed_through_frame", ack.getConsumedThroughFrame());
+        if (!c.ok()) {
+            return c.refusal();
+        }
         switch (ledger.ack(consumedThrough)) {
             case CreditLedger.AckOutcome.Returned r -> {
                 if (r.bytes() > 0) {
-                    metrics.ackRoundTripSeconds.observe((System.nanoTime() - r.sentNanos()) / 1e9);
-                    wake();
+                    metrics.ackRoundTripSeconds.observeNanos(System.nanoTime() - r.sentNanos());
+                    wake.raise();
                 }
             }
-            case CreditLedger.AckOutcome.Duplicate d -> metrics.duplicateAcks.inc();
-            case CreditLedger.AckOutcome.Future f -> throw new Refused(ErrorCause.FUTURE_ACK,
-                    "ack of frame " + consumedThrough + " is above the last sent frame " + f.lastSentFrame());
+            case CreditLedger.AckOutcome.Duplicate d -> metrics.duplicateAcks.increment();
+            case CreditLedger.AckOutcome.Future f -> {
+                return Optional.of(new Refusal(ErrorCause.FUTURE_ACK,
+                        "ack of frame " + consumedThrough + " is above the last sent frame " + f.lastSentFrame()));
+            }
         }
+        return Optional.empty();
     }
 
-    /** DELTA-8/DELTA-9/DELTA-10: regenerate from the receiver's applied cursor (never above what was sent). */
-    private void regenerate(UUID viewId, long appliedCursor) throws Refused {
-        if (viewId.equals(committedView) && appliedCursor > cursor) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME,
-                    "applied_cursor " + appliedCursor + " is above the cursor sent (" + cursor + ")");
+    /** PUB-4, API-2: expose everything through the target promptly. */
+    private Optional<Refusal> onFlushThrough(long target) {
+        FrameCheck c = new FrameCheck();
+        long t = c.nonNegative("flush_through.target_sequence", target);
+        if (!c.ok()) {
+            return c.refusal();
         }
-        regenerate.set(new InstalledCursor(viewId, appliedCursor));
-        wake();
+        synchronized (lock) {
+            flushTarget = Math.max(flushTarget, t);
+        }
+        wake.raise();
+        return Optional.empty();
+    }
+
+    /**
+     * DELTA-8/DELTA-9/DELTA-10: regenerate from the receiver's applied cursor, never above what was sent on
+     * that view. Checked and posted under the lock, so the pump takes it against the same position.
+     */
+    private Optional<Refusal> onRegenerate(String body, boolean hasView, Uuid wireView, long appliedCursor) {
+        FrameCheck c = new FrameCheck();
+        UUID viewId = c.uuid(body + ".view_id", hasView, wireView);
+        long applied = c.nonNegative(body + ".applied_cursor", appliedCursor);
+        if (!c.ok()) {
+            return c.refusal();
+        }
+        synchronized (lock) {
+            Optional<Position> at = state.position();
+            if (at.isPresent() && at.get().view().equals(viewId) && applied > at.get().cursor()) {
+                return Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME,
+                        "applied_cursor " + applied + " is above the cursor sent (" + at.get().cursor() + ")"));
+            }
+            regenerate = new InstalledCursor(viewId, applied);
+        }
+        wake.raise();
+        return Optional.empty();
     }
 
     @Override
     public void onError(Throwable t) {
-        closeQuietly();
+        closeQuietly("transport error: " + t);
     }
 
     @Override
     public void onCompleted() {
-        closeQuietly();
+        closeQuietly("requester half-closed");
     }
 
-    // ---------------------------------------------------------------- sending
+    // ---------------------------------------------------------------- sending and closing
 
-    private static final class Closed extends RuntimeException {
-        Closed() {
-            super(null, null, false, false);
-        }
+    /** Under {@link #lock}: numbers and sends a control frame (numbered, not ledgered: SES-12, SES-13). */
+    private void sendControl(SourceFrame.Builder b) {
+        long n = nextFrame++;
+        EncodedFrame f = EncodedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(n).build());
+        ledger.noteSent(n);
+        emit(f);
     }
 
-    /**
-     * A data frame that would exceed this session's encoded frame bound (SES-10): never sent; the session
-     * ends with {@code FRAME_TOO_LARGE} (DELTA-3's explicit error for an indivisible oversized record).
-     */
-    private static final class FrameTooLarge extends RuntimeException {
-        FrameTooLarge(String detail) {
-            super(detail, null, false, false);
-        }
-    }
-
-    private long sendControl(SourceFrame.Builder b) {
-        synchronized (sendLock) {
-            if (closed) {
-                throw new Closed();
-            }
-            long n = nextFrame++;
-            EncodedFrame f = EncodedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(n).build());
-            CreditLedger l = ledger;
-            if (l != null) {
-                l.noteSent(n);
-            }
-            emit(f);
-            return n;
-        }
-    }
-
-    /** The number and encoded size of a sent data frame. */
-    private record Sent(long frame, int bytes) {}
-
-    /** A data frame built by the generated classes (SnapshotBegin, SnapshotCommit), with a placeholder number. */
-    private Sent sendData(SourceFrame.Builder b) throws InterruptedException {
-        return sendData(UnnumberedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build()));
-    }
-
-    /**
-     * Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13). The frame is encoded
-     * once, before numbering; its size does not depend on the frame number (fixed64), so the size measured
-     * before numbering is the ledgered size, and numbering patches 8 bytes under the send lock.
-     */
-    private Sent sendData(UnnumberedFrame frame) throws InterruptedException {
-        int bytes = frame.encodedBytes();
-        if (bytes > config.frameEncodedBytesMax()) {
-            throw new FrameTooLarge(frame.body() + " frame of " + bytes + " encoded bytes exceeds frameEncodedBytesMax ("
-                    + config.frameEncodedBytesMax() + "); a single record too large for one frame is not sendable");
-        }
-        while (ledger.full(bytes)) {
-            awaitWake(PARK_MAX_NANOS);
-        }
-        synchronized (sendLock) {
-            if (closed) {
-                throw new Closed();
-            }
-            long n = nextFrame++;
-            EncodedFrame f = frame.number(n);
-            ledger.charge(n, bytes);
-            metrics.peakCredit(ledger.peakOutstandingBytes());
-            emit(f);
-            return new Sent(n, bytes);
-        }
-    }
-
+    /** Under {@link #lock}. */
     private void emit(EncodedFrame f) {
-        metrics.frames.labelValues("source", "sent", f.body().name()).inc();
-        metrics.bytes.labelValues("source", "encoded").inc(f.encodedBytes());
+        metrics.framesSent.inc(f.body());
+        metrics.encodedBytes.add(f.encodedBytes());
         lastSendNanos = System.nanoTime();
         out.onNext(f);
     }
 
+    void fail(Refusal r) {
+        fail(r.cause(), r.detail());
+    }
+
     /** Sends {@code Error(cause)} and ends the stream; the session is closed (counted by cause). */
     void fail(ErrorCause cause, String detail) {
-        synchronized (sendLock) {
-            if (closed) {
+        synchronized (lock) {
+            if (state instanceof SourceState.Closed) {
                 return;
             }
-            closed = true;
+            apply(new SourceState.Close(cause.name()));
             server.removed(this); // final before the peer can observe the Error
-            metrics.rejections.labelValues("source", cause.name()).inc();
+            metrics.rejections.inc(cause);
             try {
-                EncodedFrame f = EncodedFrame.of(SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
-                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail, config.frameEncodedBytesMax())).build());
-                emit(f);
+                emit(EncodedFrame.of(SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
+                        .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail, config.frameEncodedBytesMax())).build()));
                 out.onCompleted();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException e) { // the transport already ended: the peer learns it from the stream end
                 LOG.debug("error frame not delivered: {}", e.toString());
             }
         }
         LOG.debug("session {} closed: {} {}", open == null ? "(unopened)" : open.requester(), cause, detail);
-        finish();
+        ended();
     }
 
-    void closeQuietly() {
-        synchronized (sendLock) {
-            if (closed) {
+    void closeQuietly(String reason) {
+        synchronized (lock) {
+            if (state instanceof SourceState.Closed) {
                 return;
             }
-            closed = true;
+            apply(new SourceState.Close(reason));
             try {
                 out.onCompleted();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException e) { // already ended: nothing left to close
                 LOG.trace("stream already ended: {}", e.toString());
             }
         }
-        finish();
+        ended();
     }
 
-    private void finish() {
+    private void ended() {
         server.removed(this);
-        Thread t = pump;
-        if (t != null && t != Thread.currentThread()) {
-            t.interrupt();
-        }
-    }
-
-    boolean closed() {
-        return closed;
+        wake.raise(); // the pump sees Closed at its next look and ends
     }
 
     // ---------------------------------------------------------------- the pump (one virtual thread)
 
-    private void wake() {
-        Thread t = pump;
-        if (t != null) {
-            LockSupport.unpark(t);
-            if (pumpAwaiting) {
-                t.interrupt();
+    /** What one pump step came to. */
+    private sealed interface Step {
+        /** Go on: look at the state again. */
+        record Next() implements Step {}
+
+        /** A data frame went out as {@code frame}, ledgered at {@code bytes}. */
+        record Sent(long frame, int bytes) implements Step {}
+
+        /** The pump ends: the session is already closed (empty), or fails with {@code failure}. */
+        record Stop(Optional<Refusal> failure) implements Step {}
+    }
+
+    private static final Step NEXT = new Step.Next();
+    private static final Step CLOSED = new Step.Stop(Optional.empty());
+
+    private static Step failure(ErrorCause cause, String detail) {
+        return new Step.Stop(Optional.of(new Refusal(cause, detail)));
+    }
+
+    private void runPump() {
+        Optional<Refusal> failure;
+        try {
+            failure = pump();
+        } catch (InterruptedException e) { // nothing in this package interrupts the pump; treat it as shutdown
+            failure = Optional.of(new Refusal(ErrorCause.SHUTTING_DOWN, "session pump interrupted"));
+        } catch (RuntimeException e) { // a bug: reported once, and the session ends with INTERNAL
+            LOG.warn("session pump for {} failed", open.requester(), e);
+            failure = Optional.of(new Refusal(ErrorCause.INTERNAL, e.toString()));
+        } finally {
+            source.disarmWake(appendWake);
+        }
+        failure.ifPresent(this::fail);
+    }
+
+    private Optional<Refusal> pump() throws InterruptedException {
+        window = source.openWindow();
+        snapshotBackoff.reset();
+        while (true) {
+            Step step = switch (state()) {
+                case SourceState.Bootstrapping b -> snapshotAttempt();
+                case SourceState.Streaming s -> streamStep(s);
+                case SourceState.Closed c -> CLOSED;
+                case SourceState.Opening o -> throw new IllegalStateException("the pump starts only after Accepted");
+            };
+            if (step instanceof Step.Stop stop) {
+                return stop.failure();
             }
         }
     }
 
-    private void awaitWake(long nanos) throws InterruptedException {
-        if (closed) {
-            throw new Closed();
+    /**
+     * Waits for credit, then numbers, ledgers and sends a data frame (SES-12, SES-13) and applies
+     * {@code after} (if any) in the same step. The frame is encoded once, before numbering; its size does not
+     * depend on the frame number (fixed64), so the size measured before numbering is the ledgered size.
+     */
+    private Step sendData(UnnumberedFrame frame, SourceState.Event after) throws InterruptedException {
+        int bytes = frame.encodedBytes();
+        if (bytes > config.frameEncodedBytesMax()) { // SES-10, DELTA-3: an indivisible oversized record
+            return failure(ErrorCause.FRAME_TOO_LARGE, frame.body() + " frame of " + bytes + " encoded bytes exceeds frameEncodedBytesMax ("
+                    + config.frameEncodedBytesMax() + "); a single record too large for one frame is not sendable");
         }
-        livenessIfDue();
-        Thread.interrupted();
-        LockSupport.parkNanos(Math.min(nanos, livenessRemainingNanos()));
-        if (closed) {
-            throw new Closed();
+        while (true) {
+            synchronized (lock) {
+                if (state instanceof SourceState.Closed) {
+                    return CLOSED;
+                }
+                if (!ledger.full(bytes)) {
+                    long n = nextFrame++;
+                    EncodedFrame f = frame.number(n);
+                    ledger.charge(n, bytes);
+                    metrics.peakCredit(ledger.peakOutstandingBytes());
+                    emit(f);
+                    if (after != null) {
+                        apply(after);
+                    }
+                    return new Step.Sent(n, bytes);
+                }
+            }
+            livenessIfDue();
+            wake.await(livenessRemainingNanos()); // an ACK that returns credit raises the signal
         }
     }
 
-    private long livenessRemainingNanos() {
-        long due = lastSendNanos + TimeUnit.MILLISECONDS.toNanos(config.livenessIntervalMs());
-        return Math.max(1, due - System.nanoTime());
+    /** A data frame built by the generated classes (SnapshotBegin, SnapshotCommit), with a placeholder number. */
+    private Step sendData(SourceFrame.Builder b, SourceState.Event after) throws InterruptedException {
+        return sendData(UnnumberedFrame.of(b.setSessionId(wireSessionId).setFrameNumber(Long.MAX_VALUE).build()), after);
+    }
+
+    private Step sendDelta(CoalescedInterval ci, boolean replay) throws InterruptedException {
+        Step sent = sendData(SourceFrameEncoder.delta(open.sessionId(), ci.interval(), ci.records()),
+                replay ? null : new SourceState.Advanced(ci.interval()));
+        if (sent instanceof Step.Sent s) {
+            metrics.originalMutations.add(ci.interval().length());
+            metrics.coalescedRecords.add(ci.records().size());
+            if (replay) {
+                metrics.snapshotReplayBytes.add(s.bytes());
+            }
+        }
+        return sent;
     }
 
     /** DELTA-11, DELTA-13, IDX-11: idle liveness carries the head, never progress. */
     private void livenessIfDue() {
-        if (System.nanoTime() - lastSendNanos >= TimeUnit.MILLISECONDS.toNanos(config.livenessIntervalMs())) {
-            JournalStatus js = source.status();
-            sendControl(SourceFrame.newBuilder().setLiveness(Liveness.newBuilder().setSourceHead(js.headSequence())
-                    .setOldestRetained(js.oldestRetainedSequence()).setJournalBytes(js.journalBytes())));
+        if (sinceLastSendNanos() < livenessIntervalNanos()) {
+            return;
         }
-    }
-
-    private void runPump() {
-        try {
-            if (phase == Phase.BOOTSTRAPPING) {
-                bootstrap();
-            }
-            stream();
-        } catch (Closed | InterruptedException e) {
-            // closed: nothing more to send
-        } catch (FrameTooLarge e) {
-            fail(ErrorCause.FRAME_TOO_LARGE, e.getMessage());
-        } catch (RuntimeException e) {
-            if (!closed) {
-                LOG.warn("session pump for {} failed", open.requester(), e);
-                fail(ErrorCause.INTERNAL, e.toString());
+        JournalStatus js = source.status();
+        synchronized (lock) {
+            if (!(state instanceof SourceState.Closed)) {
+                sendControl(SourceFrame.newBuilder().setLiveness(Liveness.newBuilder().setSourceHead(js.headSequence())
+                        .setOldestRetained(js.oldestRetainedSequence()).setJournalBytes(js.journalBytes())));
             }
         }
     }
 
-    /** SNAP-1..SNAP-5: S0, pages, S1, replay (S0, S1], commit; a trimmed attempt retries with backoff (SNAP-4). */
-    private void bootstrap() throws InterruptedException {
-        phase = Phase.BOOTSTRAPPING;
-        regenerate.set(null);
-        RetryBackoff.Sequence backoff = config.snapshotRetryBackoff().sequence();
+    private long livenessIntervalNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(config.livenessIntervalMs());
+    }
+
+    private long sinceLastSendNanos() {
+        synchronized (lock) {
+            return System.nanoTime() - lastSendNanos;
+        }
+    }
+
+    /** Time until liveness is due, at least 1 ns. */
+    private long livenessRemainingNanos() {
+        return Math.max(1, livenessIntervalNanos() - sinceLastSendNanos());
+    }
+
+    /** Waits until {@code untilNanos} (or the session closes), sending liveness meanwhile. */
+    private Step pause(long untilNanos) throws InterruptedException {
         while (true) {
-            if (snapshotAttempt()) {
-                regenerate.set(null);
-                phase = Phase.STREAMING;
-                return;
+            if (state() instanceof SourceState.Closed) {
+                return CLOSED;
             }
-            long sleepNanos = TimeUnit.MILLISECONDS.toNanos(backoff.nextDelayMs());
-            long until = System.nanoTime() + sleepNanos;
-            while (until - System.nanoTime() > 0) {
-                awaitWake(until - System.nanoTime());
+            long left = untilNanos - System.nanoTime();
+            if (left <= 0) {
+                return NEXT;
             }
+            livenessIfDue();
+            wake.await(Math.min(left, livenessRemainingNanos()));
         }
     }
 
-    private boolean snapshotAttempt() throws InterruptedException {
+    /** SNAP-1..SNAP-5: S0, pages, S1, replay (S0, S1], commit; a trimmed attempt retries after backoff (SNAP-4). */
+    private Step snapshotAttempt() throws InterruptedException {
         snapshotAttempts++;
-        Scope scope = open.scope();
-        SnapshotScan scan = source.openSnapshot(scope);
+        ScopeDigest scopeDigest = open.scope().digest();
+        SnapshotScan scan = source.openSnapshot(open.scope());
         UUID viewId = UUID.randomUUID();
         Uuid wireView = Wire.uuid(viewId);
         TranscriptDigest.Builder transcript = TranscriptDigest.builder();
-        long begin = sendData(SourceFrame.newBuilder().setSnapshotBegin(SnapshotBegin.newBuilder().setViewId(wireView)
-                .setS0(scan.s0()).setScopeDigest(com.google.protobuf.ByteString.copyFrom(scopeDigest.bytes())))).frame();
-        transcript.begin(begin, viewId, scopeDigest, scan.s0());
-        long last = begin;
+        Step begin = sendData(SourceFrame.newBuilder().setSnapshotBegin(SnapshotBegin.newBuilder().setViewId(wireView)
+                .setS0(scan.s0()).setScopeDigest(ByteString.copyFrom(scopeDigest.bytes()))), null);
+        if (!(begin instanceof Step.Sent b)) {
+            return begin;
+        }
+        transcript.begin(b.frame(), viewId, scopeDigest, scan.s0());
+        long last = b.frame();
         SnapshotScan.ScanStep.ScanEnd end;
         while (true) {
             SnapshotScan.ScanStep step = scan.nextPage();
             if (step instanceof SnapshotScan.ScanStep.Page p) {
-                Sent sent = sendData(SourceFrameEncoder.page(open.sessionId(), viewId, p.ordinal(), p.records()));
-                last = sent.frame();
-                metrics.snapshotBytes.labelValues("pages").inc(sent.bytes());
+                Step sent = sendData(SourceFrameEncoder.page(open.sessionId(), viewId, p.ordinal(), p.records()), null);
+                if (!(sent instanceof Step.Sent s)) {
+                    return sent;
+                }
+                last = s.frame();
+                metrics.snapshotPageBytes.add(s.bytes());
                 transcript.page(last, p.ordinal(), p.records());
             } else if (step instanceof SnapshotScan.ScanStep.ScanEnd e) {
                 end = e;
@@ -479,7 +553,11 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             SnapshotScan.ReplayStep step = scan.nextReplay(config.replayIntervalsPerRead());
             if (step instanceof SnapshotScan.ReplayStep.Replay r) {
                 for (CoalescedInterval ci : r.intervals()) {
-                    last = sendDelta(ci, true);
+                    Step sent = sendDelta(ci, true);
+                    if (!(sent instanceof Step.Sent s)) {
+                        return sent;
+                    }
+                    last = s.frame();
                     transcript.replay(last, ci.interval(), ci.records());
                 }
                 if (r.complete()) {
@@ -488,121 +566,125 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             } else {
                 SnapshotScan.ReplayStep.Aborted a = (SnapshotScan.ReplayStep.Aborted) step;
                 if (a.cause() == SnapshotScan.SnapshotAbortCause.RECORD_TOO_LARGE) {
-                    // Retrying cannot help: the same record would abort every attempt (DELTA-3).
-                    throw new FrameTooLarge(a.detail());
+                    return failure(ErrorCause.FRAME_TOO_LARGE, a.detail()); // retrying cannot help (DELTA-3)
                 }
                 return aborted(a.detail());
             }
         }
-        sendData(SourceFrame.newBuilder().setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(wireView)
-                .setS1(end.s1()).setPageCount(end.pageCount()).setFirstFrame(begin).setLastFrame(last)
+        server.committed(viewId); // before the commit frame: a requester may resume it as soon as it installs (SNAP-8)
+        Step commit = sendData(SourceFrame.newBuilder().setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(wireView)
+                .setS1(end.s1()).setPageCount(end.pageCount()).setFirstFrame(b.frame()).setLastFrame(last)
                 .setMaxScannedSequence(end.maxScannedSequence())
-                .setTranscriptDigest(com.google.protobuf.ByteString.copyFrom(transcript.finish().bytes()))));
-        server.committed(viewId);
-        committedView = viewId;
-        cursor = end.s1();
-        return true;
+                .setTranscriptDigest(ByteString.copyFrom(transcript.finish().bytes()))),
+                new SourceState.Committed(new Position(viewId, end.s1())));
+        if (commit instanceof Step.Sent) {
+            window = source.openWindow();
+            snapshotBackoff.reset();
+            return NEXT;
+        }
+        return commit;
     }
 
-    private boolean aborted(String detail) {
+    /** SNAP-4: a needed interval was trimmed; retry from a new S0 after a jittered, doubling backoff. */
+    private Step aborted(String detail) throws InterruptedException {
         snapshotAborts++;
-        metrics.rejections.labelValues("source", ErrorCause.SNAPSHOT_ABORTED_TRIMMED.name()).inc();
+        metrics.rejections.inc(ErrorCause.SNAPSHOT_ABORTED_TRIMMED);
         LOG.debug("snapshot for {} aborted ({}); retrying from a new S0 after backoff", open.requester(), detail);
-        return false;
+        long sleepNanos = TimeUnit.MILLISECONDS.toNanos(snapshotBackoff.nextDelayMs());
+        return pause(System.nanoTime() + sleepNanos);
     }
 
-    private long sendDelta(CoalescedInterval ci, boolean replay) throws InterruptedException {
-        Sent sent = sendData(SourceFrameEncoder.delta(open.sessionId(), ci.interval(), ci.records()));
-        metrics.mutations.labelValues("original").inc(ci.interval().length());
-        metrics.mutations.labelValues("coalesced").inc(ci.records().size());
-        if (replay) {
-            metrics.snapshotBytes.labelValues("replay").inc(sent.bytes());
+    /** DELTA-1..DELTA-3, DELTA-10, DELTA-14, PUB-4: one look at the mailbox, the head and the window. */
+    private Step streamStep(SourceState.Streaming at) throws InterruptedException {
+        long ft;
+        synchronized (lock) {
+            if (state != at) {
+                return NEXT; // closed meanwhile
+            }
+            if (regenerate != null) {
+                SourceState.Event e = SourceState.onRegenerationRequest(at, regenerate, source.oldestRetainedSequence());
+                regenerate = null;
+                apply(e);
+                if (e instanceof SourceState.Rebootstrap) {
+                    snapshotBackoff.reset();
+                }
+                window = source.openWindow();
+                return NEXT;
+            }
+            ft = flushTarget;
+            flushTarget = 0;
         }
-        return sent.frame();
-    }
-
-    /** DELTA-1..DELTA-3, DELTA-10, DELTA-14, PUB-4: coalesced deltas from the cursor, woken by appends. */
-    private void stream() throws InterruptedException {
-        CoalescingWindow window = source.openWindow();
-        while (true) {
-            if (closed) {
-                throw new Closed();
-            }
-            Thread.interrupted();
-            InstalledCursor r = regenerate.getAndSet(null);
-            if (r != null) {
-                if (r.viewId().equals(committedView) && r.watermark() >= source.oldestRetainedSequence() - 1) {
-                    cursor = r.watermark();
-                    window = source.openWindow();
-                } else {
-                    bootstrap();
-                    window = source.openWindow();
-                    continue;
-                }
-            }
-            long head = source.headSequence();
-            long ft = flushTarget.getAndSet(0);
-            if (ft > 0) {
-                window.flushThrough(Math.min(ft, head));
-                if (ft > head) {
-                    flushTarget.accumulateAndGet(ft, Math::max);
-                }
-            }
-            if (head > cursor) {
-                window.observe(cursor, head);
-            }
-            switch (window.decide(cursor)) {
-                case CoalescingWindow.Decision.ReadNow now -> readAndSend(window, head);
-                case CoalescingWindow.Decision.WaitUntil w -> awaitWake(w.deadlineMonoNanos() - System.nanoTime());
-                case CoalescingWindow.Decision.Idle idle -> {
-                    if (head > cursor) {
-                        readAndSend(window, head); // unread journal is never left waiting for another append
-                    } else {
-                        awaitAppend();
-                    }
+        long cursor = at.at().cursor();
+        long head = source.headSequence();
+        if (ft > 0) {
+            window.flushThrough(Math.min(ft, head));
+            if (ft > head) {
+                synchronized (lock) {
+                    flushTarget = Math.max(flushTarget, ft); // the rest once appended
                 }
             }
         }
+        if (head > cursor) {
+            window.observe(cursor, head);
+        }
+        return switch (window.decide(cursor)) {
+            case CoalescingWindow.Decision.ReadNow now -> readAndSend(cursor, head);
+            case CoalescingWindow.Decision.WaitUntil w -> {
+                livenessIfDue();
+                wake.await(Math.min(w.deadlineMonoNanos() - System.nanoTime(), livenessRemainingNanos()));
+                yield NEXT;
+            }
+            // unread journal is never left waiting for another append
+            case CoalescingWindow.Decision.Idle idle -> head > cursor ? readAndSend(cursor, head) : awaitAppend(cursor);
+        };
     }
 
-    private void readAndSend(CoalescingWindow window, long head) throws InterruptedException {
+    private Step readAndSend(long cursor, long head) throws InterruptedException {
         ReadOutcome outcome = source.read(cursor, open.scope(), config.replayIntervalsPerRead());
         // The window closes only if this read reaches the observed head; a read bounded by
         // replayIntervalsPerRead leaves it open so the rest is read without waiting for a new append.
         window.readStarted(cursor, outcome instanceof ReadOutcome.Intervals iv ? iv.endCursor(cursor) : head);
-        switch (outcome) {
+        return switch (outcome) {
             case ReadOutcome.Intervals iv -> {
                 for (CoalescedInterval ci : iv.intervals()) {
-                    sendDelta(ci, false);
-                    cursor = ci.interval().to();
+                    Step sent = sendDelta(ci, false);
+                    if (!(sent instanceof Step.Sent)) {
+                        yield sent;
+                    }
                 }
+                yield NEXT;
             }
-            case ReadOutcome.Trimmed t -> bootstrap(); // DELTA-10: history gone, a new snapshot (BND-4)
-            case ReadOutcome.BeyondHead b -> bootstrap();
-            case ReadOutcome.RecordTooLarge big -> fail(ErrorCause.FRAME_TOO_LARGE, "record " + big.sequence()
+            case ReadOutcome.Trimmed t -> rebootstrap(); // DELTA-10: history gone, a new snapshot (BND-4)
+            case ReadOutcome.BeyondHead b -> rebootstrap();
+            case ReadOutcome.RecordTooLarge big -> failure(ErrorCause.FRAME_TOO_LARGE, "record " + big.sequence()
                     + " is " + big.bytes() + " bytes alone; " + big.bound() + " is " + big.boundBytes());
-        }
+        };
     }
 
-    /** Idle: wait for one append (broadcast, DELTA-14), an inbound request or liveness time. */
-    private void awaitAppend() throws InterruptedException {
+    private Step rebootstrap() {
+        synchronized (lock) {
+            if (state instanceof SourceState.Closed) {
+                return CLOSED;
+            }
+            apply(new SourceState.Rebootstrap());
+        }
+        snapshotBackoff.reset();
+        return NEXT;
+    }
+
+    /** Idle: wait for one append (broadcast, DELTA-14), an inbound request or liveness time, on the one signal. */
+    private Step awaitAppend(long cursor) throws InterruptedException {
         livenessIfDue();
-        long seen = cursor;
-        pumpAwaiting = true;
-        try {
-            if (regenerate.get() != null || closed) {
-                return;
+        switch (source.armWakeAbove(cursor, appendWake)) {
+            case AwaitOutcome.Advanced a -> {
+                // appended meanwhile: read at once
             }
-            AwaitOutcome o = source.awaitAbove(seen, Math.min(PARK_MAX_NANOS * 4, livenessRemainingNanos()));
-            if (o instanceof AwaitOutcome.WaitersExhausted) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(config.ackIntervalMs()));
+            case AwaitOutcome.Armed a -> {
+                wake.await(livenessRemainingNanos());
+                source.disarmWake(appendWake); // woken by something else: give the slot back
             }
-        } catch (InterruptedException e) {
-            // woken by an inbound request or close
-        } finally {
-            pumpAwaiting = false;
-            Thread.interrupted();
+            case AwaitOutcome.WaitersExhausted w -> wake.await(TimeUnit.MILLISECONDS.toNanos(config.ackIntervalMs())); // poll (INV-9)
         }
+        return NEXT;
     }
-
 }

@@ -1,7 +1,6 @@
 package orbitkv.inventory.session;
 
 import io.grpc.ManagedChannel;
-import io.prometheus.metrics.core.metrics.Metric;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -17,7 +16,7 @@ import orbitkv.inventory.InventorySubscriber;
 import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
-import orbitkv.inventory.SessionMetricSet;
+import orbitkv.inventory.RequesterSessionMetrics;
 import orbitkv.inventory.SubscriptionStatus;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.wire.ErrorCause;
@@ -40,17 +39,18 @@ public final class Subscriber implements InventorySubscriber {
     private final ViewReceiver receiver;
     private final Function<Endpoint, ManagedChannel> channels;
     private final SessionConfig config;
-    private final SessionMetrics metrics;
+    private final RequesterCounters counters = new RequesterCounters();
     private final ScheduledExecutorService timer;
+    /** Guarded by this subscriber's monitor, as are {@link #beyondLimit}, {@link #admittedSources} and {@link #stopped}. */
     private final Map<Incarnation, RequesterSession> sessions = new LinkedHashMap<>();
     private List<Incarnation> beyondLimit = List.of();
     private int admittedSources;
+    /** Volatile: written under the monitor by {@link #onMembership}, read lock-free by every session's frame checks. */
     private volatile MembershipView view;
     private boolean stopped;
 
     private Subscriber(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
-        this.metrics = (SessionMetrics) Objects.requireNonNull(metrics, "metrics");
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
         this.scope = Objects.requireNonNull(scope, "scope");
@@ -65,8 +65,8 @@ public final class Subscriber implements InventorySubscriber {
     }
 
     public static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config, SessionMetricSet metrics) {
-        return new Subscriber(cluster, self, scope, receiver, channels, config, metrics);
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
+        return new Subscriber(cluster, self, scope, receiver, channels, config);
     }
 
     ClusterIdentity cluster() {
@@ -89,8 +89,8 @@ public final class Subscriber implements InventorySubscriber {
         return config;
     }
 
-    SessionMetrics sessionMetrics() {
-        return metrics;
+    RequesterCounters counters() {
+        return counters;
     }
 
     ScheduledExecutorService timer() {
@@ -179,8 +179,8 @@ public final class Subscriber implements InventorySubscriber {
     }
 
     @Override
-    public List<Metric> metrics() {
-        return metrics.metrics();
+    public RequesterSessionMetrics metrics() {
+        return counters.snapshot();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package orbitkv.inventory.session;
 
-import com.google.protobuf.ByteString;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import orbitkv.inventory.wire.Error;
@@ -8,8 +7,6 @@ import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.IncarnationRef;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.Incarnation;
-import orbitkv.membership.NodeEpoch;
-import orbitkv.membership.NodeId;
 
 /** Fixed-width conversions between the v4 wire and the contract types (SES-9). */
 final class Wire {
@@ -30,63 +27,6 @@ final class Wire {
     static IncarnationRef ref(Incarnation i) {
         return IncarnationRef.newBuilder().setNodeId(i.nodeId().value()).setNodeEpoch(i.epoch().value())
                 .setId(uuid(i.id())).build();
-    }
-
-    /** A refusal with its wire cause, or null. */
-    record Problem(ErrorCause cause, String detail) {}
-
-    /** Thrown inside decoding helpers; carries the named cause. */
-    static final class Refused extends Exception {
-        final ErrorCause cause;
-
-        Refused(ErrorCause cause, String detail) {
-            super(detail, null, false, false);
-            this.cause = cause;
-        }
-    }
-
-    static Incarnation incarnation(String field, boolean present, IncarnationRef r) throws Refused {
-        if (!present || !r.hasId()) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " is missing");
-        }
-        if (r.getNodeEpoch() < 0) {
-            throw new Refused(ErrorCause.INTEGER_OVERFLOW, field + ".node_epoch exceeds 2^63-1");
-        }
-        try {
-            return new Incarnation(new NodeId(r.getNodeId()), new NodeEpoch(r.getNodeEpoch()), uuid(r.getId()));
-        } catch (IllegalArgumentException e) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME, field + ": " + e.getMessage());
-        }
-    }
-
-    static long nonNegative(String field, long v) throws Refused {
-        if (v < 0) {
-            throw new Refused(ErrorCause.INTEGER_OVERFLOW, field + " exceeds 2^63-1");
-        }
-        return v;
-    }
-
-    /** A transcript digest field: exactly {@link orbitkv.inventory.TranscriptDigest#BYTES} (SES-9 fixed widths). */
-    static byte[] transcriptDigest(String field, ByteString b) throws Refused {
-        if (b.size() != orbitkv.inventory.TranscriptDigest.BYTES) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " must be " + orbitkv.inventory.TranscriptDigest.BYTES
-                    + " bytes, got " + b.size());
-        }
-        return b.toByteArray();
-    }
-
-    static byte[] digest(String field, ByteString b) throws Refused {
-        if (b.size() != DIGEST_BYTES) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " must be " + DIGEST_BYTES + " bytes, got " + b.size());
-        }
-        return b.toByteArray();
-    }
-
-    static UUID requiredUuid(String field, boolean present, Uuid u) throws Refused {
-        if (!present) {
-            throw new Refused(ErrorCause.MALFORMED_FRAME, field + " is missing");
-        }
-        return uuid(u);
     }
 
     /**

@@ -1,22 +1,32 @@
 package orbitkv.inventory.source;
 
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import orbitkv.inventory.AwaitOutcome;
 
 /**
- * Broadcast wake-up on the published head sequence (DELTA-14): {@link #publish} wakes every waiter
- * ({@code signalAll}), never a single one. Waiters are bounded by {@code waitersMax} (INV-9). A publish with
- * no waiter takes no lock: the waiter registers before re-checking the sequence, the publisher updates the
- * sequence before reading the waiter count, so one of them always sees the other.
+ * Broadcast wake-up on the published head sequence (DELTA-14): a reader arms its own wake-up with the
+ * sequence it has seen, and {@link #publish} runs every armed wake-up whose sequence is now passed, never a
+ * single one. Armed readers are bounded by {@code waitersMax} (INV-9); a reader that re-arms keeps its one
+ * slot. A wake-up runs on the publishing thread, outside this signal's lock, so it must only signal (the
+ * session's pump signal does).
+ *
+ * <p>A publish with nothing armed takes no lock: a reader publishes its arming ({@code armedCount}, volatile)
+ * before re-reading the sequence, the publisher publishes the sequence before reading {@code armedCount}, so
+ * one of them always sees the other (both are volatile accesses, hence sequentially consistent).
  */
 final class SequenceSignal {
     private final AtomicLong published = new AtomicLong();
-    private final AtomicInteger waiters = new AtomicInteger();
+    /** {@code armed.size()}, readable without the lock by the publisher's fast path. */
+    private final AtomicInteger armedCount = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition advanced = lock.newCondition();
+    /** Guarded by {@code lock}: each armed wake-up and the sequence its reader had seen. */
+    private final Map<Runnable, Long> armed = new IdentityHashMap<>();
     private final int waitersMax;
 
     SequenceSignal(int waitersMax) {
@@ -31,49 +41,68 @@ final class SequenceSignal {
     }
 
     int waiting() {
-        return waiters.get();
+        return armedCount.get();
     }
 
     void publish(long sequence) {
         published.accumulateAndGet(sequence, Math::max);
-        if (waiters.get() > 0) {
-            lock.lock();
-            try {
-                advanced.signalAll();
-            } finally {
-                lock.unlock();
-            }
+        if (armedCount.get() == 0) {
+            return;
         }
+        List<Runnable> due = new ArrayList<>();
+        lock.lock();
+        try {
+            long head = published.get();
+            for (Iterator<Map.Entry<Runnable, Long>> it = armed.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Runnable, Long> e = it.next();
+                if (head > e.getValue()) {
+                    due.add(e.getKey());
+                    it.remove();
+                }
+            }
+            armedCount.set(armed.size());
+        } finally {
+            lock.unlock();
+        }
+        due.forEach(Runnable::run);
     }
 
-    AwaitOutcome awaitAbove(long seen, long timeoutNanos) throws InterruptedException {
+    /**
+     * Arms {@code wake} to run once at the first publish above {@code seen}, unless the head is already above
+     * it. Re-arming the same wake-up replaces its seen sequence and keeps its slot.
+     */
+    AwaitOutcome arm(long seen, Runnable wake) {
         long head = published.get();
         if (head > seen) {
             return new AwaitOutcome.Advanced(head);
         }
-        if (timeoutNanos <= 0) {
-            return new AwaitOutcome.TimedOut(head);
-        }
-        if (waiters.incrementAndGet() > waitersMax) {
-            waiters.decrementAndGet();
-            return new AwaitOutcome.WaitersExhausted(waitersMax);
-        }
+        lock.lock();
         try {
-            lock.lockInterruptibly();
-            try {
-                long remaining = timeoutNanos;
-                while ((head = published.get()) <= seen) {
-                    if (remaining <= 0) {
-                        return new AwaitOutcome.TimedOut(head);
-                    }
-                    remaining = advanced.awaitNanos(remaining);
-                }
-                return new AwaitOutcome.Advanced(head);
-            } finally {
-                lock.unlock();
+            if (!armed.containsKey(wake) && armed.size() >= waitersMax) {
+                return new AwaitOutcome.WaitersExhausted(waitersMax);
             }
+            armed.put(wake, seen);
+            armedCount.set(armed.size());
+            head = published.get(); // after publishing the arming: see the class comment
+            if (head > seen) {
+                armed.remove(wake);
+                armedCount.set(armed.size());
+                return new AwaitOutcome.Advanced(head);
+            }
+            return new AwaitOutcome.Armed(head);
         } finally {
-            waiters.decrementAndGet();
+            lock.unlock();
+        }
+    }
+
+    /** Removes {@code wake} if armed (its reader stopped waiting for good); frees its slot. */
+    void disarm(Runnable wake) {
+        lock.lock();
+        try {
+            armed.remove(wake);
+            armedCount.set(armed.size());
+        } finally {
+            lock.unlock();
         }
     }
 }

@@ -1,6 +1,5 @@
 package orbitkv.inventory.source;
 
-import io.prometheus.metrics.core.metrics.Histogram;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -10,8 +9,6 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
-import orbitkv.inventory.AwaitOutcome;
-import orbitkv.inventory.CoalescingWindow;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.JournalStatus;
@@ -22,6 +19,7 @@ import orbitkv.inventory.PublicationStamp;
 import orbitkv.inventory.ReadOutcome;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
+import orbitkv.inventory.SecondsHistogram;
 import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.StateKey;
 
@@ -43,7 +41,7 @@ public final class SourceInventory implements InventorySource {
     private final Journal journal;
     private final SequenceSignal signal;
     private final IntervalPartitioner partitioner;
-    private final Histogram intentionalWaitSeconds;
+    private final SecondsRecorder intentionalWaitSeconds = new SecondsRecorder(WAIT_BUCKETS_SECONDS);
     private volatile PublicationStamp lastPublication = PublicationStamp.NONE;
 
     private SourceInventory(InventoryConfig config, LongSupplier clock) {
@@ -52,17 +50,25 @@ public final class SourceInventory implements InventorySource {
         this.journal = new Journal(config.journalRecordsMax(), config.journalBytesMax());
         this.signal = new SequenceSignal(config.waitersMax());
         this.partitioner = new IntervalPartitioner(config, new LockedCopier());
-        this.intentionalWaitSeconds = Histogram.builder()
-                .name("orbitkv_inventory_intentional_wait_seconds")
-                .help("Intentional coalescing wait before a reader reads (not transport lag)")
-                .classicUpperBounds(WAIT_BUCKETS_SECONDS)
-                .classicOnly()
-                .build();
     }
 
     /** Factory behind {@link InventorySource#create}. */
     public static InventorySource create(InventoryConfig config, LongSupplier monoNanos) {
         return new SourceInventory(config, monoNanos);
+    }
+
+    /**
+     * The implementation behind an {@link InventorySource} handed to the session end, which also needs the
+     * reader hooks that are not part of the contract (coalescing windows, the armed wake-up).
+     *
+     * @throws IllegalArgumentException if {@code source} was not made by {@link InventorySource#create}
+     */
+    public static SourceInventory of(InventorySource source) {
+        if (source instanceof SourceInventory s) {
+            return s;
+        }
+        throw new IllegalArgumentException("the session serves an InventorySource made by InventorySource.create, got "
+                + (source == null ? "null" : source.getClass().getName()));
     }
 
     @Override
@@ -187,22 +193,30 @@ public final class SourceInventory implements InventorySource {
         }
     }
 
-    @Override
-    public AwaitOutcome awaitAbove(long seenSequence, long timeoutNanos) throws InterruptedException {
-        return signal.awaitAbove(seenSequence, timeoutNanos);
+    /**
+     * Arms {@code wake} to run once when the head passes {@code seenSequence} (DELTA-14: one append wakes
+     * every armed reader); see {@link SequenceSignal#arm}. At most {@code waitersMax} readers are armed.
+     */
+    public AwaitOutcome armWakeAbove(long seenSequence, Runnable wake) {
+        return signal.arm(seenSequence, wake);
     }
 
-    @Override
+    /** Disarms {@code wake} (its reader ended). */
+    public void disarmWake(Runnable wake) {
+        signal.disarm(wake);
+    }
+
+    /** A new coalescing window on this source's clock and configuration (PUB-4, PUB-5). */
     public CoalescingWindow openWindow() {
         return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(), clock, intentionalWaitSeconds);
     }
 
     @Override
-    public Histogram intentionalWaitSeconds() {
-        return intentionalWaitSeconds;
+    public SecondsHistogram intentionalWaitSeconds() {
+        return intentionalWaitSeconds.snapshot();
     }
 
-    /** Waiters currently blocked on the sequence signal (for tests and diagnostics). */
+    /** Readers currently armed on the sequence signal (for tests and diagnostics). */
     int signalWaiters() {
         return signal.waiting();
     }

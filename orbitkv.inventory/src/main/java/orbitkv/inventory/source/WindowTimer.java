@@ -1,9 +1,7 @@
 package orbitkv.inventory.source;
 
-import io.prometheus.metrics.core.metrics.Histogram;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import orbitkv.inventory.CoalescingWindow;
 
 /**
  * The coalescing window of one reader (PUB-4, PUB-5, DIAG-3); see {@link CoalescingWindow} for the contract.
@@ -16,7 +14,7 @@ final class WindowTimer implements CoalescingWindow {
     private final long windowNanos;
     private final long maxWaitNanos;
     private final LongSupplier clock;
-    private final Histogram intentionalWaitSeconds;
+    private final SecondsRecorder intentionalWaitSeconds;
     private long observedHead;
     private boolean open;
     private boolean recorded;
@@ -24,7 +22,7 @@ final class WindowTimer implements CoalescingWindow {
     private long lastArrivalAt;
     private long flushTarget;
 
-    WindowTimer(long windowMs, long maxWaitMs, LongSupplier clock, Histogram intentionalWaitSeconds) {
+    WindowTimer(long windowMs, long maxWaitMs, LongSupplier clock, SecondsRecorder intentionalWaitSeconds) {
         this.windowNanos = TimeUnit.MILLISECONDS.toNanos(windowMs);
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(maxWaitMs);
         this.clock = clock;
@@ -80,7 +78,7 @@ final class WindowTimer implements CoalescingWindow {
     public void readStarted(long cursor, long readThrough) {
         long now = clock.getAsLong();
         if (open && !recorded) {
-            intentionalWaitSeconds.observe((now - openedAt) / 1e9);
+            intentionalWaitSeconds.observeNanos(now - openedAt);
             recorded = true;
         }
         if (readThrough >= observedHead) {

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import orbitkv.inventory.AwaitOutcome;
+import java.util.concurrent.atomic.AtomicInteger;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.Medium;
@@ -18,66 +16,83 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 class SequenceSignalTest {
-    private static final long LONG_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-    /** Bounded wait for a condition; no sleep-based synchronization. */
-    static void awaitCondition(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition within 10 s").isNegative();
-            Thread.onSpinWait();
-        }
-    }
-
     @Test
-    @DisplayName("DELTA-14 one journal append wakes every waiting reader")
-    void oneAppendWakesAllWaiters() throws Exception {
-        SourceInventory source = (SourceInventory) InventorySource.create(InventoryConfig.defaults());
+    @DisplayName("DELTA-14 one journal append wakes every armed reader, once")
+    void oneAppendWakesAllArmed() throws Exception {
+        SourceInventory source = SourceInventory.of(InventorySource.create(InventoryConfig.defaults()));
         int readers = 8;
-        ExecutorService pool = Executors.newFixedThreadPool(readers);
-        try {
-            List<Future<AwaitOutcome>> waits = new ArrayList<>();
-            for (int i = 0; i < readers; i++) {
-                waits.add(pool.submit(() -> source.awaitAbove(0, LONG_WAIT_NANOS)));
-            }
-            awaitCondition(() -> source.signalWaiters() == readers);
-            source.put(new StateKey(Namespace.utf8("a"), new byte[] {1}), Medium.DRAM, 1);
-            for (Future<AwaitOutcome> w : waits) {
-                assertThat(w.get(10, TimeUnit.SECONDS)).isEqualTo(new AwaitOutcome.Advanced(1));
-            }
-            assertThat(source.signalWaiters()).isZero();
-        } finally {
-            pool.shutdownNow();
+        CountDownLatch woken = new CountDownLatch(readers);
+        AtomicInteger runs = new AtomicInteger();
+        List<Runnable> wakes = new ArrayList<>();
+        for (int i = 0; i < readers; i++) {
+            Runnable wake = () -> {
+                runs.incrementAndGet();
+                woken.countDown();
+            };
+            wakes.add(wake);
+            assertThat(source.armWakeAbove(0, wake)).isEqualTo(new AwaitOutcome.Armed(0));
         }
+        assertThat(source.signalWaiters()).isEqualTo(readers);
+        source.put(new StateKey(Namespace.utf8("a"), new byte[] {1}), Medium.DRAM, 1);
+        assertThat(woken.await(10, TimeUnit.SECONDS)).as("every armed reader woken").isTrue();
+        assertThat(source.signalWaiters()).as("a wake-up is one-shot").isZero();
+        source.put(new StateKey(Namespace.utf8("a"), new byte[] {2}), Medium.DRAM, 1);
+        assertThat(runs.get()).as("no second run without re-arming").isEqualTo(readers);
     }
 
     @Test
-    @DisplayName("DELTA-14 a reader that is already behind returns at once; a timeout reports the unchanged head")
-    void alreadyAdvancedAndTimeout() throws Exception {
+    @DisplayName("DELTA-14 a reader that is already behind is not armed; a wake-up runs only above its seen sequence")
+    void alreadyAdvancedAndSeenSequence() {
         SequenceSignal signal = new SequenceSignal(4);
         signal.publish(3);
-        assertThat(signal.awaitAbove(2, 0)).isEqualTo(new AwaitOutcome.Advanced(3));
-        assertThat(signal.awaitAbove(3, 0)).isEqualTo(new AwaitOutcome.TimedOut(3));
-        assertThat(signal.awaitAbove(3, TimeUnit.MILLISECONDS.toNanos(1))).isEqualTo(new AwaitOutcome.TimedOut(3));
+        AtomicInteger runs = new AtomicInteger();
+        Runnable wake = runs::incrementAndGet;
+        assertThat(signal.arm(2, wake)).isEqualTo(new AwaitOutcome.Advanced(3));
+        assertThat(signal.waiting()).isZero();
+        assertThat(signal.arm(4, wake)).isEqualTo(new AwaitOutcome.Armed(3));
+        signal.publish(4);
+        assertThat(runs.get()).as("head 4 is not above the seen 4").isZero();
+        signal.publish(5);
+        assertThat(runs.get()).isEqualTo(1);
         signal.publish(2);
-        assertThat(signal.published()).as("the published head never goes back").isEqualTo(3);
+        assertThat(signal.published()).as("the published head never goes back").isEqualTo(5);
     }
 
     @Test
-    @DisplayName("INV-9 waiters are bounded: beyond waitersMax a reader is refused explicitly")
-    void waitersAreBounded() throws Exception {
+    @DisplayName("INV-9 armed readers are bounded: beyond waitersMax a reader is refused explicitly; re-arming keeps one slot")
+    void armedAreBounded() {
         SequenceSignal signal = new SequenceSignal(2);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<AwaitOutcome> a = pool.submit(() -> signal.awaitAbove(0, LONG_WAIT_NANOS));
-            Future<AwaitOutcome> b = pool.submit(() -> signal.awaitAbove(0, LONG_WAIT_NANOS));
-            awaitCondition(() -> signal.waiting() == 2);
-            assertThat(signal.awaitAbove(0, LONG_WAIT_NANOS)).isEqualTo(new AwaitOutcome.WaitersExhausted(2));
-            signal.publish(1);
-            assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(new AwaitOutcome.Advanced(1));
-            assertThat(b.get(10, TimeUnit.SECONDS)).isEqualTo(new AwaitOutcome.Advanced(1));
-        } finally {
-            pool.shutdownNow();
+        Runnable a = () -> {};
+        Runnable b = () -> {};
+        assertThat(signal.arm(0, a)).isInstanceOf(AwaitOutcome.Armed.class);
+        assertThat(signal.arm(0, a)).as("re-arming the same wake-up").isInstanceOf(AwaitOutcome.Armed.class);
+        assertThat(signal.arm(0, b)).isInstanceOf(AwaitOutcome.Armed.class);
+        assertThat(signal.arm(0, () -> {})).isEqualTo(new AwaitOutcome.WaitersExhausted(2));
+        signal.disarm(a);
+        assertThat(signal.waiting()).isEqualTo(1);
+        assertThat(signal.arm(0, () -> {})).as("a disarmed slot is free again").isInstanceOf(AwaitOutcome.Armed.class);
+    }
+
+    @Test
+    @DisplayName("DELTA-14 no lost wake-up: arming races with appends from another thread, every armed round is woken")
+    void noLostWakeUp() throws Exception {
+        SequenceSignal signal = new SequenceSignal(1);
+        int rounds = 20_000;
+        Thread publisher = Thread.ofPlatform().start(() -> {
+            for (long s = 1; s <= rounds; s++) {
+                signal.publish(s);
+            }
+        });
+        long seen = 0;
+        while (seen < rounds) {
+            CountDownLatch woken = new CountDownLatch(1);
+            AwaitOutcome o = signal.arm(seen, woken::countDown);
+            if (o instanceof AwaitOutcome.Armed) {
+                assertThat(woken.await(10, TimeUnit.SECONDS)).as("armed at %d and never woken", seen).isTrue();
+            }
+            seen = signal.published();
         }
+        publisher.join(10_000);
+        assertThat(signal.waiting()).isZero();
     }
 }

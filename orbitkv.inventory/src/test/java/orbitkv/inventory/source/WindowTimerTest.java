@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import orbitkv.inventory.CoalescingWindow;
-import orbitkv.inventory.CoalescingWindow.Decision;
-import orbitkv.inventory.CoalescingWindow.Reason;
+import orbitkv.inventory.source.CoalescingWindow.Decision;
+import orbitkv.inventory.source.CoalescingWindow.Reason;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import org.junit.jupiter.api.DisplayName;
@@ -15,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class WindowTimerTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
 
-    private InventorySource source(long windowMs, long maxWaitMs) {
-        return InventorySource.create(InventoryConfig.defaults().withWindow(windowMs, maxWaitMs), now::get);
+    private SourceInventory source(long windowMs, long maxWaitMs) {
+        return SourceInventory.of(InventorySource.create(InventoryConfig.defaults().withWindow(windowMs, maxWaitMs), now::get));
     }
 
     private void advanceMs(double ms) {
@@ -45,7 +44,7 @@ class WindowTimerTest {
     @Test
     @DisplayName("PUB-5 continuous mutations never extend the wait beyond 5 ms after the first unread one")
     void capNeverExtended() {
-        InventorySource s = source(2, 5);
+        SourceInventory s = source(2, 5);
         CoalescingWindow w = s.openWindow();
         long opened = now.get();
         for (long head = 1; head <= 4; head++) {
@@ -57,20 +56,20 @@ class WindowTimerTest {
         w.observe(0, 5);
         assertThat(w.decide(0)).isEqualTo(new Decision.ReadNow(Reason.MAX_WAIT_ELAPSED));
         w.readStarted(0, 5);
-        assertThat(s.intentionalWaitSeconds().getCount()).isEqualTo(1);
-        assertThat(s.intentionalWaitSeconds().getSum()).isEqualTo((now.get() - opened) / 1e9);
+        assertThat(s.intentionalWaitSeconds().count()).isEqualTo(1);
+        assertThat(s.intentionalWaitSeconds().sumSeconds()).isEqualTo((now.get() - opened) / 1e9);
     }
 
     @Test
     @DisplayName("PUB-5 maxIntentionalWaitMs 0 reads immediately and records a zero wait")
     void noWait() {
-        InventorySource s = source(0, 0);
+        SourceInventory s = source(0, 0);
         CoalescingWindow w = s.openWindow();
         w.observe(0, 1);
         assertThat(w.decide(0)).isEqualTo(new Decision.ReadNow(Reason.NO_WAIT));
         w.readStarted(0, 1);
-        assertThat(s.intentionalWaitSeconds().getCount()).isEqualTo(1);
-        assertThat(s.intentionalWaitSeconds().getSum()).isZero();
+        assertThat(s.intentionalWaitSeconds().count()).isEqualTo(1);
+        assertThat(s.intentionalWaitSeconds().sumSeconds()).isZero();
     }
 
     @Test
@@ -87,7 +86,7 @@ class WindowTimerTest {
     @Test
     @DisplayName("DIAG-3 the intentional wait is recorded once per window opening, and a read to the head closes it")
     void recordedOncePerOpening() {
-        InventorySource s = source(2, 5);
+        SourceInventory s = source(2, 5);
         CoalescingWindow w = s.openWindow();
         w.observe(0, 4);
         advanceMs(2);
@@ -95,7 +94,7 @@ class WindowTimerTest {
         assertThat(w.decide(2)).as("unread rest after a bounded read").isEqualTo(new Decision.ReadNow(Reason.WINDOW_ELAPSED));
         w.readStarted(2, 4);
         assertThat(w.decide(4)).isEqualTo(new Decision.Idle());
-        assertThat(s.intentionalWaitSeconds().getCount()).isEqualTo(1);
+        assertThat(s.intentionalWaitSeconds().count()).isEqualTo(1);
         w.observe(4, 5);
         assertThat(w.decide(4)).isInstanceOf(Decision.WaitUntil.class);
     }

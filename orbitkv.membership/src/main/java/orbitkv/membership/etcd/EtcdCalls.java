@@ -65,6 +65,15 @@ public final class EtcdCalls {
         }
     }
 
+    /** Builds a client and closes it; no request is sent (see {@code Membership#checkClientConstruction}). */
+    public static void constructAndClose(EtcdEndpoints endpoints) {
+        try (Client client = client(endpoints, 1_000)) {
+            if (client.getKVClient() == null) {
+                throw new IllegalStateException("jetcd returned no KV client");
+            }
+        }
+    }
+
     /** Thrown when a call failed, timed out, or etcd answered with an error status. */
     public static final class EtcdCallFailed extends Exception {
         private final Status.Code code;

@@ -1,6 +1,5 @@
 package orbitkv.server.cli;
 
-import io.etcd.jetcd.Client;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
@@ -20,6 +19,8 @@ import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.EtcdEndpoints;
+import orbitkv.membership.Membership;
 import orbitkv.server.net.NativeTransport;
 
 /** The checks behind {@code orbitkv selftest}; each prints one line {@code ok <check>: <detail>}. */
@@ -97,11 +98,7 @@ final class Selftest {
 
     private void checkJetcdClient() {
         // Construction does not connect: this proves jetcd, Vert.x and grpc resolve as named modules.
-        try (Client client = Client.builder().endpoints("http://127.0.0.1:2379").build()) {
-            if (client.getKVClient() == null) {
-                throw new IllegalStateException("jetcd returned no KV client");
-            }
-        }
+        Membership.checkClientConstruction(EtcdEndpoints.parse("http://127.0.0.1:2379"));
         out.println("ok jetcd-client: constructed and closed");
     }
 

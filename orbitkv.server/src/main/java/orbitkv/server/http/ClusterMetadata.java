@@ -21,7 +21,6 @@ import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.InventoryFence;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySubscriber;
-import orbitkv.inventory.SessionMetricSet;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.JournalStatus;
 import orbitkv.inventory.Namespace;
@@ -73,21 +72,14 @@ public final class ClusterMetadata implements DistributedMetadata {
     private volatile FlushThrough flush = FlushThrough.NONE;
     private volatile Sessions sessions;
 
-    /** The two session ends of this Manager, attached once before the HTTP API serves (SES-1). */
     /**
-     * Both ends of the InventorySession and the one metric set they share (registered once, DIAG-3).
-     *
-     * @throws IllegalArgumentException if an end counts into another set (its metrics would be lost or collide)
+     * The two session ends of this Manager, attached once before the HTTP API serves (SES-1); their metric
+     * snapshots join one set of families, told apart by the {@code side} label (DIAG-3).
      */
-    public record Sessions(InventorySubscriber subscriber, InventorySessionServer server, SessionMetricSet metrics,
-                           int sessionsPerRequesterMax) {
+    public record Sessions(InventorySubscriber subscriber, InventorySessionServer server, int sessionsPerRequesterMax) {
         public Sessions {
             Objects.requireNonNull(subscriber, "subscriber");
             Objects.requireNonNull(server, "server");
-            Objects.requireNonNull(metrics, "metrics");
-            if (!server.metrics().equals(metrics.metrics()) || !subscriber.metrics().equals(metrics.metrics())) {
-                throw new IllegalArgumentException("the session server and subscriber must share the given SessionMetricSet");
-            }
         }
     }
 
@@ -360,10 +352,10 @@ public final class ClusterMetadata implements DistributedMetadata {
     /** Inventory, index, membership and await figures; bounded labels only (DIAG-2, DIAG-3). */
     @Override
     public void registerMetrics(PrometheusRegistry registry) {
-        registry.register(source.intentionalWaitSeconds());
+        SessionMetricFamilies.registerIntentionalWait(registry, source::intentionalWaitSeconds);
         Sessions s = sessions;
         if (s != null) { // registered once: the HTTP server calls this once, when it starts serving
-            s.metrics().metrics().forEach(registry::register); // one set for both ends: one family per name
+            SessionMetricFamilies.register(registry, s.server()::metrics, s.subscriber()::metrics);
         }
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
                 .callback(cb -> cb.call(source.status().journalBytes())).register(registry);

@@ -10,7 +10,6 @@ import orbitkv.index.GlobalIndex;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySubscriber;
 import orbitkv.inventory.SessionConfig;
-import orbitkv.inventory.SessionMetricSet;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
@@ -167,14 +166,12 @@ public final class DistributedManager implements RunningManager {
     private static SessionEnds addPeerServices(ManagerConfig config, PeerListener peer, Membership membership,
                                                LocalCache local, ClusterMetadata metadata, NativeTransport transport) {
         SessionConfig sessionConfig = config.sessionConfig();
-        SessionMetricSet sessionMetrics = SessionMetricSet.create(); // both ends count into one set
         InventorySessionServer server = InventorySessionServer.create(local.source(), membership.cluster(),
-                membership.incarnation(), membership::view, sessionConfig, sessionMetrics);
+                membership.incarnation(), membership::view, sessionConfig);
         PeerChannels channels = new PeerChannels(transport, config.peerTls(), config.peerInboundMessageBytesMax());
         InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
-                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig, sessionMetrics);
-        metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionMetrics,
-                sessionConfig.sessionsPerRequesterMax()));
+                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig);
+        metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionConfig.sessionsPerRequesterMax()));
         peer.addService(server.bindableService());
         return new SessionEnds(server, subscriber, channels);
     }

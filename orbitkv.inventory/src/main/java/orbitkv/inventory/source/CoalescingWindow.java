@@ -1,4 +1,4 @@
-package orbitkv.inventory;
+package orbitkv.inventory.source;
 
 /**
  * A reader's coalescing window (PUB-4, PUB-5): decides when a reader holding cursor {@code c} may read an
@@ -9,7 +9,7 @@ package orbitkv.inventory;
  * until the reader's cursor reaches the target; byte bounds and order still apply because the read
  * itself is unchanged (PUB-4, API-2). The intentional wait actually introduced is recorded when a read
  * starts, in the source's intentional-wait histogram, apart from transport lag (DIAG-3).
- * One owner per instance (not thread-safe).
+ * One owner per instance (not thread-safe). Not a contract: the source end of the session is its only reader.
  */
 public interface CoalescingWindow {
     /** The reader observed head {@code headSequence} while at {@code cursor}. */
