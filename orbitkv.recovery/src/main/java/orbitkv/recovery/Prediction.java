@@ -3,7 +3,7 @@ package orbitkv.recovery;
 /**
  * A predicted time until a plan's state is usable (ROUTE-3, ROUTE-5), from the cost model's estimates of
  * each route's class. A prediction is never an observation: there is no conversion between the two types and
- * the cost model accepts only {@link Observation}s produced by executed routes (ROUTE-6).
+ * the cost model accepts only observations produced by executed routes (ROUTE-6).
  *
  * @param meanNanos predicted critical path: the sum of each route's fixed cost plus bytes over its rate (routes run
  *     one after another; an authorization overlapped with the previous READ is inside that READ's observed time,

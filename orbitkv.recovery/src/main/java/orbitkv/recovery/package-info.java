@@ -6,7 +6,7 @@
  * a {@link orbitkv.recovery.RouteSelection}: {@code plan} answers the recoverable prefix and the
  * {@link orbitkv.recovery.Route}s the {@link orbitkv.recovery.RoutePolicy} would run; {@code restore} executes them
  * through the Manager's {@link orbitkv.recovery.TransferPorts}, learns from every executed route
- * ({@link orbitkv.recovery.Observation}) and explains itself in a bounded {@link orbitkv.recovery.RouteTrace}.
+ * (observation) and explains itself in a bounded {@link orbitkv.recovery.RouteTrace}.
  * docs/recovery.md describes the policy, the cost model, the switch rule, the bounds and the trace format.
  */
 package orbitkv.recovery;

@@ -456,7 +456,7 @@ public final class EtcdLoadHarness {
         final InventorySubscriber subscriber;
         final List<String> ownerIds = new ArrayList<>();
 
-        Streaming(Mode mode, List<? extends InventorySource> sources, List<Namespace> namespaces) throws Exception {
+        Streaming(Mode mode, List<SignalledSource> sources, List<Namespace> namespaces) throws Exception {
             List<Integer> ports = new ArrayList<>();
             // gRPC servers first (their ports go into the member records), then registration, then the session servers.
             List<io.grpc.util.MutableHandlerRegistry> registries = new ArrayList<>();
@@ -470,7 +470,7 @@ public final class EtcdLoadHarness {
             members = new Members(ports);
             for (int i = 0; i < sources.size(); i++) {
                 Membership m = members.owners.get(i);
-                InventorySessionServer server = InventorySessionServer.create(sources.get(i), m.cluster(), m.incarnation(), m::view,
+                InventorySessionServer server = InventorySessionServer.create(sources.get(i).unwrapped(), m.cluster(), m.incarnation(), m::view,
                         SessionConfig.defaults());
                 registries.get(i).addService(server.bindableService());
                 m.addListener(e -> server.onMembership(m.view()));

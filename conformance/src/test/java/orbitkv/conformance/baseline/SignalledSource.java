@@ -32,6 +32,15 @@ public final class SignalledSource implements InventorySource {
         return new SignalledSource(delegate);
     }
 
+    /**
+     * The wrapped source: an InventorySession server serves only a source made by
+     * {@link InventorySource#create} (it reads the journal's internals), so a streaming run hands it this one
+     * while the workload still mutates through the wrapper.
+     */
+    public InventorySource unwrapped() {
+        return delegate;
+    }
+
     /** A fresh source with {@code config}, wrapped. */
     public static SignalledSource create(InventoryConfig config) {
         return wrap(InventorySource.create(config));

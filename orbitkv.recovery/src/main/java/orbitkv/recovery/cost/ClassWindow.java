@@ -1,7 +1,6 @@
 package orbitkv.recovery.cost;
 
 import orbitkv.recovery.CostEstimate;
-import orbitkv.recovery.Observation;
 import orbitkv.recovery.ObservationOutcome;
 import orbitkv.recovery.RouteClass;
 

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import orbitkv.membership.NodeId;
 import orbitkv.recovery.CostEstimate;
-import orbitkv.recovery.Observation;
 import orbitkv.recovery.RouteClass;
 
 /**

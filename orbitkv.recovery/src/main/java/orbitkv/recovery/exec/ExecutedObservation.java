@@ -1,7 +1,7 @@
 package orbitkv.recovery.exec;
 
 import java.util.Objects;
-import orbitkv.recovery.Observation;
+import orbitkv.recovery.cost.Observation;
 import orbitkv.recovery.ObservationOutcome;
 import orbitkv.recovery.RouteClass;
 

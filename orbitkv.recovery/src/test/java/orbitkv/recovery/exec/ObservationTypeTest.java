@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
-import orbitkv.recovery.Observation;
+import orbitkv.recovery.cost.Observation;
 import orbitkv.recovery.Prediction;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

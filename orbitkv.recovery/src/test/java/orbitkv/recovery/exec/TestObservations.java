@@ -1,6 +1,6 @@
 package orbitkv.recovery.exec;
 
-import orbitkv.recovery.Observation;
+import orbitkv.recovery.cost.Observation;
 import orbitkv.recovery.ObservationOutcome;
 import orbitkv.recovery.RouteClass;
 
