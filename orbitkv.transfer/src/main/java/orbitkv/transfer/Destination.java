@@ -16,13 +16,23 @@ import java.util.Objects;
  * <p>A native segment (off-heap, e.g. an arena or direct buffer) is filled by the socket directly; a heap
  * segment costs one extra copy on the TCP backend.
  *
- * @param segment writable memory of at least the block's length
+ * <p>The engine fills the destination on its own threads, so its memory must be accessible from any thread: a
+ * shared, global or automatic arena, a heap array or a buffer; a confined arena's segment is refused.
+ *
+ * @param segment writable memory of at least the block's length, accessible from any thread
  */
 public record Destination(MemorySegment segment) {
+    /** A thread that is never the owner of a confined arena: a segment it may access is accessible by all. */
+    private static final Thread PROBE = new Thread(() -> {}, "orbitkv-destination-probe");
+
     public Destination {
         Objects.requireNonNull(segment, "segment");
         if (segment.isReadOnly()) {
             throw new IllegalArgumentException("a destination must be writable");
+        }
+        if (!segment.isAccessibleBy(PROBE)) {
+            throw new IllegalArgumentException("a destination must be accessible from any thread (the engine fills it"
+                    + " on its I/O threads); a confined arena's segment is not");
         }
     }
 

@@ -102,6 +102,8 @@ public record TransferConfig(
     public static final int DEFAULT_SHARED_MEMORY_CHUNK_BYTES = 1 << 20;
 
     public TransferConfig {
+        atLeast("blockBytesMax", blockBytesMax, "1", 1); // first: other bounds are checked against it
+        atMost("blockBytesMax", blockBytesMax, "Integer.MAX_VALUE (one buffer per block)", Integer.MAX_VALUE);
         atLeast("authorizeKeysMax", authorizeKeysMax, "1", 1);
         atLeast("authorizeRequestBytesMax", authorizeRequestBytesMax, "1024", 1024);
         atLeast("pinsPerRequesterMax", pinsPerRequesterMax, "1", 1);
@@ -110,8 +112,6 @@ public record TransferConfig(
         atLeast("pinnedBytesTotalMax", pinnedBytesTotalMax, "pinnedBytesPerRequesterMax", pinnedBytesPerRequesterMax);
         atLeast("prefetchPinnedBytesTotalMax", prefetchPinnedBytesTotalMax, "0", 0);
         atMost("prefetchPinnedBytesTotalMax", prefetchPinnedBytesTotalMax, "pinnedBytesTotalMax", pinnedBytesTotalMax);
-        atLeast("blockBytesMax", blockBytesMax, "1", 1);
-        atMost("blockBytesMax", blockBytesMax, "Integer.MAX_VALUE (one buffer per block)", Integer.MAX_VALUE);
         atLeast("grantExpiryMs", grantExpiryMs, "grantSafetyMarginMs + 1", grantSafetyMarginMs + 1);
         atLeast("expirySweepIntervalMs", expirySweepIntervalMs, "1", 1);
         atMost("expirySweepIntervalMs", expirySweepIntervalMs, "grantExpiryMs", grantExpiryMs);

@@ -398,6 +398,11 @@ public final class Engine implements TransferEngine {
         }
     }
 
+    /** Payload bytes the TCP backend copied from transport buffers instead of receiving in place. */
+    long tcpCopiedBytes() {
+        return tcp.copiedBytes();
+    }
+
     /** For tests: an engine with another boot id (another host) or a fault-injecting copier. */
     public static Engine createForTest(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,

@@ -88,7 +88,11 @@ final class Read implements ReadHandle {
             return;
         }
         if (!(o instanceof ReadOutcome.Completed) && !(o instanceof ReadOutcome.Refused)) {
-            destination.segment().asSlice(0, length).fill((byte) 0);
+            try {
+                destination.segment().asSlice(0, length).fill((byte) 0);
+            } catch (IllegalStateException e) {
+                // The requester closed its own memory under the READ: nothing left to expose or clear.
+            }
         }
         engine.terminated(this, o);
         outcome.complete(o);

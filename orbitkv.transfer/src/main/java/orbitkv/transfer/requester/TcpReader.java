@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import orbitkv.membership.Endpoint;
@@ -58,6 +59,8 @@ final class TcpReader implements AutoCloseable {
     private final LongSupplier clock;
     private final Map<Endpoint, Pool> pools = new HashMap<>();
     private final Set<Connection> open = new HashSet<>();
+    /** Payload bytes that did not land in place and were copied from a transport buffer (heap destinations). */
+    private final AtomicLong copiedBytes = new AtomicLong();
     private boolean closed;
 
     TcpReader(EventLoopGroup group, Class<? extends Channel> channelType, int connectionsPerSourceMax,
@@ -120,6 +123,10 @@ final class TcpReader implements AutoCloseable {
 
     synchronized int openConnections() {
         return open.size();
+    }
+
+    long copiedBytes() {
+        return copiedBytes.get();
     }
 
     /** Runs {@code read} on the leased connection, or on a new one. */
@@ -318,6 +325,7 @@ final class TcpReader implements AutoCloseable {
                     MemorySegment dst = r.destination.segment();
                     if (buf != handedOut) { // in place already when the transport read into the handed-out slice
                         MemorySegment.copy(MemorySegment.ofBuffer(buf.nioBuffer(buf.readerIndex(), n)), 0, dst, received, n);
+                        copiedBytes.addAndGet(n);
                     }
                     crc.update(dst.asSlice(received, n).asByteBuffer());
                     received += n;
