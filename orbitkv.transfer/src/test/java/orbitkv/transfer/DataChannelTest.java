@@ -119,6 +119,35 @@ class DataChannelTest {
             assertThat(h2.status()).as("a refused READ may be asked again").isEqualTo(DataStatus.OK);
             skip(other, h2.length());
         }
-        assertThat(f.source.status().readsServed().get(RouteClass.PEER_DRAM)).isEqualTo(2);
+        // Counted when the source learns its write completed, which may follow the reader's last byte.
+        Await.until("both blocks counted as served", Duration.ofSeconds(10),
+                () -> f.source.status().readsServed().get(RouteClass.PEER_DRAM) == 2);
+    }
+
+    @Test
+    @DisplayName("BND-2 INV-8 a Release is answered while a block's payload sits unsent; the released grant's pin stays until those bytes are written")
+    void releaseBesidePendingPayload() throws Exception {
+        int size = 32 << 20;
+        TransferConfig c = TransferFixture.testConfig().withWindows(size, size, size, 64, 16);
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()).withConfig(c));
+        long a = f.payloads.putDram(TransferFixture.key(1), TransferFixture.payload(size, 1, 1));
+        long b = f.payloads.putDram(TransferFixture.key(2), TransferFixture.payload(1000, 1, 2));
+        Grant big = f.grant(List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, a)));
+        Grant other = f.grant(List.of(new BlockRef(TransferFixture.key(2), Medium.DRAM, b)));
+        try (SocketChannel slow = connect()) {
+            send(slow, big.id(), 0, 1);
+            Await.until("the payload is in flight", Duration.ofSeconds(10),
+                    () -> f.source.status().egressInFlightBytes() == size);
+            assertThat(TransferFixture.await(f.engine.release(other))).isInstanceOf(ReleaseOutcome.Released.class);
+            assertThat(TransferFixture.await(f.engine.release(big))).isInstanceOf(ReleaseOutcome.Released.class);
+            TransferSourceStatus s = f.source.status();
+            assertThat(s.grantsOutstanding()).isZero();
+            assertThat(s.pinsHeld()).as("the released grant drains: its bytes are still on the wire").isEqualTo(1);
+            assertThat(s.pinnedBytesHeld()).isEqualTo(size);
+            DataFrames.ResponseHeader h = header(slow);
+            skip(slow, h.length());
+            Await.until("the pin goes with the last byte written", Duration.ofSeconds(10),
+                    () -> f.source.status().pinsHeld() == 0 && f.payloads.pinsHeld() == 0);
+        }
     }
 }

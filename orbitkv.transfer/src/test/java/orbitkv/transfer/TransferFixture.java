@@ -47,7 +47,10 @@ public final class TransferFixture implements AutoCloseable {
 
     public final NativeIo io;
     public final TransferConfig config;
+    /** The source's event loops (data listener, gRPC server, proxy), as in its own process. */
     public final EventLoopGroup group;
+    /** The requester's event loops (engine connections, gRPC channel), apart from the source's. */
+    public final EventLoopGroup requesterGroup;
     public final ClusterIdentity cluster = new ClusterIdentity("transfer-test", UUID.randomUUID());
     public final Incarnation sourceIncarnation = Incarnation.random(new NodeId("source-a"), new NodeEpoch(3));
     public final Incarnation requesterIncarnation = Incarnation.random(new NodeId("requester-b"), new NodeEpoch(5));
@@ -106,6 +109,7 @@ public final class TransferFixture implements AutoCloseable {
         this.io = o.io();
         this.config = o.config();
         this.group = io.newGroup(2);
+        this.requesterGroup = io.newGroup(2);
         this.membership = new TestMembership(cluster, sourceIncarnation, requesterIncarnation);
         this.dir = Files.createTempDirectory("orbitkv-transfer-test");
         this.payloads = new TestPayloadSource(TestPayloadSource.sharedMemoryDir(dir), 96L << 20, dir, o.sourcePinsMax());
@@ -122,10 +126,10 @@ public final class TransferFixture implements AutoCloseable {
                 .addService(source.authorizationService()).build().start();
         int port = ((InetSocketAddress) grpc.getListenSockets().getFirst()).getPort();
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).channelType(io.socketChannel())
-                .eventLoopGroup(group).usePlaintext().build();
+                .eventLoopGroup(requesterGroup).usePlaintext().build();
         this.sourceMember = new Member(sourceIncarnation, new Endpoint("127.0.0.1", port),
                 new Endpoint("127.0.0.1", 1), "orbitkv/inventory-stream/v4");
-        this.engine = Engine.createForTest(config, cluster, () -> requesterIncarnation, e -> channel, group,
+        this.engine = Engine.createForTest(config, cluster, () -> requesterIncarnation, e -> channel, requesterGroup,
                 io.socketChannel(), System::nanoTime, o.engineBootId(), copier != null ? copier : ChunkCopier.PLAIN);
     }
 
@@ -192,6 +196,7 @@ public final class TransferFixture implements AutoCloseable {
         if (proxy != null) {
             proxy.close();
         }
+        requesterGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         payloads.close();
         try (Stream<Path> files = Files.walk(dir)) {
