@@ -74,6 +74,32 @@ final class BenchSource implements AutoCloseable {
         }
     }
 
+    /** The arena bytes of block {@code i} (pinned once, for the baselines; the fixture's owner never evicts them). */
+    MemorySegment arenaBytes(int i) {
+        BlockRef r = refs.get(i);
+        if (f.payloads.pin(r.key(), r.medium(), r.residencySequence()) instanceof PayloadSource.PinResult.Pinned p
+                && p.location() instanceof PayloadSource.PayloadLocation.InArena a) {
+            return a.bytes();
+        }
+        throw new IllegalStateException("block " + i + " is not in the arena");
+    }
+
+    /** The checksum a verified READ must compute: copy and CRC32C chunk by chunk (1 MiB), as the READ does. */
+    static long copyAndCrc(MemorySegment[] sources, MemorySegment[] destinations, int blockBytes) {
+        long x = 0;
+        int chunk = TransferConfig.DEFAULT_SHARED_MEMORY_CHUNK_BYTES;
+        for (int i = 0; i < sources.length; i++) {
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            for (long o = 0; o < blockBytes; o += chunk) {
+                long n = Math.min(chunk, blockBytes - o);
+                MemorySegment.copy(sources[i], o, destinations[i], o, n);
+                crc.update(destinations[i].asSlice(o, n).asByteBuffer());
+            }
+            x += crc.getValue();
+        }
+        return x;
+    }
+
     static void check(ReadOutcome o) {
         if (!(o instanceof ReadOutcome.Completed)) {
             throw new IllegalStateException("benchmark READ did not complete: " + o);
@@ -81,7 +107,7 @@ final class BenchSource implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws java.io.IOException {
         f.close();
         arena.close();
     }

@@ -2,7 +2,6 @@ package orbitkv.transfer;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -36,11 +35,7 @@ public class SharedMemoryReadBenchmark {
         source = new BenchSource(blockBytes, BenchSource.blocksPerOp(blockBytes), NativeIo.detect());
         arenaBlocks = new MemorySegment[source.refs.size()];
         for (int i = 0; i < arenaBlocks.length; i++) {
-            BlockRef r = source.refs.get(i);
-            if (source.f.payloads.pin(r.key(), r.medium(), r.residencySequence()) instanceof PayloadSource.PinResult.Pinned p
-                    && p.location() instanceof PayloadSource.PayloadLocation.InArena a) {
-                arenaBlocks[i] = a.bytes();
-            }
+            arenaBlocks[i] = source.arenaBytes(i);
         }
     }
 
@@ -73,17 +68,6 @@ public class SharedMemoryReadBenchmark {
 
     @Benchmark
     public long segmentCopyAndCrc() {
-        long x = 0;
-        int chunk = TransferConfig.DEFAULT_SHARED_MEMORY_CHUNK_BYTES;
-        for (int i = 0; i < arenaBlocks.length; i++) {
-            CRC32C crc = new CRC32C();
-            for (long o = 0; o < blockBytes; o += chunk) {
-                long n = Math.min(chunk, blockBytes - o);
-                MemorySegment.copy(arenaBlocks[i], o, source.destinations[i], o, n);
-                crc.update(source.destinations[i].asSlice(o, n).asByteBuffer());
-            }
-            x += crc.getValue();
-        }
-        return x;
+        return BenchSource.copyAndCrc(arenaBlocks, source.destinations, blockBytes);
     }
 }

@@ -1,10 +1,5 @@
 package orbitkv.transfer;
 
-import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -37,37 +32,12 @@ public class TcpReadBenchmark {
     NativeIo io;
 
     private BenchSource source;
-    private SocketChannel rawReceiver;
-    private ServerSocketChannel rawServer;
-    private Thread rawSender;
-    private volatile boolean running;
-    private ByteBuffer rawDestination;
+    private RawLoopback raw;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         source = new BenchSource(blockBytes, BenchSource.blocksPerOp(blockBytes), io);
-        rawServer = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-        rawReceiver = SocketChannel.open(rawServer.getLocalAddress());
-        SocketChannel sender = rawServer.accept();
-        MemorySegment arenaBytes = source.f.payloads.pin(source.refs.getFirst().key(),
-                source.refs.getFirst().medium(), source.refs.getFirst().residencySequence()) instanceof
-                PayloadSource.PinResult.Pinned p && p.location() instanceof PayloadSource.PayloadLocation.InArena a
-                        ? a.bytes() : null;
-        ByteBuffer block = arenaBytes.asByteBuffer();
-        running = true;
-        rawSender = Thread.ofPlatform().daemon().name("raw-sender").start(() -> {
-            try (sender) {
-                while (running) {
-                    ByteBuffer b = block.duplicate();
-                    while (b.hasRemaining()) {
-                        sender.write(b);
-                    }
-                }
-            } catch (Exception e) {
-                // the receiver closed at teardown
-            }
-        });
-        rawDestination = source.destinations[0].reinterpret(blockBytes).asByteBuffer();
+        raw = new RawLoopback(source.arenaBytes(0), source.destinations[0]);
     }
 
     @Setup(Level.Invocation)
@@ -82,10 +52,7 @@ public class TcpReadBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
-        running = false;
-        rawReceiver.close();
-        rawServer.close();
-        rawSender.join(5000);
+        raw.close();
         source.close();
     }
 
@@ -98,12 +65,6 @@ public class TcpReadBenchmark {
     /** 16 MiB of the same arena bytes over a raw loopback socket pair. */
     @Benchmark
     public void rawSocketCopy() throws Exception {
-        long left = BenchSource.BYTES_PER_OP;
-        while (left > 0) {
-            ByteBuffer d = rawDestination.clear().limit((int) Math.min(rawDestination.capacity(), left));
-            while (d.hasRemaining()) {
-                left -= rawReceiver.read(d);
-            }
-        }
+        raw.receive(BenchSource.BYTES_PER_OP);
     }
 }
