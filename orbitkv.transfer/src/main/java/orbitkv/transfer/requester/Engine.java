@@ -113,7 +113,12 @@ public final class Engine implements TransferEngine {
                                 AuthorizeCalls.responseBytesMax(request.blocks().size()))).build();
         long sentAt = clock.getAsLong();
         CompletableFuture<AuthorizeOutcome> out = new CompletableFuture<>();
-        io.grpc.Channel channel = peerChannels.apply(request.source().peer());
+        io.grpc.Channel channel;
+        try {
+            channel = peerChannels.apply(request.source().peer());
+        } catch (RuntimeException e) {
+            return failed(AuthorizeFailure.UNAVAILABLE, "no channel to " + request.source().peer() + ": " + e);
+        }
         ClientCalls.asyncUnaryCall(channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(
                 request.timeout().toNanos(), TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
                     @Override

@@ -131,6 +131,21 @@ final class TcpReader implements AutoCloseable {
 
     /** Runs {@code read} on the leased connection, or on a new one. */
     void run(Read read, Lease lease) {
+        try {
+            runOrThrow(read, lease);
+        } catch (RuntimeException e) { // e.g. the event loop group is shutting down
+            if (lease.idle() == null) {
+                synchronized (this) {
+                    dropPermit(lease.pool());
+                }
+            } else {
+                lease.idle().channel.close();
+            }
+            read.finish(new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED, "cannot run the READ: " + e));
+        }
+    }
+
+    private void runOrThrow(Read read, Lease lease) {
         if (lease.idle() != null) {
             lease.idle().start(read);
             return;
