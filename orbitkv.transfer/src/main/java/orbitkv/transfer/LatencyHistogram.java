@@ -12,9 +12,10 @@ import java.util.Arrays;
  * @param sumNanos sum of observations
  */
 public record LatencyHistogram(long[] counts, long count, long sumNanos) {
+    /** Upper bounds (inclusive) of the finite buckets, nanoseconds: 2^14 .. 2^32 ns (16.4 µs .. 4.29 s). */
     private static final long[] BOUNDS = bounds();
 
-    /** Upper bounds (inclusive) of the finite buckets, nanoseconds: 2^14 .. 2^32 ns (16.4 µs .. 4.29 s). */
+    /** The number of finite buckets (19); {@link #counts()} has one more, the +Inf bucket. */
     public static final int FINITE_BUCKETS = BOUNDS.length;
 
     public LatencyHistogram {

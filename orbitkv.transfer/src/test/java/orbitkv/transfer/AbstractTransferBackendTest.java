@@ -260,8 +260,8 @@ abstract class AbstractTransferBackendTest {
         MemorySegment dst = TransferFixture.destination(arena, size);
         arm(fault, Duration.ofMillis(150));
         Duration timeout = fault == Fault.STALL ? STALL_TIMEOUT : READ_TIMEOUT;
-        long deadline = System.nanoTime() + timeout.toNanos();
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, timeout);
+        long deadline = System.nanoTime() + timeout.toNanos(); // read() returned after admission: never earlier than the READ's
         if (fault == Fault.STALL) {
             Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
             endStall(deadline);
@@ -301,8 +301,8 @@ abstract class AbstractTransferBackendTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(11), Medium.DRAM, seq)));
         MemorySegment dst = TransferFixture.destination(arena, bytes.length);
         arm(Fault.STALL, Duration.ZERO);
-        long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos();
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, STALL_TIMEOUT);
+        long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos(); // not earlier than the READ's own deadline
         Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
         CompletionStage<ReleaseOutcome> release = f.engine.release(g);
         assertThat(release.toCompletableFuture()).as("release waits for the READ").isNotDone();
@@ -327,8 +327,8 @@ abstract class AbstractTransferBackendTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(12), Medium.DRAM, seq)));
         MemorySegment dst = TransferFixture.destination(arena, bytes.length);
         arm(Fault.STALL, Duration.ZERO);
-        long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos();
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, STALL_TIMEOUT);
+        long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos(); // not earlier than the READ's own deadline
         Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
         h.join().cancel();
         endStall(deadline);
