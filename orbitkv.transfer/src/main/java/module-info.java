@@ -1,15 +1,34 @@
 /**
- * Transfer (DESIGN §8): source authorization (generation check, bounded pins, grants), byte credits,
- * READ into requester-owned memory, backends, drain and terminal evidence.
+ * Transfer (DESIGN §8): source authorization (generation check, bounded pins, grants with terminal owners),
+ * receive credits and egress caps, READ into requester-owned memory over two backends (TCP on Netty's native
+ * transport, same-host shared memory), release after physical completion, and the versioned authorization
+ * protocol {@code orbitkv.transfer.v1}.
  *
- * <p>Exports only {@code orbitkv.transfer}; inventory and membership types appear in its signatures.
- * Netty is an implementation detail of the TCP backend and is not transitive.
+ * <p>Exports the contract ({@code orbitkv.transfer}) and the generated wire contract
+ * ({@code orbitkv.transfer.wire}, so that conformance tests can forge Authorize messages). Transitive:
+ * inventory ({@code StateKey}, {@code Medium} in {@code BlockRef}, {@code PayloadSource}), membership
+ * ({@code Incarnation}, {@code ClusterIdentity}, {@code Member}, {@code Endpoint}, {@code MembershipView} in the
+ * factories and {@code Grant}), and protobuf, grpc-api, grpc-stub, grpc-protobuf and Guava (generated messages
+ * and stubs are exported; {@code BindableService} and {@code io.grpc.Channel} appear in the factories).
+ *
+ * <p>Netty is not transitive: its types appear only in the two wiring factories
+ * ({@code TransferSource.start}, {@code TransferEngine.create}) that take the caller's event loop group and
+ * channel classes, and their one caller, the Manager, requires Netty itself to own that transport. No contract
+ * record, outcome or status carries a Netty type.
  */
 module orbitkv.transfer {
     exports orbitkv.transfer;
+    exports orbitkv.transfer.wire;
 
     requires transitive orbitkv.inventory;
     requires transitive orbitkv.membership;
+    requires transitive com.google.protobuf;
+    requires transitive io.grpc;
+    requires transitive io.grpc.stub;
+    requires transitive io.grpc.protobuf;
+    requires transitive com.google.common;
+    requires io.netty.common;
     requires io.netty.buffer;
     requires io.netty.transport;
+    requires io.netty.codec;
 }

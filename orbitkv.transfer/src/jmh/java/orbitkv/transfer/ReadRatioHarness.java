@@ -1,0 +1,126 @@
+package orbitkv.transfer;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * READ throughput against its baseline, measured side by side in one run, in alternating order (issue 13's
+ * ratios; a harness, not a test: its name matches no surefire pattern, so the default build never runs it).
+ *
+ * <p>For each block size, each round moves 16 MiB: TCP READ (8 in flight, verified) vs a raw loopback socket copy
+ * of the same arena bytes ({@link RawLoopback}); shared-memory READ (verified) vs {@link MemorySegment#copy}, and
+ * copy + CRC32C (the bound of any verified READ). Pairs run in ABBA order so drift on a shared machine hits
+ * both sides alike; the harness prints the median throughput of each and the median, min and max of the
+ * per-pair ratios. Grants are issued and released outside the timed part.
+ *
+ * <pre>
+ * mvn -B -pl orbitkv.transfer -am test -Dtest=ReadRatioHarness -Dsurefire.failIfNoSpecifiedTests=false \
+ *     [-Dbench.blocks=65536,1048576,16777216] [-Dbench.warmup=3] [-Dbench.rounds=20] [-Dbench.io=IO_URING]
+ * </pre>
+ */
+class ReadRatioHarness {
+    @Test
+    void ratios() throws Exception {
+        int[] sizes = Arrays.stream(System.getProperty("bench.blocks", "65536,1048576,16777216").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        int warmup = Integer.getInteger("bench.warmup", 3);
+        int rounds = Integer.getInteger("bench.rounds", 20);
+        NativeIo io = NativeIo.valueOf(System.getProperty("bench.io", NativeIo.detect().name()));
+        System.out.printf("ReadRatioHarness: %d warm-up + %d measured pairs per cell, 16 MiB per round, %s, %d cores, load %s%n",
+                warmup, rounds, io, Runtime.getRuntime().availableProcessors(), loadAverage());
+        System.out.println("| block | READ | READ GB/s (median) | baseline | baseline GB/s (median) | ratio median | ratio min..max |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (int size : sizes) {
+            try (BenchSource s = new BenchSource(size, BenchSource.blocksPerOp(size), io)) {
+                MemorySegment[] arena = new MemorySegment[s.refs.size()];
+                for (int i = 0; i < arena.length; i++) {
+                    arena[i] = s.arenaBytes(i);
+                }
+                try (RawLoopback raw = new RawLoopback(arena[0], s.destinations[0])) {
+                    cell(size, "TCP", () -> timed(s, BackendPolicy.TCP_ONLY, 8), "raw loopback socket",
+                            () -> timed(() -> raw.receive(BenchSource.BYTES_PER_OP)), warmup, rounds);
+                }
+                cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64), "MemorySegment.copy",
+                        () -> timed(() -> {
+                            for (int i = 0; i < arena.length; i++) {
+                                MemorySegment.copy(arena[i], 0, s.destinations[i], 0, size);
+                            }
+                        }), warmup, rounds);
+                cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64),
+                        "copy + CRC32C (verified-copy bound)",
+                        () -> timed(() -> BenchSource.copyAndCrc(arena, s.destinations, size)), warmup, rounds);
+            }
+        }
+    }
+
+    interface Timed {
+        long nanos() throws Exception;
+    }
+
+    interface Body {
+        void run() throws Exception;
+    }
+
+    private static long timed(Body b) throws Exception {
+        long t0 = System.nanoTime();
+        b.run();
+        return System.nanoTime() - t0;
+    }
+
+    private static long timed(BenchSource s, BackendPolicy policy, int window) {
+        s.authorizeAll();
+        long t0 = System.nanoTime();
+        s.readAll(policy, window);
+        long t = System.nanoTime() - t0;
+        s.releaseAll();
+        return t;
+    }
+
+    private static void cell(int size, String read, Timed a, String baseline, Timed b, int warmup, int rounds)
+            throws Exception {
+        for (int i = 0; i < warmup; i++) {
+            a.nanos();
+            b.nanos();
+        }
+        List<Double> ra = new ArrayList<>();
+        List<Double> rb = new ArrayList<>();
+        List<Double> ratio = new ArrayList<>();
+        for (int i = 0; i < rounds; i++) {
+            long ta;
+            long tb;
+            if (i % 2 == 0) { // ABBA
+                ta = a.nanos();
+                tb = b.nanos();
+            } else {
+                tb = b.nanos();
+                ta = a.nanos();
+            }
+            ra.add(gbps(ta));
+            rb.add(gbps(tb));
+            ratio.add((double) tb / ta);
+        }
+        System.out.printf("| %d KiB | %s | %.2f | %s | %.2f | %.2f | %.2f..%.2f |%n", size >> 10, read, median(ra), baseline,
+                median(rb), median(ratio), ratio.stream().mapToDouble(x -> x).min().orElse(0),
+                ratio.stream().mapToDouble(x -> x).max().orElse(0));
+    }
+
+    private static double gbps(long nanos) {
+        return BenchSource.BYTES_PER_OP / (double) nanos;
+    }
+
+    private static double median(List<Double> xs) {
+        double[] v = xs.stream().mapToDouble(x -> x).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package orbitkv.transfer;
+
+/** Why a source's data listener refused a READ request before sending payload (a closed label set). */
+public enum DataRefusal {
+    /** No such grant: released, expired, excluded, or never issued. */
+    GRANT_UNKNOWN,
+    /** The block index is out of range or names a refused block. */
+    BLOCK_NOT_GRANTED,
+    /** This block of this grant was already sent. */
+    ALREADY_READ,
+    /** The egress cap cannot take the block now. */
+    EGRESS_LIMIT,
+    /** The request frame is malformed (magic, version, type); the connection is closed. */
+    MALFORMED,
+    /** The source is closing or fenced. */
+    CLOSED,
+    /** The pinned bytes could not be opened for sending (a missing SSD file). */
+    SOURCE_READ_ERROR
+}

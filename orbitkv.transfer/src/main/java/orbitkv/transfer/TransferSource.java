@@ -1,0 +1,82 @@
+package orbitkv.transfer;
+
+import io.grpc.BindableService;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.MembershipView;
+
+/**
+ * The source side of transfer (DESIGN §8; INV-2, INV-3, INV-8, INV-9): the authorization service, the grants
+ * and their bounded pins over a {@link PayloadSource}, and the TCP data listener that sends granted blocks.
+ *
+ * <p>Wiring (the Manager, once its incarnation is registered):
+ * <ol>
+ *   <li>{@link #start} with the tiers' {@link PayloadSource}, the registered incarnation, the membership view
+ *       supplier, the validated {@link TransferConfig}, a bind address for the data listener, and the event loop
+ *       group and server channel class of the Manager's native transport ({@code NativeTransport});</li>
+ *   <li>{@code peerListener.addService(source.authorizationService())} on the peer gRPC listener;</li>
+ *   <li>{@link #onMembership} on every membership event's view, {@link #fence()} on {@code Fenced};</li>
+ *   <li>{@link #status()} for metrics; {@link #close()} on shutdown, before the event loop group stops.</li>
+ * </ol>
+ *
+ * <p>Threading: Authorize and Release run on the gRPC server's executor and never wait on I/O; sends run on the
+ * given event loops; the expiry sweep runs every {@code expirySweepIntervalMs} on one of them. All methods are
+ * thread-safe.
+ */
+public interface TransferSource extends AutoCloseable {
+    /**
+     * Binds the data listener and starts the expiry sweep, on the process's monotonic clock.
+     *
+     * @param dataBind the data listener's address: a specific host (advertised in every grant as is) and a
+     *     port, 0 for a free one; a wildcard address is refused (a grant must name a reachable host)
+     * @param group the caller's event loop group (not closed by {@link #close()})
+     * @param serverChannel the server socket channel class of {@code group}'s transport (io_uring or epoll)
+     * @throws IOException if the listener cannot bind
+     */
+    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
+    static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel) throws IOException {
+        return start(payloads, cluster, self, membership, config, dataBind, group, serverChannel, System::nanoTime);
+    }
+
+    /** As {@link #start}, with an injected monotonic clock (nanoseconds) for grant expiry. */
+    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
+    static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier monotonicNanos)
+            throws IOException {
+        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind, group,
+                serverChannel, monotonicNanos);
+    }
+
+    /** The {@code orbitkv.transfer.v1.TransferAuthorization} service to add to the peer gRPC listener. */
+    BindableService authorizationService();
+
+    /** The data listener's endpoint, as named in every grant. */
+    Endpoint dataEndpoint();
+
+    /**
+     * Ends the grants of every requester that a valid {@code view} does not admit (its pins go once their
+     * in-flight sends complete). An invalid (suspended) view ends nothing: granted work keeps its ownership
+     * until it drains or expires, and new Authorize requests are refused while it lasts (MEM-9).
+     */
+    void onMembership(MembershipView view);
+
+    /** This incarnation is fenced (INV-7): every grant ends, every later Authorize and READ is refused. */
+    void fence();
+
+    /** A snapshot of grants, pins, refusals and egress. */
+    TransferSourceStatus status();
+
+    /** Ends every grant, closes the data listener and its connections, stops the sweep. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,113 @@
+package orbitkv.transfer.frame;
+
+import io.netty.buffer.ByteBuf;
+import java.util.UUID;
+
+/**
+ * The TCP data channel's framing (docs/transfer.md "Data channel"). All integers are big-endian.
+ *
+ * <pre>
+ * READ request, requester -> source, {@value #REQUEST_BYTES} bytes:
+ *   u32 magic 'OKVT' | u8 version 1 | u8 type 1 (READ) | u16 0 | u64 grant id msb | u64 grant id lsb
+ *   | u32 block index | u32 0 | u64 read id
+ * response header, source -> requester, {@value #RESPONSE_HEADER_BYTES} bytes, then {@code length} payload bytes:
+ *   u32 magic 'OKVT' | u8 version 1 | u8 status | u16 0 | u64 read id | u64 length | u32 crc32c | u32 0
+ * </pre>
+ *
+ * A status other than {@link DataStatus#OK} carries length 0. A requester sends its next request on a
+ * connection only after the previous response was read completely.
+ */
+public final class DataFrames {
+    private DataFrames() {}
+
+    public static final int MAGIC = 0x4F4B5654; // "OKVT"
+    public static final byte VERSION = 1;
+    public static final byte TYPE_READ = 1;
+    public static final int REQUEST_BYTES = 40;
+    public static final int RESPONSE_HEADER_BYTES = 32;
+
+    /** A decoded READ request. */
+    public record ReadRequest(UUID grantId, int blockIndex, long readId) {}
+
+    /** A decoded response header. */
+    public record ResponseHeader(DataStatus status, long readId, long length, int crc32c) {}
+
+    /** A malformed frame, named. */
+    public static final class MalformedFrame extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public MalformedFrame(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    public static void writeRequest(ByteBuf out, UUID grantId, int blockIndex, long readId) {
+        out.writeInt(MAGIC).writeByte(VERSION).writeByte(TYPE_READ).writeShort(0)
+                .writeLong(grantId.getMostSignificantBits()).writeLong(grantId.getLeastSignificantBits())
+                .writeInt(blockIndex).writeInt(0).writeLong(readId);
+    }
+
+    /** Reads exactly {@link #REQUEST_BYTES} bytes. */
+    public static ReadRequest readRequest(ByteBuf in) throws MalformedFrame {
+        int magic = in.readInt();
+        byte version = in.readByte();
+        byte type = in.readByte();
+        int reserved = in.readShort();
+        long msb = in.readLong();
+        long lsb = in.readLong();
+        int index = in.readInt();
+        int reserved2 = in.readInt();
+        long readId = in.readLong();
+        if (magic != MAGIC) {
+            throw new MalformedFrame("bad magic 0x" + Integer.toHexString(magic));
+        }
+        if (version != VERSION) {
+            throw new MalformedFrame("unsupported version " + version);
+        }
+        if (type != TYPE_READ) {
+            throw new MalformedFrame("unknown request type " + type);
+        }
+        if (reserved != 0 || reserved2 != 0) {
+            throw new MalformedFrame("reserved fields must be 0");
+        }
+        if (index < 0) {
+            throw new MalformedFrame("block index " + Integer.toUnsignedString(index) + " exceeds 2^31-1");
+        }
+        return new ReadRequest(new UUID(msb, lsb), index, readId);
+    }
+
+    public static void writeResponseHeader(ByteBuf out, DataStatus status, long readId, long length, int crc32c) {
+        out.writeInt(MAGIC).writeByte(VERSION).writeByte(status.code()).writeShort(0)
+                .writeLong(readId).writeLong(length).writeInt(crc32c).writeInt(0);
+    }
+
+    /** Decodes a response header from exactly {@link #RESPONSE_HEADER_BYTES} bytes at {@code header[0..]}. */
+    public static ResponseHeader readResponseHeader(byte[] header) throws MalformedFrame {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(header, 0, RESPONSE_HEADER_BYTES);
+        int magic = b.getInt();
+        byte version = b.get();
+        byte status = b.get();
+        int reserved = b.getShort();
+        long readId = b.getLong();
+        long length = b.getLong();
+        int crc = b.getInt();
+        int reserved2 = b.getInt();
+        if (magic != MAGIC) {
+            throw new MalformedFrame("bad magic 0x" + Integer.toHexString(magic));
+        }
+        if (version != VERSION) {
+            throw new MalformedFrame("unsupported version " + version);
+        }
+        if (reserved != 0 || reserved2 != 0) {
+            throw new MalformedFrame("reserved fields must be 0");
+        }
+        DataStatus s = DataStatus.of(status);
+        if (s == null) {
+            throw new MalformedFrame("unknown status " + status);
+        }
+        if (length < 0 || (s != DataStatus.OK && length != 0)) {
+            throw new MalformedFrame("length " + Long.toUnsignedString(length) + " with status " + s);
+        }
+        return new ResponseHeader(s, readId, length, crc);
+    }
+}

@@ -1,0 +1,151 @@
+package orbitkv.transfer.requester;
+
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.transfer.AuthorizeOutcome;
+import orbitkv.transfer.AuthorizeOutcome.AuthorizeFailure;
+import orbitkv.transfer.BlockRef;
+import orbitkv.transfer.BlockResult;
+import orbitkv.transfer.GrantRequest;
+import orbitkv.transfer.RefusalReason;
+import orbitkv.transfer.frame.WireCodec;
+import orbitkv.transfer.frame.WireCodec.WireException;
+import orbitkv.transfer.wire.AuthorizeRequest;
+import orbitkv.transfer.wire.AuthorizeResponse;
+import orbitkv.transfer.wire.Authorized;
+import orbitkv.transfer.wire.ReleaseRequest;
+
+/** Builds the requester's messages and checks the source's answers against the schema (docs/transfer.md). */
+final class AuthorizeCalls {
+    private AuthorizeCalls() {}
+
+    /** A bound on an Authorize response for {@code blocks} blocks: every detail at its 1,024-byte cap, a long path. */
+    static int responseBytesMax(int blocks) {
+        return 8192 + blocks * (WireCodec.DETAIL_BYTES_MAX + 64);
+    }
+
+    static AuthorizeRequest request(GrantRequest req, Incarnation self, ClusterIdentity cluster, UUID bootId) {
+        AuthorizeRequest.Builder b = AuthorizeRequest.newBuilder().setProtocol(WireCodec.PROTOCOL)
+                .setClusterUuid(WireCodec.uuid(cluster.uuid())).setRequester(WireCodec.incarnation(self))
+                .setSource(WireCodec.incarnation(req.source().incarnation())).setIntent(WireCodec.intent(req.intent()))
+                .setRequesterBootId(WireCodec.bootId(bootId));
+        for (BlockRef r : req.blocks()) {
+            b.addBlocksBuilder().setNamespace(ByteString.copyFrom(r.key().namespace().bytes()))
+                    .setKey(ByteString.copyFrom(r.key().key())).setMedium(WireCodec.medium(r.medium()))
+                    .setResidencySequence(r.residencySequence());
+        }
+        return b.build();
+    }
+
+    static ReleaseRequest release(UUID grantId, Incarnation self, ClusterIdentity cluster) {
+        return ReleaseRequest.newBuilder().setProtocol(WireCodec.PROTOCOL).setClusterUuid(WireCodec.uuid(cluster.uuid()))
+                .setRequester(WireCodec.incarnation(self)).setGrantId(WireCodec.uuid(grantId)).build();
+    }
+
+    /** A checked Authorized answer. */
+    record Answer(UUID grantId, Duration expiry, Endpoint data, UUID sourceBootId, IssuedGrant.ArenaRef arena,
+            List<BlockResult> blocks, long[] arenaOffsets) {}
+
+    /** A protocol violation in an answer; {@code grantId} is set when the answer named one (to release it). */
+    static final class Violation extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient UUID grantId;
+
+        Violation(String message, UUID grantId) {
+            super(message, null, false, false);
+            this.grantId = grantId;
+        }
+    }
+
+    /**
+     * The outcome of a response other than a grant ({@code Refused}), or null when it authorized (then
+     * {@link #answer} reads it).
+     */
+    static AuthorizeOutcome refusal(AuthorizeResponse r) {
+        return switch (r.getOutcomeCase()) {
+            case REFUSED -> {
+                RefusalReason reason = WireCodec.reason(r.getRefused().getReason());
+                yield reason == null || reason.level() != RefusalReason.Level.REQUEST
+                        ? new AuthorizeOutcome.Failed(AuthorizeFailure.PROTOCOL_VIOLATION,
+                                "refusal with reason " + r.getRefused().getReasonValue())
+                        : new AuthorizeOutcome.Refused(reason, r.getRefused().getDetail());
+            }
+            case AUTHORIZED -> null;
+            case OUTCOME_NOT_SET -> new AuthorizeOutcome.Failed(AuthorizeFailure.PROTOCOL_VIOLATION, "empty response");
+        };
+    }
+
+    static Answer answer(Authorized a, GrantRequest req) throws Violation {
+        UUID grantId = a.hasGrantId() ? new UUID(a.getGrantId().getMsb(), a.getGrantId().getLsb()) : null;
+        int n = req.blocks().size();
+        if (a.getBlocksCount() != n) {
+            throw new Violation(a.getBlocksCount() + " block results for " + n + " blocks", grantId);
+        }
+        List<BlockResult> blocks = new ArrayList<>(n);
+        long[] offsets = new long[n];
+        boolean anyGranted = false;
+        for (int i = 0; i < n; i++) {
+            BlockRef ref = req.blocks().get(i);
+            orbitkv.transfer.wire.BlockResult w = a.getBlocks(i);
+            offsets[i] = -1;
+            switch (w.getResultCase()) {
+                case GRANTED -> {
+                    long length = w.getGranted().getLength();
+                    if (length < 0) {
+                        throw new Violation("block " + i + " length overflows", grantId);
+                    }
+                    blocks.add(new BlockResult.Granted(ref, length, w.getGranted().getCrc32C()));
+                    if (w.getGranted().getInArena()) {
+                        if (!a.hasArena() || w.getGranted().getArenaOffset() < 0) {
+                            throw new Violation("block " + i + " is in an arena the answer does not name", grantId);
+                        }
+                        offsets[i] = w.getGranted().getArenaOffset();
+                    }
+                    anyGranted = true;
+                }
+                case REFUSED -> {
+                    RefusalReason reason = WireCodec.reason(w.getRefused().getReason());
+                    long current = w.getRefused().getCurrentSequence();
+                    if (reason == null || reason.level() != RefusalReason.Level.BLOCK || current < 0) {
+                        throw new Violation("block " + i + " refused with reason " + w.getRefused().getReasonValue(), grantId);
+                    }
+                    blocks.add(new BlockResult.Refused(ref, reason, current, w.getRefused().getDetail()));
+                }
+                case RESULT_NOT_SET -> throw new Violation("block " + i + " has no result", grantId);
+            }
+        }
+        if (anyGranted != (grantId != null)) {
+            throw new Violation(anyGranted ? "granted blocks without a grant id" : "a grant id without granted blocks",
+                    grantId);
+        }
+        if (!anyGranted) {
+            return new Answer(null, Duration.ZERO, null, null, null, blocks, offsets);
+        }
+        if (a.getExpiryMs() < 1) {
+            throw new Violation("expiry_ms must be 1..2^63-1", grantId);
+        }
+        Endpoint data;
+        UUID sourceBoot;
+        try {
+            data = new Endpoint(a.getData().getHost(), a.getData().getPort());
+            sourceBoot = WireCodec.bootId("source_boot_id", a.getSourceBootId());
+        } catch (IllegalArgumentException | WireException e) {
+            throw new Violation("data endpoint or boot id: " + e.getMessage(), grantId);
+        }
+        IssuedGrant.ArenaRef arena = null;
+        if (a.hasArena()) {
+            var s = a.getArena();
+            if (s.getPath().isEmpty() || !s.getPath().startsWith("/") || s.getSizeBytes() < 0) {
+                throw new Violation("arena path must be absolute", grantId);
+            }
+            arena = new IssuedGrant.ArenaRef(s.getPath(), s.getDevice(), s.getInode(), s.getSizeBytes());
+        }
+        return new Answer(grantId, Duration.ofMillis(a.getExpiryMs()), data, sourceBoot, arena, blocks, offsets);
+    }
+}

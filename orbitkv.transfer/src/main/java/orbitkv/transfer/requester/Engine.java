@@ -1,0 +1,417 @@
+package orbitkv.transfer.requester;
+
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import orbitkv.inventory.Medium;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.transfer.AuthorizeOutcome;
+import orbitkv.transfer.AuthorizeOutcome.AuthorizeFailure;
+import orbitkv.transfer.Backend;
+import orbitkv.transfer.BackendPolicy;
+import orbitkv.transfer.BlockResult;
+import orbitkv.transfer.Destination;
+import orbitkv.transfer.Grant;
+import orbitkv.transfer.GrantRequest;
+import orbitkv.transfer.ReadHandle;
+import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadRefusal;
+import orbitkv.transfer.ReleaseOutcome;
+import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.SharedMemoryFallback;
+import orbitkv.transfer.TransferConfig;
+import orbitkv.transfer.TransferEngine;
+import orbitkv.transfer.TransferEngineStatus;
+import orbitkv.transfer.frame.BoundedMessage;
+import orbitkv.transfer.frame.CountBytesWindow;
+import orbitkv.transfer.frame.HostIdentity;
+import orbitkv.transfer.wire.AuthorizeRequest;
+import orbitkv.transfer.wire.AuthorizeResponse;
+import orbitkv.transfer.wire.ReleaseRequest;
+import orbitkv.transfer.wire.ReleaseResponse;
+import orbitkv.transfer.wire.TransferAuthorizationGrpc;
+
+/** {@link TransferEngine}: admission, backend choice, READ bookkeeping and release ordering. */
+public final class Engine implements TransferEngine {
+    private final TransferConfig config;
+    private final ClusterIdentity cluster;
+    private final Supplier<Incarnation> self;
+    private final Function<Endpoint, io.grpc.Channel> peerChannels;
+    private final LongSupplier clock;
+    private final UUID bootId;
+    private final CountBytesWindow window;
+    private final EngineCounters counters = new EngineCounters();
+    private final ConcurrentHashMap<UUID, IssuedGrant> grants = new ConcurrentHashMap<>();
+    private final TcpReader tcp;
+    private final SharedArenas arenas;
+    private final SharedMemoryReader shm;
+    private final AtomicLong readIds = new AtomicLong();
+    private final MethodDescriptor<ReleaseRequest, ReleaseResponse> releaseMethod;
+    private volatile boolean closed;
+
+    Engine(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
+            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier) {
+        this.config = Objects.requireNonNull(config);
+        this.cluster = Objects.requireNonNull(cluster);
+        this.self = Objects.requireNonNull(self);
+        this.peerChannels = Objects.requireNonNull(peerChannels);
+        this.clock = Objects.requireNonNull(clock);
+        this.bootId = bootId;
+        this.window = new CountBytesWindow("receive window", config.readsInFlightMax(), config.receiveInFlightBytesMax());
+        this.tcp = new TcpReader(Objects.requireNonNull(group), Objects.requireNonNull(socketChannel),
+                config.connectionsPerSourceMax(), config.connectTimeoutMs(), clock);
+        this.arenas = new SharedArenas(config.sharedArenasMappedMax());
+        this.shm = new SharedMemoryReader(config.sharedMemoryChunkBytes(), clock, copier);
+        this.releaseMethod = TransferAuthorizationGrpc.getReleaseMethod().toBuilder(
+                ProtoUtils.marshaller(ReleaseRequest.getDefaultInstance()),
+                ProtoUtils.marshaller(ReleaseResponse.getDefaultInstance())).build();
+    }
+
+    public static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
+            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock) {
+        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, HostIdentity.bootId(),
+                ChunkCopier.PLAIN);
+    }
+
+    // ---------------------------------------------------------------- authorize
+
+    @Override
+    public CompletionStage<AuthorizeOutcome> authorize(GrantRequest request) {
+        if (closed) {
+            return failed(AuthorizeFailure.ENGINE_CLOSED, "the engine is closed");
+        }
+        if (grants.size() >= config.grantsTrackedMax() && purgeEnded() == 0) {
+            return failed(AuthorizeFailure.GRANTS_TRACKED_LIMIT, "grantsTrackedMax (" + config.grantsTrackedMax()
+                    + ") grants are tracked");
+        }
+        Incarnation me = self.get();
+        AuthorizeRequest wire = AuthorizeCalls.request(request, me, cluster, bootId);
+        MethodDescriptor<AuthorizeRequest, BoundedMessage<AuthorizeResponse>> method =
+                TransferAuthorizationGrpc.getAuthorizeMethod().toBuilder(ProtoUtils.marshaller(AuthorizeRequest.getDefaultInstance()),
+                        BoundedMessage.marshaller(AuthorizeResponse.parser(),
+                                AuthorizeCalls.responseBytesMax(request.blocks().size()))).build();
+        long sentAt = clock.getAsLong();
+        CompletableFuture<AuthorizeOutcome> out = new CompletableFuture<>();
+        io.grpc.Channel channel;
+        try {
+            channel = peerChannels.apply(request.source().peer());
+        } catch (RuntimeException e) {
+            return failed(AuthorizeFailure.UNAVAILABLE, "no channel to " + request.source().peer() + ": " + e);
+        }
+        ClientCalls.asyncUnaryCall(channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(
+                request.timeout().toNanos(), TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
+                    @Override
+                    public void onNext(BoundedMessage<AuthorizeResponse> value) {
+                        out.complete(outcome(value, request, me, sentAt));
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        Status s = Status.fromThrowable(t);
+                        AuthorizeFailure f = s.getCode() == Status.Code.DEADLINE_EXCEEDED
+                                ? AuthorizeFailure.DEADLINE_EXCEEDED : AuthorizeFailure.UNAVAILABLE;
+                        counters.authorizeFailures.increment(f);
+                        out.complete(new AuthorizeOutcome.Failed(f, s.toString()));
+                    }
+
+                    @Override
+                    public void onCompleted() {}
+                });
+        return out;
+    }
+
+    private AuthorizeOutcome outcome(BoundedMessage<AuthorizeResponse> value, GrantRequest request, Incarnation me,
+            long sentAt) {
+        AuthorizeResponse r = switch (value) {
+            case BoundedMessage.Parsed<AuthorizeResponse> p -> p.message();
+            case BoundedMessage.Oversized<AuthorizeResponse> o -> null;
+            case BoundedMessage.Unparseable<AuthorizeResponse> u -> null;
+        };
+        if (r == null) {
+            return violation("unreadable or oversized response: " + value, null, request, me);
+        }
+        AuthorizeOutcome refusal = AuthorizeCalls.refusal(r);
+        if (refusal != null) {
+            if (refusal instanceof AuthorizeOutcome.Refused rf) {
+                counters.authorizeRefusals.increment(rf.reason());
+            } else {
+                counters.authorizeFailures.increment(AuthorizeFailure.PROTOCOL_VIOLATION);
+            }
+            return refusal;
+        }
+        AuthorizeCalls.Answer a;
+        try {
+            a = AuthorizeCalls.answer(r.getAuthorized(), request);
+        } catch (AuthorizeCalls.Violation v) {
+            return violation(v.getMessage(), v.grantId, request, me);
+        }
+        for (BlockResult b : a.blocks()) {
+            if (b instanceof BlockResult.Refused rf) {
+                counters.authorizeRefusals.increment(rf.reason());
+            }
+        }
+        if (a.grantId() == null) {
+            counters.authorizeNothingGranted.incrementAndGet();
+            return new AuthorizeOutcome.NothingGranted(a.blocks().stream()
+                    .map(b -> (BlockResult.Refused) b).toList());
+        }
+        long deadline = sentAt + a.expiry().toNanos() - TimeUnit.MILLISECONDS.toNanos(config.grantSafetyMarginMs());
+        boolean sameHost = bootId != null && bootId.equals(a.sourceBootId());
+        IssuedGrant g = new IssuedGrant(this, a.grantId(), request.source(), a.data(), a.expiry(), deadline, a.blocks(),
+                a.arenaOffsets(), sameHost ? a.arena() : null, sameHost);
+        grants.put(g.id(), g);
+        counters.authorizeGranted.incrementAndGet();
+        return new AuthorizeOutcome.Granted(g);
+    }
+
+    private AuthorizeOutcome violation(String detail, UUID grantId, GrantRequest request, Incarnation me) {
+        counters.authorizeFailures.increment(AuthorizeFailure.PROTOCOL_VIOLATION);
+        if (grantId != null) { // the source pinned something we cannot use: give it back now, not at expiry
+            sendRelease(request.source().peer(), AuthorizeCalls.release(grantId, me, cluster));
+        }
+        return new AuthorizeOutcome.Failed(AuthorizeFailure.PROTOCOL_VIOLATION, detail);
+    }
+
+    private CompletionStage<AuthorizeOutcome> failed(AuthorizeFailure f, String detail) {
+        counters.authorizeFailures.increment(f);
+        return CompletableFuture.completedFuture(new AuthorizeOutcome.Failed(f, detail));
+    }
+
+    /** Forgets grants past their local deadline with no READ in flight; returns how many. */
+    private int purgeEnded() {
+        long now = clock.getAsLong();
+        int n = 0;
+        for (IssuedGrant g : List.copyOf(grants.values())) {
+            if (now - g.localDeadlineNanos() >= 0 && g.idle() && grants.remove(g.id(), g)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- read
+
+    @Override
+    public ReadHandle read(Grant grant, int block, Destination destination, BackendPolicy policy, Duration timeout) {
+        IssuedGrant g = own(grant);
+        Objects.checkIndex(block, g.blocks().size());
+        Objects.requireNonNull(destination, "destination");
+        Objects.requireNonNull(policy, "policy");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        if (closed) {
+            return refuse(ReadRefusal.ENGINE_CLOSED, "the engine is closed");
+        }
+        if (!(g.blocks().get(block) instanceof BlockResult.Granted granted)) {
+            return refuse(ReadRefusal.BLOCK_NOT_GRANTED, "block " + block + " was refused by the source");
+        }
+        if (destination.capacityBytes() < granted.lengthBytes()) {
+            return refuse(ReadRefusal.DESTINATION_TOO_SMALL, "destination of " + destination.capacityBytes()
+                    + " bytes for a block of " + granted.lengthBytes());
+        }
+        Medium medium = granted.ref().medium();
+        SharedMemoryFallback fallback = SharedMemoryFallback.NONE;
+        SharedArenas.Mapping mapping = null;
+        if (policy == BackendPolicy.SHARED_MEMORY_PREFERRED) {
+            if (medium == Medium.SSD) {
+                fallback = SharedMemoryFallback.SSD_RESIDENT;
+            } else if (!g.sameHost) {
+                fallback = SharedMemoryFallback.OTHER_HOST;
+            } else if (g.arena == null || g.arenaOffsets[block] < 0) {
+                fallback = SharedMemoryFallback.ARENA_UNAVAILABLE;
+            } else {
+                try {
+                    mapping = arenas.acquire(g.arena);
+                } catch (SharedArenas.Unavailable e) {
+                    fallback = SharedMemoryFallback.ARENA_UNAVAILABLE;
+                }
+            }
+        }
+        TcpReader.Lease lease = null;
+        if (mapping == null) {
+            lease = tcp.reserve(g.data);
+            if (lease == null) {
+                return refuse(closed ? ReadRefusal.ENGINE_CLOSED : ReadRefusal.CONNECTIONS_EXHAUSTED,
+                        "connectionsPerSourceMax (" + config.connectionsPerSourceMax() + ") connections to " + g.data
+                                + " are busy");
+            }
+        }
+        long now = clock.getAsLong();
+        ReadRefusal state = g.startRead(block, now);
+        CountBytesWindow.Full full = state == null ? window.tryAdd(1, granted.lengthBytes()) : CountBytesWindow.Full.NONE;
+        if (state != null || full != CountBytesWindow.Full.NONE) {
+            if (state == null && g.readEnded(block, true)) {
+                sendRelease(g);
+            }
+            if (mapping != null) {
+                arenas.release(mapping);
+            } else {
+                tcp.unreserve(lease);
+            }
+            return state != null ? refuse(state, "grant " + g.id() + ": " + state)
+                    : full == CountBytesWindow.Full.COUNT
+                            ? refuse(ReadRefusal.READS_IN_FLIGHT_LIMIT, "readsInFlightMax (" + config.readsInFlightMax()
+                                    + ") READs are in flight")
+                            : refuse(ReadRefusal.CREDITS_EXHAUSTED, "receiveInFlightBytesMax ("
+                                    + config.receiveInFlightBytesMax() + ") cannot take " + granted.lengthBytes()
+                                    + " more bytes; " + window.bytes() + " in flight");
+        }
+        counters.readsAdmitted.incrementAndGet();
+        if (fallback != SharedMemoryFallback.NONE) {
+            counters.fallbacks.increment(fallback);
+        }
+        Read read = new Read(this, g, block, destination, granted.lengthBytes(), granted.crc32c(),
+                RouteClass.of(medium), mapping != null ? Backend.SHARED_MEMORY : Backend.TCP, fallback, now,
+                now + timeout.toNanos(), readIds.incrementAndGet());
+        if (mapping != null) {
+            shm.run(read, arenas, mapping);
+        } else {
+            tcp.run(read, lease);
+        }
+        return read;
+    }
+
+    private ReadHandle refuse(ReadRefusal reason, String detail) {
+        counters.readRefusals.increment(reason);
+        return Read.refused(new ReadOutcome.Refused(reason, detail));
+    }
+
+    /** Called by {@link Read#finish} once, after the READ physically stopped. */
+    void terminated(Read read, ReadOutcome o) {
+        window.release(1, read.length);
+        counters.readsTerminated.incrementAndGet();
+        switch (o) {
+            case ReadOutcome.Completed c -> counters.completed(c.backend(), c.route(), c.bytes(), c.latencyNanos());
+            case ReadOutcome.Refused r -> counters.readRefusals.increment(r.reason());
+            case ReadOutcome.Failed f -> counters.readFailures.increment(f.reason());
+            case ReadOutcome.TimedOut t -> counters.timedOut.incrementAndGet();
+            case ReadOutcome.Cancelled c -> counters.cancelled.incrementAndGet();
+        }
+        if (read.grant.readEnded(read.index, o instanceof ReadOutcome.Refused)) {
+            sendRelease(read.grant);
+        }
+    }
+
+    private IssuedGrant own(Grant grant) {
+        if (grant instanceof IssuedGrant g && g.engine == this) {
+            return g;
+        }
+        throw new IllegalArgumentException("grant " + grant + " was not issued by this engine");
+    }
+
+    // ---------------------------------------------------------------- release
+
+    @Override
+    public CompletionStage<ReleaseOutcome> release(Grant grant) {
+        IssuedGrant g = own(grant);
+        if (g.requestRelease()) {
+            sendRelease(g);
+        }
+        return g.releaseFuture();
+    }
+
+    private void sendRelease(IssuedGrant g) {
+        sendRelease(g.source.peer(), AuthorizeCalls.release(g.id(), self.get(), cluster)).whenComplete((o, e) -> {
+            grants.remove(g.id(), g);
+            g.releaseFuture().complete(o);
+        });
+    }
+
+    private CompletableFuture<ReleaseOutcome> sendRelease(Endpoint peer, ReleaseRequest request) {
+        CompletableFuture<ReleaseOutcome> out = new CompletableFuture<>();
+        try {
+            io.grpc.Channel channel = peerChannels.apply(peer);
+            ClientCalls.asyncUnaryCall(channel.newCall(releaseMethod, CallOptions.DEFAULT.withDeadlineAfter(
+                    config.authorizeTimeoutMs(), TimeUnit.MILLISECONDS)), request, new StreamObserver<>() {
+                        @Override
+                        public void onNext(ReleaseResponse r) {
+                            out.complete(switch (r.getStatus()) {
+                                case RELEASED -> new ReleaseOutcome.Released();
+                                case GRANT_UNKNOWN -> new ReleaseOutcome.AlreadyEnded();
+                                default -> new ReleaseOutcome.NotConfirmed(r.getStatus() + ": " + r.getDetail());
+                            });
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            out.complete(new ReleaseOutcome.NotConfirmed(Status.fromThrowable(t).toString()));
+                        }
+
+                        @Override
+                        public void onCompleted() {}
+                    });
+        } catch (StatusRuntimeException | IllegalStateException e) {
+            out.complete(new ReleaseOutcome.NotConfirmed(e.toString()));
+        }
+        return out.whenComplete((o, e) -> {
+            if (o instanceof ReleaseOutcome.NotConfirmed) {
+                counters.releasesNotConfirmed.incrementAndGet();
+            } else {
+                counters.releasesConfirmed.incrementAndGet();
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- status, close
+
+    @Override
+    public TransferEngineStatus status() {
+        return new TransferEngineStatus(counters.routes(), counters.readsAdmitted.get(), counters.readsTerminated.get(),
+                counters.readRefusals.snapshot(), counters.readFailures.snapshot(),
+                counters.readFailures.get(orbitkv.transfer.ReadFailure.CHECKSUM_MISMATCH), counters.timedOut.get(),
+                counters.cancelled.get(), counters.fallbacks.snapshot(), window.bytes(), window.count(),
+                counters.authorizeGranted.get(), counters.authorizeNothingGranted.get(),
+                counters.authorizeRefusals.snapshot(), counters.authorizeFailures.snapshot(), grants.size(),
+                counters.releasesConfirmed.get(), counters.releasesNotConfirmed.get(), arenas.mapped());
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        tcp.close();
+        shm.close();
+        arenas.close();
+        for (IssuedGrant g : List.copyOf(grants.values())) {
+            if (g.requestRelease()) {
+                sendRelease(g);
+            }
+        }
+    }
+
+    /** Payload bytes the TCP backend copied from transport buffers instead of receiving in place. */
+    long tcpCopiedBytes() {
+        return tcp.copiedBytes();
+    }
+
+    /** For tests: an engine with another boot id (another host) or a fault-injecting copier. */
+    public static Engine createForTest(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
+            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier) {
+        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier);
+    }
+}

@@ -1,0 +1,158 @@
+package orbitkv.transfer.requester;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.transfer.BlockResult;
+import orbitkv.transfer.Grant;
+import orbitkv.transfer.ReleaseOutcome;
+
+/**
+ * A grant as its requester engine tracks it (INV-8): which blocks have been READ, how many READs are in
+ * flight, and the release, which is sent only once every READ of it physically terminated. Guarded by its own
+ * monitor.
+ */
+final class IssuedGrant implements Grant {
+    /** Where a block lives in the source's shared arena; null fields when not shared. */
+    record ArenaRef(String path, long device, long inode, long sizeBytes) {}
+
+    private enum ReleaseState {
+        NONE,
+        PENDING,
+        SENT
+    }
+
+    final Engine engine;
+    private final UUID id;
+    final Member source;
+    final Endpoint data;
+    private final Duration expiry;
+    private final long localDeadlineNanos;
+    private final List<BlockResult> blocks;
+    /** Arena offsets of granted blocks in the shared arena; -1 where not in it. */
+    final long[] arenaOffsets;
+    final ArenaRef arena;
+    /** The source's boot id equals this host's. */
+    final boolean sameHost;
+    private final boolean[] readStarted;
+    private int readsInFlight;
+    private ReleaseState releaseState = ReleaseState.NONE;
+    private final CompletableFuture<ReleaseOutcome> released = new CompletableFuture<>();
+
+    IssuedGrant(Engine engine, UUID id, Member source, Endpoint data, Duration expiry, long localDeadlineNanos,
+            List<BlockResult> blocks, long[] arenaOffsets, ArenaRef arena, boolean sameHost) {
+        this.engine = engine;
+        this.id = id;
+        this.source = source;
+        this.data = data;
+        this.expiry = expiry;
+        this.localDeadlineNanos = localDeadlineNanos;
+        this.blocks = List.copyOf(blocks);
+        this.arenaOffsets = arenaOffsets;
+        this.arena = arena;
+        this.sameHost = sameHost;
+        this.readStarted = new boolean[blocks.size()];
+    }
+
+    @Override
+    public UUID id() {
+        return id;
+    }
+
+    @Override
+    public Incarnation source() {
+        return source.incarnation();
+    }
+
+    @Override
+    public Duration expiry() {
+        return expiry;
+    }
+
+    @Override
+    public long localDeadlineNanos() {
+        return localDeadlineNanos;
+    }
+
+    @Override
+    public List<BlockResult> blocks() {
+        return blocks;
+    }
+
+    @Override
+    public boolean sharedMemoryEligible() {
+        return arena != null;
+    }
+
+    /** Why a READ of block {@code index} may not start now; null if it may (and it is then marked started). */
+    synchronized orbitkv.transfer.ReadRefusal startRead(int index, long nowNanos) {
+        if (releaseState != ReleaseState.NONE) {
+            return orbitkv.transfer.ReadRefusal.GRANT_RELEASED;
+        }
+        if (nowNanos - localDeadlineNanos >= 0) {
+            return orbitkv.transfer.ReadRefusal.GRANT_EXPIRED;
+        }
+        if (!(blocks.get(index) instanceof BlockResult.Granted)) {
+            return orbitkv.transfer.ReadRefusal.BLOCK_NOT_GRANTED;
+        }
+        if (readStarted[index]) {
+            return orbitkv.transfer.ReadRefusal.ALREADY_READ;
+        }
+        readStarted[index] = true;
+        readsInFlight++;
+        return null;
+    }
+
+    /**
+     * A READ of block {@code index} physically terminated. {@code readable} says the block may be READ again (the
+     * source refused it before sending anything). Returns true if a pending release must be sent now.
+     */
+    synchronized boolean readEnded(int index, boolean readable) {
+        if (readsInFlight <= 0) {
+            throw new IllegalStateException("grant " + id + ": READ ended with none in flight");
+        }
+        readsInFlight--;
+        if (readable) {
+            readStarted[index] = false;
+        }
+        if (releaseState == ReleaseState.PENDING && readsInFlight == 0) {
+            releaseState = ReleaseState.SENT;
+            return true;
+        }
+        return false;
+    }
+
+    /** Marks the grant released; true if the Release must be sent now (no READ in flight). */
+    synchronized boolean requestRelease() {
+        if (releaseState != ReleaseState.NONE) {
+            return false;
+        }
+        if (readsInFlight == 0) {
+            releaseState = ReleaseState.SENT;
+            return true;
+        }
+        releaseState = ReleaseState.PENDING;
+        return false;
+    }
+
+    synchronized boolean idle() {
+        return readsInFlight == 0;
+    }
+
+    synchronized boolean releaseRequested() {
+        return releaseState != ReleaseState.NONE;
+    }
+
+    CompletableFuture<ReleaseOutcome> releaseFuture() {
+        return released;
+    }
+
+    @Override
+    public String toString() {
+        return "Grant[" + id + " from " + source.incarnation() + ", " + blocks.size() + " blocks]";
+    }
+}

@@ -1,0 +1,114 @@
+package orbitkv.transfer.requester;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import orbitkv.transfer.Backend;
+import orbitkv.transfer.Destination;
+import orbitkv.transfer.ReadHandle;
+import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.SharedMemoryFallback;
+
+/**
+ * One admitted READ (INV-8). Its outcome is completed exactly once by {@link #finish}, which the backend calls
+ * only after the READ physically stopped; {@link #finish} zero-fills the destination range of every outcome but
+ * {@code Completed} and {@code Refused} (so nothing partial is ever exposed), then returns the admission
+ * resources, then completes the outcome.
+ */
+final class Read implements ReadHandle {
+    final Engine engine;
+    final IssuedGrant grant;
+    final int index;
+    final Destination destination;
+    final long length;
+    final int crc32c;
+    final RouteClass route;
+    final Backend backend;
+    final SharedMemoryFallback fallback;
+    final long admittedNanos;
+    final long deadlineNanos;
+    final long readId;
+    private final CompletableFuture<ReadOutcome> outcome = new CompletableFuture<>();
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile boolean cancelRequested;
+    /** How the backend stops this READ on cancel; set once the backend runs it. */
+    private volatile Runnable stopper;
+
+    Read(Engine engine, IssuedGrant grant, int index, Destination destination, long length, int crc32c,
+            RouteClass route, Backend backend, SharedMemoryFallback fallback, long admittedNanos, long deadlineNanos,
+            long readId) {
+        this.engine = engine;
+        this.grant = grant;
+        this.index = index;
+        this.destination = destination;
+        this.length = length;
+        this.crc32c = crc32c;
+        this.route = route;
+        this.backend = backend;
+        this.fallback = fallback;
+        this.admittedNanos = admittedNanos;
+        this.deadlineNanos = deadlineNanos;
+        this.readId = readId;
+    }
+
+    @Override
+    public CompletionStage<ReadOutcome> outcome() {
+        return outcome;
+    }
+
+    @Override
+    public void cancel() {
+        cancelRequested = true;
+        Runnable s = stopper;
+        if (s != null) {
+            s.run();
+        }
+    }
+
+    boolean cancelRequested() {
+        return cancelRequested;
+    }
+
+    /** Installs how to stop this READ; runs it at once if cancel was already asked. */
+    void onCancel(Runnable s) {
+        stopper = s;
+        if (cancelRequested) {
+            s.run();
+        }
+    }
+
+    boolean finished() {
+        return finished.get();
+    }
+
+    /** The one terminal transition; later calls do nothing. Call only once the READ physically stopped. */
+    void finish(ReadOutcome o) {
+        if (!finished.compareAndSet(false, true)) {
+            return;
+        }
+        if (!(o instanceof ReadOutcome.Completed) && !(o instanceof ReadOutcome.Refused)) {
+            try {
+                destination.segment().asSlice(0, length).fill((byte) 0);
+            } catch (IllegalStateException e) {
+                // The requester closed its own memory under the READ: nothing left to expose or clear.
+            }
+        }
+        engine.terminated(this, o);
+        outcome.complete(o);
+    }
+
+    /** A completed-immediately handle for a READ refused before admission. */
+    static ReadHandle refused(ReadOutcome.Refused r) {
+        CompletableFuture<ReadOutcome> f = CompletableFuture.completedFuture(r);
+        return new ReadHandle() {
+            @Override
+            public CompletionStage<ReadOutcome> outcome() {
+                return f;
+            }
+
+            @Override
+            public void cancel() {}
+        };
+    }
+}

@@ -1,0 +1,174 @@
+package orbitkv.transfer.source;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.FixedLengthFrameDecoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+import orbitkv.transfer.PayloadSource.PayloadLocation;
+import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.frame.CountBytesWindow;
+import orbitkv.transfer.frame.DataFrames;
+import orbitkv.transfer.frame.DataStatus;
+
+/**
+ * The source's TCP data listener (docs/transfer.md "Data channel") on the caller's Netty native transport.
+ * Each connection reads fixed 40-byte READ requests and answers each with a 32-byte header and the block:
+ * from the DRAM arena as a {@code ByteBuf} wrapping the pinned read-only segment (the socket reads the arena
+ * directly: no copy in user space), from an SSD file as a {@link DefaultFileRegion} (sendfile/splice).
+ *
+ * <p>A send holds its grant's pins and its bytes in the egress window ({@code sourceEgressInFlightBytesMax})
+ * until the write completes or fails; a READ that does not fit the window is refused with
+ * {@link DataStatus#EGRESS_LIMIT} and may be asked again.
+ */
+final class DataListener implements AutoCloseable {
+    private final Channel server;
+    private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+    private DataListener(Channel server) {
+        this.server = server;
+    }
+
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            GrantTable grants, CountBytesWindow egress, SourceCounters counters) throws IOException {
+        DataListener[] self = new DataListener[1];
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        self[0].children.add(ch);
+                        counters.dataConnections.incrementAndGet();
+                        ch.closeFuture().addListener(f -> counters.dataConnections.decrementAndGet());
+                        ch.pipeline().addLast(new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
+                                new BlockSender(grants, egress, counters));
+                    }
+                });
+        ChannelFuture bound = b.bind(address).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new IOException("cannot bind the transfer data listener to " + address, bound.cause());
+        }
+        self[0] = new DataListener(bound.channel());
+        return self[0];
+    }
+
+    InetSocketAddress boundAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    @Override
+    public void close() {
+        server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        children.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    /** Answers READ requests of one connection, in order. */
+    static final class BlockSender extends SimpleChannelInboundHandler<ByteBuf> {
+        private final GrantTable grants;
+        private final CountBytesWindow egress;
+        private final SourceCounters counters;
+
+        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters) {
+            this.grants = grants;
+            this.egress = egress;
+            this.counters = counters;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            DataFrames.ReadRequest req;
+            try {
+                req = DataFrames.readRequest(frame);
+            } catch (DataFrames.MalformedFrame e) {
+                refuse(ctx, DataStatus.MALFORMED, 0).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            switch (grants.beginSend(req.grantId(), req.blockIndex())) {
+                case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
+                case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
+            }
+        }
+
+        private void send(ChannelHandlerContext ctx, GrantTable.SendStart.Start s, long readId) {
+            long length = s.pin().sizeBytes();
+            if (egress.tryAdd(1, length) != CountBytesWindow.Full.NONE) {
+                grants.abortSend(s);
+                refuse(ctx, DataStatus.EGRESS_LIMIT, readId);
+                return;
+            }
+            Object payload;
+            try {
+                payload = payload(s.pin().location(), length);
+            } catch (IOException | RuntimeException e) {
+                egress.release(1, length);
+                grants.abortSend(s);
+                refuse(ctx, DataStatus.SOURCE_READ_ERROR, readId);
+                return;
+            }
+            ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
+            DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
+            ctx.write(header, ctx.voidPromise());
+            RouteClass route = RouteClass.of(s.pin().medium());
+            ctx.writeAndFlush(payload).addListener((ChannelFutureListener) f -> {
+                egress.release(1, length);
+                grants.endSend(s); // the pin outlives the bytes on the wire (DRAINING)
+                if (f.isSuccess()) {
+                    counters.readsServed.increment(route);
+                    counters.bytesServed.add(route, length);
+                } else {
+                    f.channel().close();
+                }
+            });
+        }
+
+        private static Object payload(PayloadLocation location, long length) throws IOException {
+            return switch (location) {
+                case PayloadLocation.InArena a -> {
+                    if (a.bytes().byteSize() != length) {
+                        throw new IOException("arena segment of " + a.bytes().byteSize() + " bytes for a block of " + length);
+                    }
+                    // A read-only direct buffer over the pinned arena bytes; Netty wraps it without copying.
+                    yield Unpooled.wrappedBuffer(a.bytes().asByteBuffer());
+                }
+                case PayloadLocation.InFile f -> {
+                    FileChannel ch = FileChannel.open(f.file(), StandardOpenOption.READ);
+                    if (ch.size() < f.offset() + length) {
+                        long size = ch.size();
+                        ch.close();
+                        throw new IOException(f.file() + " has " + size + " bytes, the block needs " + (f.offset() + length));
+                    }
+                    yield new DefaultFileRegion(ch, f.offset(), length); // closes the channel when released
+                }
+            };
+        }
+
+        private ChannelFuture refuse(ChannelHandlerContext ctx, DataStatus status, long readId) {
+            counters.dataRefusals.increment(status.refusal());
+            ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
+            DataFrames.writeResponseHeader(header, status, readId, 0, 0);
+            return ctx.writeAndFlush(header);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package orbitkv.transfer.source;
+
+import io.grpc.BindableService;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.MembershipView;
+import orbitkv.transfer.GrantEnd;
+import orbitkv.transfer.PayloadSource;
+import orbitkv.transfer.TransferConfig;
+import orbitkv.transfer.TransferSource;
+import orbitkv.transfer.TransferSourceStatus;
+import orbitkv.transfer.frame.CountBytesWindow;
+import orbitkv.transfer.frame.HostIdentity;
+
+/** {@link TransferSource}: wires the grant table, the authorization service, the data listener and the sweep. */
+public final class Source implements TransferSource {
+    private final GrantTable grants;
+    private final SourceCounters counters;
+    private final CountBytesWindow egress;
+    private final AuthorizationService service;
+    private final BindableService bindable;
+    private final DataListener listener;
+    private final Endpoint dataEndpoint;
+    private final ScheduledFuture<?> sweep;
+    private volatile AuthorizeCheck.SourceState state = AuthorizeCheck.SourceState.SERVING;
+
+    private Source(PayloadSource payloads, ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
+            TransferConfig config, InetSocketAddress dataBind, Endpoint advertised, EventLoopGroup group,
+            Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId) throws IOException {
+        this.counters = new SourceCounters();
+        this.grants = new GrantTable(config, clock, counters);
+        this.egress = new CountBytesWindow("source egress", Integer.MAX_VALUE, config.sourceEgressInFlightBytesMax());
+        this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters);
+        this.dataEndpoint = advertised != null ? advertised
+                : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
+        this.service = new AuthorizationService(cluster, self, membership, () -> state, config, grants, payloads,
+                counters, () -> dataEndpoint, bootId);
+        this.bindable = service.bindable();
+        this.sweep = group.next().scheduleAtFixedRate(grants::sweepExpired, config.expirySweepIntervalMs(),
+                config.expirySweepIntervalMs(), TimeUnit.MILLISECONDS);
+    }
+
+    public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier monotonicNanos)
+            throws IOException {
+        if (dataBind.getAddress() != null && dataBind.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("the transfer data listener must bind a specific address (it is named"
+                    + " in grants), got the wildcard " + dataBind);
+        }
+        return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster), Objects.requireNonNull(self),
+                Objects.requireNonNull(membership), Objects.requireNonNull(config), dataBind, null, group, serverChannel,
+                monotonicNanos, HostIdentity.bootId());
+    }
+
+    /**
+     * For tests: a source that advertises {@code advertised} (a fault-injecting proxy in front of the listener)
+     * and claims {@code bootId} (another host's, to test the TCP fallback).
+     */
+    public static Source startForTest(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId)
+            throws IOException {
+        return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
+                clock, bootId);
+    }
+
+    @Override
+    public BindableService authorizationService() {
+        return bindable;
+    }
+
+    @Override
+    public Endpoint dataEndpoint() {
+        return dataEndpoint;
+    }
+
+    /** The listener's bound address (differs from {@link #dataEndpoint()} only behind a test proxy). */
+    public InetSocketAddress boundDataAddress() {
+        return listener.boundAddress();
+    }
+
+    AuthorizationService service() {
+        return service;
+    }
+
+    GrantTable grants() {
+        return grants;
+    }
+
+    @Override
+    public void onMembership(MembershipView view) {
+        grants.exclude(view);
+    }
+
+    @Override
+    public void fence() {
+        state = AuthorizeCheck.SourceState.FENCED;
+        grants.endAll(GrantEnd.FENCED, true);
+    }
+
+    @Override
+    public TransferSourceStatus status() {
+        return new TransferSourceStatus(grants.outstanding(), grants.pinsHeld(), grants.pinnedBytesHeld(),
+                grants.prefetchPinnedBytesHeld(), counters.grantsIssued.get(), counters.grantsEnded.snapshot(),
+                counters.refusals.snapshot(), counters.dataRefusals.snapshot(), counters.readsServed.snapshot(),
+                counters.bytesServed.snapshot(), egress.bytes(), counters.dataConnections.get());
+    }
+
+    @Override
+    public void close() {
+        if (state != AuthorizeCheck.SourceState.FENCED) {
+            state = AuthorizeCheck.SourceState.CLOSED;
+        }
+        sweep.cancel(false);
+        grants.endAll(GrantEnd.CLOSED, true);
+        listener.close();
+    }
+}

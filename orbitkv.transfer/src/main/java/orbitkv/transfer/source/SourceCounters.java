@@ -1,0 +1,19 @@
+package orbitkv.transfer.source;
+
+import java.util.concurrent.atomic.AtomicLong;
+import orbitkv.transfer.DataRefusal;
+import orbitkv.transfer.GrantEnd;
+import orbitkv.transfer.RefusalReason;
+import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.frame.EnumCounter;
+
+/** The source's counters, one per closed label. */
+final class SourceCounters {
+    final AtomicLong grantsIssued = new AtomicLong();
+    final EnumCounter<GrantEnd> grantsEnded = new EnumCounter<>(GrantEnd.class);
+    final EnumCounter<RefusalReason> refusals = new EnumCounter<>(RefusalReason.class);
+    final EnumCounter<DataRefusal> dataRefusals = new EnumCounter<>(DataRefusal.class);
+    final EnumCounter<RouteClass> readsServed = new EnumCounter<>(RouteClass.class);
+    final EnumCounter<RouteClass> bytesServed = new EnumCounter<>(RouteClass.class);
+    final AtomicLong dataConnections = new AtomicLong();
+}

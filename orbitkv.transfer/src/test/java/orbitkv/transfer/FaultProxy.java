@@ -1,0 +1,217 @@
+package orbitkv.transfer;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import orbitkv.membership.Endpoint;
+import orbitkv.transfer.frame.DataFrames;
+
+/**
+ * A fault-injecting TCP proxy on loopback between a requester and a source's data listener (the TCP side of the
+ * suite's fault decorator). Requests pass unchanged; the next response after {@link #arm} gets the fault:
+ * DELAY holds the whole response for a while, CUT forwards the header and half the payload then closes both
+ * connections, STALL forwards the same and then nothing more, CORRUPT flips the payload byte in the middle.
+ * It follows the response framing (32-byte header, u64 length at offset 16) to find payload bytes.
+ */
+public final class FaultProxy implements AutoCloseable {
+    public enum Fault {
+        NONE,
+        DELAY,
+        CUT,
+        STALL,
+        CORRUPT
+    }
+
+    private final EventLoopGroup group;
+    private final NativeIo io;
+    private final Channel server;
+    private volatile InetSocketAddress target;
+    private volatile Fault armed = Fault.NONE;
+    private volatile Duration delay = Duration.ZERO;
+
+    public FaultProxy(EventLoopGroup group, NativeIo io) {
+        this.group = group;
+        this.io = io;
+        this.server = new ServerBootstrap().group(group).channel(io.serverChannel())
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel requester) {
+                        requester.pipeline().addLast(new Upstream(requester));
+                    }
+                }).bind("127.0.0.1", 0).syncUninterruptibly().channel();
+    }
+
+    public Endpoint endpoint() {
+        return new Endpoint("127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort());
+    }
+
+    public void target(InetSocketAddress address) {
+        this.target = address;
+    }
+
+    /** The next response gets {@code fault}; {@code d} is DELAY's hold time. */
+    public void arm(Fault fault, Duration d) {
+        this.delay = d;
+        this.armed = fault;
+    }
+
+    @Override
+    public void close() {
+        server.close().syncUninterruptibly();
+    }
+
+    /** Requester -> source: opens the source connection, then relays unchanged. */
+    private final class Upstream extends ChannelInboundHandlerAdapter {
+        private final Channel requester;
+        private Channel source;
+
+        Upstream(Channel requester) {
+            this.requester = requester;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ChannelFuture f = new Bootstrap().group(group).channel(io.socketChannel())
+                    .handler(new Downstream(requester)).connect(target);
+            source = f.channel();
+            f.addListener(done -> {
+                if (done.isSuccess()) {
+                    requester.config().setAutoRead(true);
+                    requester.read();
+                } else {
+                    requester.close();
+                }
+            });
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            source.writeAndFlush(msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            source.close();
+        }
+    }
+
+    /** Source -> requester: follows the response framing and applies the armed fault to one response. */
+    private final class Downstream extends ChannelInboundHandlerAdapter {
+        private final Channel requester;
+        private final byte[] header = new byte[DataFrames.RESPONSE_HEADER_BYTES];
+        private int headerFill;
+        private long payloadLeft;
+        private long payloadLength;
+        private Fault fault = Fault.NONE;
+        private boolean holding;
+        private final List<ByteBuf> held = new ArrayList<>();
+        private boolean stalled;
+
+        Downstream(Channel requester) {
+            this.requester = requester;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                while (in.isReadable()) {
+                    if (headerFill < header.length) {
+                        if (headerFill == 0) {
+                            startResponse(ctx);
+                        }
+                        int n = Math.min(in.readableBytes(), header.length - headerFill);
+                        in.getBytes(in.readerIndex(), header, headerFill, n);
+                        headerFill += n;
+                        forward(in.readRetainedSlice(n));
+                        if (headerFill == header.length) {
+                            payloadLength = java.nio.ByteBuffer.wrap(header).getLong(16);
+                            payloadLeft = payloadLength;
+                            if (payloadLeft == 0) {
+                                headerFill = 0;
+                            }
+                        }
+                    } else {
+                        int n = (int) Math.min(in.readableBytes(), payloadLeft);
+                        long at = payloadLength - payloadLeft; // payload offset of the first byte
+                        long half = payloadLength / 2;
+                        if ((fault == Fault.CUT || fault == Fault.STALL) && at + n > half) {
+                            int keep = (int) Math.max(0, half - at);
+                            forward(in.readRetainedSlice(keep));
+                            in.skipBytes(n - keep);
+                            payloadLeft -= n;
+                            if (fault == Fault.CUT) {
+                                requester.close();
+                                ctx.close();
+                                return;
+                            }
+                            stalled = true;
+                        } else {
+                            ByteBuf slice = in.readRetainedSlice(n);
+                            if (fault == Fault.CORRUPT && at <= half && half < at + n) {
+                                int i = (int) (half - at);
+                                ByteBuf copy = slice.copy();
+                                slice.release();
+                                slice = copy;
+                                slice.setByte(i, slice.getByte(i) ^ 0x5A);
+                                fault = Fault.NONE;
+                            }
+                            forward(slice);
+                            payloadLeft -= n;
+                        }
+                        if (payloadLeft == 0) {
+                            headerFill = 0;
+                        }
+                    }
+                }
+            } finally {
+                in.release();
+            }
+        }
+
+        private void startResponse(ChannelHandlerContext ctx) {
+            fault = armed;
+            armed = Fault.NONE;
+            stalled = false;
+            if (fault == Fault.DELAY) {
+                holding = true;
+                ctx.executor().schedule(() -> {
+                    holding = false;
+                    for (ByteBuf b : held) {
+                        requester.write(b);
+                    }
+                    held.clear();
+                    requester.flush();
+                }, delay.toNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void forward(ByteBuf b) {
+            if (stalled) {
+                b.release();
+            } else if (holding) {
+                held.add(b);
+            } else {
+                requester.writeAndFlush(b);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            requester.close();
+        }
+    }
+}
