@@ -33,7 +33,7 @@ public final class ManagerProcess implements AutoCloseable {
             "^orbitkv manager ready http=(\\S+) peer=(\\S+) incarnation=(\\S+) .*$");
     /** Jars of the test stack: never on the Manager's module path. */
     private static final Pattern TEST_ONLY = Pattern.compile(
-            "junit|assertj|jqwik|opentest4j|apiguardian|surefire|byte-buddy|jmh|test-classes|jopt-simple|commons-math3");
+            "junit|assertj|opentest4j|apiguardian|surefire|byte-buddy|jmh|test-classes|jopt-simple|commons-math3");
 
     private final String name;
     private final Process process;
