@@ -5,8 +5,10 @@
  *
  * <p>{@code orbitkv.conformance.peer} is the adversarial v4 peer (a test-owned source and requester that
  * speak the wire directly), packaged as main code so it can be pointed at another implementation's endpoint
- * (it takes and exposes plain host:port endpoints). It is not exported: the module exports nothing
- * (docs/architecture.md allowlist); a harness on the class path, or a test of this module, drives it.
+ * (it takes and exposes plain host:port endpoints); it is the module's one export (docs/architecture.md
+ * allowlist). {@code orbitkv.conformance.kit} (not exported) is the conformance kit, {@code orbitkv conformance}:
+ * it runs the adversarial peer's scenarios black-box against a target given by address only
+ * (docs/conformance-kit.md); the runtime image launches it as {@code bin/orbitkv-conformance}.
  */
 module orbitkv.conformance {
     requires orbitkv.membership;
@@ -18,6 +20,11 @@ module orbitkv.conformance {
     requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
     requires io.grpc.netty; // the adversarial peer's own channels and server
+    requires info.picocli; // `orbitkv conformance`, the kit's command line
+    requires java.xml; // the kit's JUnit XML report
+
+    // picocli injects the kit's options reflectively (as orbitkv.server.cli opens to it).
+    opens orbitkv.conformance.kit to info.picocli;
 
     // The adversarial v4 peer is the suite's one public tool: another implementation's tests drive it.
     exports orbitkv.conformance.peer;

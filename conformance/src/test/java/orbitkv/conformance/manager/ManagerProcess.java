@@ -50,12 +50,20 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> args) throws IOException {
+        return launchModule(name, logDir, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+    }
+
+    /**
+     * Launches another main class of the same module path ({@code module/class}, e.g. the conformance kit's
+     * {@code orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand}) and does not wait.
+     */
+    public static ManagerProcess launchModule(String name, Path logDir, String moduleMain, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
         cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
                 "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
-                "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));
+                "-m", moduleMain));
         cmd.addAll(args);
         Files.createDirectories(logDir);
         Path out = logDir.resolve(name + ".out");
