@@ -41,6 +41,8 @@ import orbitkv.membership.Membership;
  * lists for the kit source). After each row the kit source deregisters.
  */
 final class RequesterScenarios {
+    /** The idle observation window of {@code idle_ack_silence}: 30 ACK intervals of 10 ms. */
+    static final Duration IDLE_WINDOW = Duration.ofMillis(300);
     private final KitSettings settings;
     private final TargetApi api;
     private final KitMembers members;
@@ -259,6 +261,16 @@ final class RequesterScenarios {
                 ss.send(frame().setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
                 ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
             }
+            case "staged_page_credit" -> {
+                UUID v2 = UUID.randomUUID();
+                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+                long page = n;
+                ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+                return awaitStagedAck(page, v2);
+            }
+            case "idle_ack_silence" -> {
+                return awaitSilence(n - 1);
+            }
             case "source_left_membership" -> {
                 oldSource = source.incarnation();
                 Membership replaced = source;
@@ -335,6 +347,35 @@ final class RequesterScenarios {
                 }
             }
         }
+    }
+
+    /** SES-14: the ACK of a staged page names the staging view at the installed watermark; V stays installed (status). */
+    private String awaitStagedAck(long pageFrame, UUID staging) throws InterruptedException {
+        while (true) {
+            RequesterFrame rf = ss.nextFrame(wait);
+            Expect.that(rf.hasAck(), "only ACKs while staging, got " + rf.getBodyCase());
+            if (rf.getAck().getConsumedThroughFrame() >= pageFrame) {
+                Expect.equal(WireFrames.uuid(rf.getAck().getViewId()), staging, "the ACK's view (the staging view)");
+                Expect.equal(rf.getAck().getAppliedCursor(), 3L, "the ACK's applied cursor (the installed watermark stays put)");
+                JsonNode o = owner(source.incarnation());
+                Expect.that(o != null && viewId.toString().equals(o.path("view_id").asText()) && o.path("watermark").asLong() == 3,
+                        "view V stays installed at 3 while the page is staged (status.owners: " + o + ")");
+                return "ack";
+            }
+        }
+    }
+
+    /** DELTA-12: after everything sent is ACKed, nothing more arrives within {@link #IDLE_WINDOW}. */
+    private String awaitSilence(long lastFrame) throws InterruptedException {
+        while (true) {
+            RequesterFrame rf = ss.nextFrame(wait);
+            Expect.that(rf.hasAck(), "only ACKs, got " + rf.getBodyCase());
+            if (rf.getAck().getConsumedThroughFrame() >= lastFrame) {
+                break;
+            }
+        }
+        Conversation.Received<RequesterFrame> extra = ss.next(IDLE_WINDOW);
+        return extra == null ? "silent" : "sent while idle: " + extra;
     }
 
     /** Waits for an ACK covering {@code frameNo} with no Error or regeneration request before it. */

@@ -94,7 +94,7 @@ class ConformanceCommandTest {
         List<ScenarioRow> rows = ScenarioRow.load();
         List<String> file = Files.readAllLines(MarkdownTable.root().resolve("conformance/src/test/resources/tables/session/adversarial.table"));
         assertThat(rows).isEqualTo(ScenarioRow.parse(file));
-        assertThat(rows).hasSize(46);
+        assertThat(rows).hasSize(48);
         assertThat(rows).allSatisfy(r -> assertThat(r.rules()).isNotEmpty());
         assertThat(rows.stream().filter(r -> !r.policies().isEmpty()).map(ScenarioRow::id))
                 .containsExactly("requester/oversized_decoded");
