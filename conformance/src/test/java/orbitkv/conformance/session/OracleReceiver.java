@@ -104,15 +104,21 @@ final class OracleReceiver implements ViewReceiver {
             if (c.isEmpty()) {
                 return;
             }
-            Map<JournalModel.Residence, JournalModel.Generation> actual = SessionWorld.installed(requester, s);
+            Map<JournalModel.Residence, JournalModel.Generation> actual = SessionWorld.installed(requester, s, true);
+            if (actual == null) {
+                return; // membership suspended while reading: remote rows are not listed (MEM-9), nothing to compare
+            }
             if (!index.installedCursor(source).equals(c)) {
                 continue; // moved while reading (a concurrent reset): read again
             }
             Map<JournalModel.Residence, JournalModel.Generation> expected = s.model.stateAt(c.get().watermark(), requester.scope);
             viewsChecked.incrementAndGet();
             if (!expected.equals(actual)) {
-                Map<JournalModel.Residence, JournalModel.Generation> again = SessionWorld.installed(requester, s);
+                Map<JournalModel.Residence, JournalModel.Generation> again = SessionWorld.installed(requester, s, true);
                 Optional<InstalledCursor> now = index.installedCursor(source);
+                if (again == null) {
+                    return; // suspended between the reads: the first read may have straddled the suspension
+                }
                 when += "; read again at " + now + ": " + (again.equals(expected) ? "now equal" : again.size() + " rows")
                         + "; owner status " + index.ownerStatus(8, Optional.empty());
                 violation.compareAndSet(null, "installed view " + c.get() + " of " + source + " at " + requester.incarnation.nodeId()

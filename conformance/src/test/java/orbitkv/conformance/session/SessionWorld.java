@@ -327,6 +327,15 @@ final class SessionWorld implements AutoCloseable {
 
     /** The installed rows of {@code s} at {@code r}, read through lookup over the whole key universe. */
     static Map<JournalModel.Residence, JournalModel.Generation> installed(RequesterNode r, SourceNode s) {
+        return installed(r, s, false);
+    }
+
+    /**
+     * As {@link #installed(RequesterNode, SourceNode)}, or null when {@code nullIfSuspended} and any lookup batch
+     * answered Unavailable: while membership is suspended a requester lists no remote rows (MEM-9), so its
+     * installed view cannot be read through lookups at that moment.
+     */
+    static Map<JournalModel.Residence, JournalModel.Generation> installed(RequesterNode r, SourceNode s, boolean nullIfSuspended) {
         Map<JournalModel.Residence, JournalModel.Generation> out = new HashMap<>();
         List<StateKey> all = new ArrayList<>();
         for (int ns = 0; ns < NAMESPACES.size(); ns++) {
@@ -341,6 +350,9 @@ final class SessionWorld implements AutoCloseable {
             LookupOutcome o = r.index.lookup(all.subList(i, Math.min(all.size(), i + 128)));
             if (!(o instanceof LookupOutcome.Candidates c)) {
                 throw new AssertionError("lookup refused: " + o);
+            }
+            if (nullIfSuspended && c.coverage() == orbitkv.index.Coverage.Unavailable) {
+                return null;
             }
             for (KeyCandidates kc : c.keys()) {
                 for (Replica rep : kc.replicas()) {
