@@ -9,6 +9,9 @@
  * ({@code Endpoint}, {@code MembershipView}) and the wire and gRPC types of the inventory contract, hence
  * {@code requires transitive} on membership and inventory (which carries grpc and protobuf); everything
  * else is required for the suite's own tests only.
+ * {@code orbitkv.conformance.kit} (not exported) is the conformance kit, {@code orbitkv conformance}: it runs
+ * the adversarial peer's scenarios black-box against a target given by address only
+ * (docs/conformance-kit.md); the runtime image launches it as {@code bin/orbitkv-conformance}.
  */
 module orbitkv.conformance {
     requires transitive orbitkv.membership;
@@ -20,6 +23,11 @@ module orbitkv.conformance {
     requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
     requires io.grpc.netty; // the adversarial peer's own channels and server
+    requires info.picocli; // `orbitkv conformance`, the kit's command line
+    requires java.xml; // the kit's JUnit XML report
+
+    // picocli injects the kit's options reflectively (as orbitkv.server.cli opens to it).
+    opens orbitkv.conformance.kit to info.picocli;
 
     // The adversarial v4 peer is the suite's one public tool: another implementation's tests drive it.
     exports orbitkv.conformance.peer;

@@ -22,9 +22,10 @@ import orbitkv.membership.Endpoint;
 @SuppressWarnings("try") // close() waits for the transport to terminate, so it may be interrupted
 public final class AdversarialSource implements AutoCloseable {
     private final Server server;
+    private final String host;
     private final BlockingQueue<ScriptedSession> accepted = new ArrayBlockingQueue<>(256);
 
-    private AdversarialSource(int port) throws IOException {
+    private AdversarialSource(InetSocketAddress bind) throws IOException {
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
                 .addMethod(RawBytes.METHOD, ServerCalls.asyncBidiStreamingCall(out -> {
                     ScriptedSession s = new ScriptedSession();
@@ -34,16 +35,23 @@ public final class AdversarialSource implements AutoCloseable {
                     }
                     return s.inbound();
                 })).build();
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)).addService(def).build().start();
+        server = NettyServerBuilder.forAddress(bind).addService(def).build().start();
+        host = bind.getHostString();
     }
 
     /** Starts on a free loopback port. */
     public static AdversarialSource start() throws IOException {
-        return new AdversarialSource(0);
+        return start(new InetSocketAddress("127.0.0.1", 0));
     }
 
+    /** Starts on {@code bind} (port 0 picks a free one), e.g. the address a conformance run is told to use. */
+    public static AdversarialSource start(InetSocketAddress bind) throws IOException {
+        return new AdversarialSource(bind);
+    }
+
+    /** The bound host and port (the port chosen when 0 was asked for). */
     public Endpoint endpoint() {
-        return new Endpoint("127.0.0.1", server.getPort());
+        return new Endpoint(host, server.getPort());
     }
 
     /** The next session the requester under test opened, or null within {@code timeout}. */

@@ -7,18 +7,41 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.membership.Endpoint;
 
 /**
  * A loopback TCP proxy for fault schedules: {@link #cutAll()} severs every connection (a real disconnect
  * mid-snapshot or mid-delta), {@link #stall(boolean)} stops forwarding bytes in both directions on
  * established connections (a stalled subscriber: it neither receives frames nor returns ACKs, so the
- * source runs into its credit window). One virtual thread per direction per connection; at most {@value #CONNECTIONS_MAX} connections.
+ * source runs into its credit window), {@link #latency(Duration)} delays every forwarded chunk, and an
+ * {@link Interceptor} sees (and may rewrite: corrupt, reorder) the bytes of each direction before they are
+ * forwarded. One virtual thread per direction per connection; at most {@value #CONNECTIONS_MAX} connections.
  */
 public final class FaultProxy implements AutoCloseable {
     static final int CONNECTIONS_MAX = 256;
+
+    /**
+     * Sees the bytes of one direction of one connection, in order, before they are forwarded, and returns
+     * the bytes to forward instead (possibly fewer, held back until a later call, or rewritten). Called by
+     * one thread per direction; the two directions of a connection may call concurrently.
+     */
+    @FunctionalInterface
+    public interface Interceptor {
+        /** Forwards everything unchanged. */
+        Interceptor NONE = (connection, towardUpstream, bytes) -> bytes;
+
+        /**
+         * @param connection a number unique to the connection within this proxy
+         * @param towardUpstream true for bytes from the downstream client toward the upstream server
+         * @param bytes the bytes just read (owned by the callee)
+         * @return the bytes to forward now
+         */
+        byte[] intercept(long connection, boolean towardUpstream, byte[] bytes);
+    }
 
     private final ServerSocket listener;
     private final Endpoint upstream;
@@ -26,9 +49,18 @@ public final class FaultProxy implements AutoCloseable {
     private final Object stallLock = new Object();
     private volatile boolean stalled;
     private volatile boolean closed;
+    private volatile long latencyNanos;
+    private final Interceptor interceptor;
+    private final AtomicLong connections = new AtomicLong();
 
     public FaultProxy(Endpoint upstream) throws IOException {
+        this(upstream, Interceptor.NONE);
+    }
+
+    /** A proxy whose forwarded bytes pass through {@code interceptor}. */
+    public FaultProxy(Endpoint upstream, Interceptor interceptor) throws IOException {
         this.upstream = upstream;
+        this.interceptor = interceptor;
         this.listener = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().name("fault-proxy-accept").start(this::acceptLoop);
     }
@@ -51,8 +83,9 @@ public final class FaultProxy implements AutoCloseable {
                 up.setTcpNoDelay(true);
                 sockets.add(down);
                 sockets.add(up);
-                Thread.ofVirtual().start(() -> pump(down, up));
-                Thread.ofVirtual().start(() -> pump(up, down));
+                long id = connections.incrementAndGet();
+                Thread.ofVirtual().start(() -> pump(down, up, id, true));
+                Thread.ofVirtual().start(() -> pump(up, down, id, false));
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -61,13 +94,18 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, long connection, boolean towardUpstream) {
         byte[] buf = new byte[16 << 10];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 awaitUnstalled();
-                out.write(buf, 0, n);
+                byte[] forward = interceptor.intercept(connection, towardUpstream, java.util.Arrays.copyOf(buf, n));
+                long delay = latencyNanos;
+                if (delay > 0) {
+                    Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000)); // the injected latency itself
+                }
+                out.write(forward);
             }
         } catch (IOException | InterruptedException e) {
             // cut or closed
@@ -91,6 +129,11 @@ public final class FaultProxy implements AutoCloseable {
             stalled = on;
             stallLock.notifyAll();
         }
+    }
+
+    /** Delays every forwarded chunk by {@code perChunk} (zero: no added latency). */
+    public void latency(Duration perChunk) {
+        latencyNanos = perChunk.toNanos();
     }
 
     /** Severs every open connection; new connections are accepted. */

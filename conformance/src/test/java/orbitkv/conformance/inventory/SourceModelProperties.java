@@ -5,15 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.RandomDistribution;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.statistics.Statistics;
+import java.util.TreeMap;
 import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
@@ -27,11 +19,14 @@ import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.SnapshotScan.ReplayStep;
 import orbitkv.inventory.SnapshotScan.ScanStep;
 import orbitkv.inventory.StateKey;
-import net.jqwik.api.Label;
+import orbitkv.conformance.seeded.SeededTries;
+import orbitkv.conformance.seeded.SeededTries.Gen;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
- * Random mutation histories against the independent {@link ResidenceModel} (jqwik prints the seed of a
- * failing run; rerun with {@code @Property(seed = ...)}). The partitions vary through random input and
+ * Random mutation histories against the independent {@link ResidenceModel} (seeded tries: a failure prints
+ * its seed and input; {@code -Dorbitkv.seed=S} replays it). The partitions vary through random input and
  * frame bounds, the retention through random journal bounds.
  */
 class SourceModelProperties {
@@ -40,36 +35,48 @@ class SourceModelProperties {
     /** One random mutation: put or delete of a small key space (so keys repeat and deletes hit). */
     record Op(boolean put, int ns, int key, Medium medium, long size) {}
 
-    @Provide
-    Arbitrary<List<Op>> histories() {
-        Arbitrary<Op> op = Combinators.combine(
-                Arbitraries.integers().between(0, 9).map(i -> i < 6),
-                Arbitraries.integers().between(0, 2),
-                Arbitraries.integers().between(0, 5),
-                Arbitraries.of(Medium.class),
-                Arbitraries.longs().between(0, 1000)).as(Op::new);
-        return op.list().ofMinSize(0).ofMaxSize(60).withSizeDistribution(RandomDistribution.uniform());
+    static List<Op> history(Gen g) {
+        return g.uniformList(0, 60, x -> new Op(x.intIn(0, 9) < 6, x.intIn(0, 2), x.intIn(0, 5), x.oneOf(Medium.values()),
+                x.longIn(0, 1000)));
     }
 
-    @Provide
-    Arbitrary<InventoryConfig> configs() {
-        return Combinators.combine(
-                Arbitraries.integers().between(1, 8),
-                Arbitraries.longs().between(InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, 800),
-                Arbitraries.integers().between(InventoryConfig.FRAME_ENCODED_BYTES_MIN, 600),
-                Arbitraries.integers().between(1, 70),
-                Arbitraries.longs().between(InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, 5000),
-                Arbitraries.integers().between(1, 5)).as((inRec, inBytes, frame, jRec, jBytes, page) ->
-                InventoryConfig.defaults().withInputRecordsMax(inRec).withInputBytesMax(inBytes).withFrameEncodedBytesMax(frame)
-                        .withJournalRecordsMax(jRec).withJournalBytesMax(jBytes).withPageRecordsMax(page));
+    static InventoryConfig config(Gen g) {
+        return InventoryConfig.defaults().withInputRecordsMax(g.intIn(1, 8))
+                .withInputBytesMax(g.longIn(InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, 800))
+                .withFrameEncodedBytesMax(g.intIn(InventoryConfig.FRAME_ENCODED_BYTES_MIN, 600))
+                .withJournalRecordsMax(g.intIn(1, 70)).withJournalBytesMax(g.longIn(InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, 5000))
+                .withPageRecordsMax(g.intIn(1, 5));
     }
 
-    @Provide
-    Arbitrary<Scope> scopes() {
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(4, Arbitraries.just(Scope.all())),
-                net.jqwik.api.Tuple.of(1, Arbitraries.just(Scope.none())),
-                net.jqwik.api.Tuple.of(4, Arbitraries.subsetOf(NAMESPACES).ofMinSize(1).map(Scope::of)));
+    static Scope scope(Gen g) {
+        return switch (g.weighted(4, 1, 4)) {
+            case 0 -> Scope.all();
+            case 1 -> Scope.none();
+            default -> {
+                List<Namespace> subset = new ArrayList<>();
+                while (subset.isEmpty()) {
+                    for (Namespace n : NAMESPACES) {
+                        if (g.bool()) {
+                            subset.add(n);
+                        }
+                    }
+                }
+                yield Scope.of(subset);
+            }
+        };
+    }
+
+    /** Outcome counts of one property's tries, printed after the run (how often each path was taken). */
+    static final class Outcomes {
+        private final Map<String, Long> counts = new TreeMap<>();
+
+        void collect(String outcome) {
+            counts.merge(outcome, 1L, Long::sum);
+        }
+
+        void print(String property) {
+            System.out.printf("%s outcomes: %s%n", property, counts);
+        }
     }
 
     static StateKey key(Op op) {
@@ -94,11 +101,19 @@ class SourceModelProperties {
         }
     }
 
-    @Property(tries = 2000)
-    @Label("INV-4 DELTA-1 DELTA-3 PUB-1 PUB-6 PUB-7 PUB-8 BND-5 view(a) + intervals(a, b] == resident map at b, scoped")
-    void intervalsFromAnyRetainedCursorReachTheModel(@ForAll("histories") List<Op> history, @ForAll("configs") InventoryConfig config,
-            @ForAll("scopes") Scope scope, @ForAll @IntRange(min = 0, max = 1000) int cursorPick,
-            @ForAll @IntRange(min = 1, max = 2) int intervalsMax) {
+    record ReadCase(List<Op> history, InventoryConfig config, Scope scope, int cursorPick, int intervalsMax) {}
+
+    @Test
+    @DisplayName("INV-4 DELTA-1 DELTA-3 PUB-1 PUB-6 PUB-7 PUB-8 BND-5 view(a) + intervals(a, b] == resident map at b, scoped (2,000 seeded tries)")
+    void intervalsFromAnyRetainedCursorReachTheModel() {
+        Outcomes outcomes = new Outcomes();
+        SeededTries.run("intervalsFromAnyRetainedCursorReachTheModel", 2000, SeededTries.freshBaseSeed(),
+                g -> new ReadCase(history(g), config(g), scope(g), g.intIn(0, 1000), g.intIn(1, 2)),
+                c -> outcomes.collect(readToHead(c.history(), c.config(), c.scope(), c.cursorPick(), c.intervalsMax())));
+        outcomes.print("intervalsFromAnyRetainedCursorReachTheModel");
+    }
+
+    private static String readToHead(List<Op> history, InventoryConfig config, Scope scope, int cursorPick, int intervalsMax) {
         InventorySource source = InventorySource.create(config);
         ResidenceModel model = new ResidenceModel();
         for (Op op : history) {
@@ -113,8 +128,7 @@ class SourceModelProperties {
         ReadOutcome first = source.read(a, scope, intervalsMax);
         if (a < oldest - 1) {
             assertThat(first).isEqualTo(new ReadOutcome.Trimmed(a, oldest));
-            Statistics.label("read").collect("trimmed");
-            return;
+            return "trimmed";
         }
         ResidenceModel.View view = new ResidenceModel.View(model.mapAt(a, scope));
         long cursor = a;
@@ -136,14 +150,24 @@ class SourceModelProperties {
             outcome = source.read(cursor, scope, intervalsMax);
         }
         assertThat(view.rows).isEqualTo(model.mapAt(head, scope));
-        Statistics.label("read").collect(reads == 0 ? "one read" : "several reads");
+        return reads == 0 ? "one read" : "several reads";
     }
 
-    @Property(tries = 2000)
-    @Label("SNAP-1 SNAP-2 SNAP-3 SNAP-4 SNAP-9 pages + replay by version == resident map at S1, or aborted trimmed exactly when the model says so")
-    void snapshotWithInterleavedMutations(@ForAll("histories") List<Op> setup, @ForAll("histories") List<Op> during,
-            @ForAll("configs") InventoryConfig config, @ForAll("scopes") Scope scope,
-            @ForAll @IntRange(min = 1, max = 3) int mutationsPerStep, @ForAll @IntRange(min = 1, max = 3) int replayIntervals) {
+    record SnapshotCase(List<Op> setup, List<Op> during, InventoryConfig config, Scope scope, int mutationsPerStep,
+            int replayIntervals) {}
+
+    @Test
+    @DisplayName("SNAP-1 SNAP-2 SNAP-3 SNAP-4 SNAP-9 pages + replay by version == resident map at S1, or aborted trimmed exactly when the model says so (2,000 seeded tries)")
+    void snapshotWithInterleavedMutations() {
+        Outcomes outcomes = new Outcomes();
+        SeededTries.run("snapshotWithInterleavedMutations", 2000, SeededTries.freshBaseSeed(),
+                g -> new SnapshotCase(history(g), history(g), config(g), scope(g), g.intIn(1, 3), g.intIn(1, 3)),
+                c -> outcomes.collect(snapshot(c.setup(), c.during(), c.config(), c.scope(), c.mutationsPerStep(), c.replayIntervals())));
+        outcomes.print("snapshotWithInterleavedMutations");
+    }
+
+    private static String snapshot(List<Op> setup, List<Op> during, InventoryConfig config, Scope scope, int mutationsPerStep,
+            int replayIntervals) {
         InventorySource source = InventorySource.create(config);
         ResidenceModel model = new ResidenceModel();
         for (Op op : setup) {
@@ -161,8 +185,7 @@ class SourceModelProperties {
             if (trimmed) {
                 assertThat(step).isInstanceOfSatisfying(ScanStep.Aborted.class,
                         a -> assertThat(a.cause()).isEqualTo(SnapshotScan.SnapshotAbortCause.SNAPSHOT_ABORTED_TRIMMED));
-                Statistics.label("snapshot").collect("aborted during scan");
-                return;
+                return "aborted during scan";
             }
             if (step instanceof ScanStep.ScanEnd end) {
                 s1 = end.s1();
@@ -192,8 +215,7 @@ class SourceModelProperties {
             if (trimmed && replayCursor < s1) {
                 assertThat(step).isInstanceOfSatisfying(ReplayStep.Aborted.class,
                         a -> assertThat(a.cause()).isEqualTo(SnapshotScan.SnapshotAbortCause.SNAPSHOT_ABORTED_TRIMMED));
-                Statistics.label("snapshot").collect("aborted during replay");
-                return;
+                return "aborted during replay";
             }
             ReplayStep.Replay replay = (ReplayStep.Replay) step;
             for (CoalescedInterval ci : replay.intervals()) {
@@ -208,6 +230,6 @@ class SourceModelProperties {
         }
         assertThat(replayCursor).isEqualTo(s1);
         assertThat(view.rows).isEqualTo(model.mapAt(s1, scope));
-        Statistics.label("snapshot").collect(s1 > scan.s0() ? "committed with replay" : "committed without replay");
+        return s1 > scan.s0() ? "committed with replay" : "committed without replay";
     }
 }

@@ -21,9 +21,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/conformance.md is the ledger of rule IDs (RULES.md) and the tests that check them. This test keeps
- * the ledger honest: every test it names exists, every rule a test cites is marked as tested, and (where
- * the shared RULES.md is present beside the checkout, as in CI) the ledger lists exactly its IDs.
+ * docs/conformance.md is the ledger of rule IDs (stated in docs/design.md) and the tests that check them. This
+ * test keeps the ledger honest: every test it names exists, every rule a test cites is marked as tested, the
+ * ledger lists exactly the IDs docs/design.md states, and (where the shared RULES.md is present beside the
+ * checkout) docs/design.md states exactly RULES.md's IDs.
  */
 class ConformanceLedgerTest {
     private static final Pattern RULE_ID =
@@ -78,6 +79,98 @@ class ConformanceLedgerTest {
     }
 
     @Test
+    @DisplayName("every cited Class#method, Class.method or .method continuation names a test method that exists")
+    void citedMethodsExist() throws IOException {
+        Map<String, List<Path>> sources = testSources();
+        List<String> missing = new ArrayList<>();
+        for (List<String> row : ledger.values()) {
+            missing.addAll(missingMethods(row.get(0), row.get(2), sources));
+        }
+        assertThat(missing).as("cited test methods that do not exist (or carry no test annotation)").isEmpty();
+    }
+
+    @Test
+    @DisplayName("the method check fails on a method that does not exist, and accepts one that does")
+    void methodCheckCanFail() throws IOException {
+        Map<String, List<Path>> sources = testSources();
+        assertThat(missingMethods("X-1", "`ConformanceLedgerTest.noSuchMethodAnywhere`; .citedMethodsExist", sources))
+                .containsExactly("X-1 -> ConformanceLedgerTest.noSuchMethodAnywhere");
+        assertThat(missingMethods("X-1", "`ConformanceLedgerTest#citedMethodsExist`, .methodCheckCanFail", sources)).isEmpty();
+        assertThat(missingMethods("X-1", "`ConformanceLedgerTest` (whole class), .notATest", sources))
+                .containsExactly("X-1 -> ConformanceLedgerTest.notATest");
+    }
+
+    @Test
+    @DisplayName("a row marked 'tested' carries no 'not yet' clause (partial coverage is marked 'partly')")
+    void testedRowsHaveNoNotYet() {
+        List<String> wrong = ledger.values().stream()
+                .filter(row -> row.get(1).equals("tested") && row.get(2).toLowerCase(java.util.Locale.ROOT).contains("not yet"))
+                .map(row -> row.get(0)).toList();
+        assertThat(wrong).as("rows marked tested that say 'not yet'").isEmpty();
+    }
+
+    /** A reference to one method: backquoted {@code Class#m} / {@code Class.m}, or {@code .m} after a named class. */
+    private static final Pattern METHOD_REF = Pattern.compile("`([A-Z][A-Za-z0-9_]*)[#.]([a-z][A-Za-z0-9_]*)`|(?<![A-Za-z0-9_`])\\.([a-z][A-Za-z0-9_]*)\\b");
+    private static final Pattern CLASS_REF = Pattern.compile("`([A-Z][A-Za-z0-9_]*)(?:[#.][a-z][A-Za-z0-9_]*)?`");
+    private static final Pattern TEST_ANNOTATION = Pattern.compile(
+            "@(?:org\\.junit\\.jupiter\\.(?:api|params)\\.)?(Test|TestFactory|ParameterizedTest|RepeatedTest)\\b");
+
+    /** The unresolved method references of one ledger cell, as {@code RULE -> Class.method}. */
+    static List<String> missingMethods(String rule, String cell, Map<String, List<Path>> sources) throws IOException {
+        List<String> missing = new ArrayList<>();
+        String lastClass = null;
+        int pos = 0;
+        Matcher m = METHOD_REF.matcher(cell);
+        while (m.find()) {
+            Matcher c = CLASS_REF.matcher(cell.substring(pos, m.start()));
+            while (c.find()) {
+                lastClass = c.group(1);
+            }
+            pos = m.end();
+            String cls = m.group(1) != null ? m.group(1) : lastClass;
+            String method = m.group(1) != null ? m.group(2) : m.group(3);
+            if (m.group(1) != null) {
+                lastClass = m.group(1);
+            }
+            if (cls == null || !sources.containsKey(cls)) {
+                continue; // a continuation with no class before it, or a non-Java name: namedTestsExist covers classes
+            }
+            if (!declaresTest(sources.get(cls), method)) {
+                missing.add(rule + " -> " + cls + "." + method);
+            }
+        }
+        return missing;
+    }
+
+    /** True iff one of the files declares {@code method(...)} carrying a JUnit test annotation. */
+    private static boolean declaresTest(List<Path> files, String method) throws IOException {
+        Pattern decl = Pattern.compile("(?m)^\\s*(?:(?:public|protected|private|static|final)\\s+)*[A-Za-z0-9_<>\\[\\], ?]+\\s+"
+                + Pattern.quote(method) + "\\s*\\(");
+        for (Path f : files) {
+            String text = Files.readString(f);
+            Matcher d = decl.matcher(text);
+            while (d.find()) {
+                int memberStart = Math.max(text.lastIndexOf("}\n", d.start()), text.lastIndexOf(";\n", d.start()));
+                if (TEST_ANNOTATION.matcher(text.substring(Math.max(0, memberStart), d.start())).find()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static Map<String, List<Path>> testSources() throws IOException {
+        Map<String, List<Path>> out = new TreeMap<>();
+        try (Stream<Path> files = testFiles()) {
+            files.filter(p -> p.toString().endsWith(".java")).forEach(p -> {
+                String n = p.getFileName().toString();
+                out.computeIfAbsent(n.substring(0, n.length() - 5), k -> new ArrayList<>()).add(p);
+            });
+        }
+        return out;
+    }
+
+    @Test
     @DisplayName("a rule cited by any test or table is not marked 'not yet'")
     void citedRulesAreMarkedTested() throws IOException {
         Set<String> cited = new TreeSet<>();
@@ -98,22 +191,27 @@ class ConformanceLedgerTest {
     }
 
     @Test
-    @DisplayName("the ledger lists exactly the rule IDs of RULES.md (when shared/RULES.md is beside the checkout)")
+    @DisplayName("the ledger lists exactly the rule IDs stated in docs/design.md (and RULES.md when it is beside the checkout)")
     void ledgerCoversRules() throws IOException {
+        Set<String> stated = ruleIds(root.resolve("docs/design.md"), "^- \\*\\*(" + RULE_ID.pattern() + ")\\*\\* ");
+        assertThat(stated).as("rule IDs stated in docs/design.md").hasSizeGreaterThan(100);
+        assertThat(ledger.keySet()).as("ledger rows vs docs/design.md").isEqualTo(stated);
         Path rules = root.resolve("../shared/RULES.md").normalize();
-        Set<String> ids = new TreeSet<>();
         if (Files.exists(rules)) {
-            for (String line : Files.readAllLines(rules)) {
-                Matcher m = Pattern.compile("^- (" + RULE_ID.pattern() + ") ").matcher(line);
-                if (m.find()) {
-                    ids.add(m.group(1));
-                }
-            }
-            assertThat(ids).as("IDs parsed from " + rules).hasSizeGreaterThan(100);
-            assertThat(ledger.keySet()).isEqualTo(ids);
-        } else {
-            assertThat(ledger).as("without RULES.md the ledger must still be the full list").hasSizeGreaterThan(100);
+            assertThat(stated).as("docs/design.md vs " + rules).isEqualTo(ruleIds(rules, "^- (" + RULE_ID.pattern() + ") "));
         }
+    }
+
+    private static Set<String> ruleIds(Path file, String linePattern) throws IOException {
+        Pattern p = Pattern.compile(linePattern);
+        Set<String> ids = new TreeSet<>();
+        for (String line : Files.readAllLines(file)) {
+            Matcher m = p.matcher(line);
+            if (m.find()) {
+                ids.add(m.group(1));
+            }
+        }
+        return ids;
     }
 
     private static Set<String> testSourceNames() throws IOException {

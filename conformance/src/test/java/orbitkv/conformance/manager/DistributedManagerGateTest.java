@@ -268,6 +268,30 @@ class DistributedManagerGateTest {
 
     @Test
     @Order(5)
+    @DisplayName("MEM-4 after three live Managers saved, synced, awaited and streamed, etcd holds only format, epochs and bounded member records")
+    void etcdHoldsMembershipOnly() {
+        // By now A saved and evicted, synced twice, B and C awaited its fences and streamed its deltas.
+        assertThat(api(b).status().at("/owners").size()).as("B streams from A and C").isEqualTo(2);
+        String prefix = "/orbitkv/v2/" + cluster + "/";
+        List<String> all = ETCD.etcdctl("get", "", "--prefix", "--keys-only").lines().filter(l -> !l.isBlank()).sorted().toList();
+        List<String> expected = new ArrayList<>(List.of(prefix + "format"));
+        for (String n : List.of("a", "b", "c")) {
+            expected.add(prefix + "epochs/" + n);
+            expected.add(prefix + "members/" + n);
+        }
+        assertThat(all).as("every key in etcd (no block locations, grants, ACKs, watermarks, load samples)")
+                .containsExactlyInAnyOrderElementsOf(expected);
+        for (String n : List.of("a", "b", "c")) {
+            String record = ETCD.get(prefix + "members/" + n);
+            assertThat(record.getBytes(StandardCharsets.UTF_8).length).as("member record of %s is bounded", n).isLessThanOrEqualTo(1024);
+            for (int i = 0; i < 8; i++) {
+                assertThat(record).as("member record of %s names no saved block", n).doesNotContain(key(i));
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
     @DisplayName("IDX-4 IDX-5 SES-2 a Manager scoped to ns-c receives only ns-c, answers Unavailable outside it and still serves its local cache there")
     void scopedManager() throws Exception {
         JsonNode s = api(c).status();

@@ -33,7 +33,7 @@ public final class ManagerProcess implements AutoCloseable {
             "^orbitkv manager ready http=(\\S+) peer=(\\S+) incarnation=(\\S+) .*$");
     /** Jars of the test stack: never on the Manager's module path. */
     private static final Pattern TEST_ONLY = Pattern.compile(
-            "junit|assertj|jqwik|opentest4j|apiguardian|surefire|byte-buddy|jmh|test-classes|jopt-simple|commons-math3");
+            "junit|assertj|opentest4j|apiguardian|surefire|byte-buddy|jmh|test-classes|jopt-simple|commons-math3");
 
     private final String name;
     private final Process process;
@@ -61,13 +61,26 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with {@code jvmOptions} (heap and direct-memory limits) and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> args) throws IOException {
+        return launchModule(name, logDir, jvmOptions, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+    }
+
+    /**
+     * Launches another main class of the same module path ({@code module/class}, e.g. the conformance kit's
+     * {@code orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand}) with a 256 MiB heap and does not wait.
+     */
+    public static ManagerProcess launchModule(String name, Path logDir, String moduleMain, List<String> args) throws IOException {
+        return launchModule(name, logDir, List.of("-Xmx256m"), moduleMain, args);
+    }
+
+    private static ManagerProcess launchModule(String name, Path logDir, List<String> jvmOptions, String moduleMain,
+                                               List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
                 "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
-                "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));
+                "-m", moduleMain));
         cmd.addAll(args);
         Files.createDirectories(logDir);
         Path out = logDir.resolve(name + ".out");

@@ -68,6 +68,8 @@ import org.junit.jupiter.api.TestFactory;
  */
 class AdversarialTableTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
+    /** An idle observation window: 30 ACK intervals of 10 ms. */
+    static final Duration IDLE_WINDOW = Duration.ofMillis(300);
     private static final ClusterIdentity CLUSTER = SessionWorld.CLUSTER;
     private static final Namespace NS = Namespace.utf8("ns-a");
 
@@ -513,6 +515,16 @@ class AdversarialTableTest {
                     ss.send(frame().setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
                     ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
                 }
+                case "staged_page_credit" -> {
+                    UUID v2 = UUID.randomUUID();
+                    ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scope.digest())).build());
+                    long page = n;
+                    ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+                    return awaitStagedAck(page, v2);
+                }
+                case "idle_ack_silence" -> {
+                    return awaitSilence(n - 1);
+                }
                 case "requester_fenced" -> subscriber.fence();
                 case "source_left_membership" -> {
                     Incarnation newer = new Incarnation(source.nodeId(), new NodeEpoch(4), UUID.randomUUID());
@@ -547,6 +559,39 @@ class AdversarialTableTest {
                     }
                 }
             }
+        }
+
+        /**
+         * SES-14: the ACK covering a staged page returns its credit while the installed view stays put: it names
+         * the staging view and the installed watermark 3, and the index still has view V installed at 3.
+         */
+        String awaitStagedAck(long pageFrame, UUID staging) throws InterruptedException {
+            while (true) {
+                RequesterFrame rf = ss.nextFrame(WAIT);
+                assertThat(rf.hasAck()).as("only ACKs while staging, got " + rf.getBodyCase()).isTrue();
+                if (rf.getAck().getConsumedThroughFrame() >= pageFrame) {
+                    assertThat(WireFrames.uuid(rf.getAck().getViewId())).as("the ACK names the staging view").isEqualTo(staging);
+                    assertThat(rf.getAck().getAppliedCursor()).as("the installed watermark stays put").isEqualTo(3);
+                    assertThat(index.installedCursor(source)).contains(new InstalledCursor(viewId, 3));
+                    return "ack";
+                }
+            }
+        }
+
+        /**
+         * DELTA-12: once everything sent is acknowledged, an idle session sends nothing: no empty ACK loop
+         * within {@link #IDLE_WINDOW} (many ACK intervals).
+         */
+        String awaitSilence(long lastFrame) throws InterruptedException {
+            while (true) {
+                RequesterFrame rf = ss.nextFrame(WAIT);
+                assertThat(rf.hasAck()).as("only ACKs, got " + rf.getBodyCase()).isTrue();
+                if (rf.getAck().getConsumedThroughFrame() >= lastFrame) {
+                    break;
+                }
+            }
+            Conversation.Received<RequesterFrame> extra = ss.next(IDLE_WINDOW);
+            return extra == null ? "silent" : "sent while idle: " + extra;
         }
 
         /** Waits for an ACK covering {@code frameNo} with no Error or regeneration request before it. */

@@ -57,6 +57,14 @@ final class SessionWorld implements AutoCloseable {
     private final List<RequesterNode> requesters = new ArrayList<>();
     private volatile MembershipView view = StaticMembership.of(CLUSTER, 1, List.of());
     private long revision = 1;
+    /** Every source incarnation ever added (also removed ones), for the oracle of late frames and old views. */
+    private final Map<Incarnation, SourceNode> everySource = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Set before adding nodes: taps on every source's proxy (wire credit accounting, corruption, reordering). */
+    boolean wireTaps;
+    /** Set before adding requesters: the oracle is checked at every installed view ({@link OracleReceiver}). */
+    boolean oracleAtEveryView;
+    final java.util.concurrent.atomic.AtomicReference<String> oracleViolation = new java.util.concurrent.atomic.AtomicReference<>();
+    final java.util.concurrent.atomic.AtomicLong viewsChecked = new java.util.concurrent.atomic.AtomicLong();
 
     SessionWorld(SessionConfig sessionConfig, InventoryConfig inventoryConfig) {
         this.sessionConfig = sessionConfig;
@@ -89,6 +97,7 @@ final class SessionWorld implements AutoCloseable {
         final JournalModel model = new JournalModel();
         final Server grpc;
         final FaultProxy proxy;
+        final GrpcWireTap tap;
 
         SourceNode(Incarnation incarnation) throws IOException {
             this.incarnation = incarnation;
@@ -96,7 +105,9 @@ final class SessionWorld implements AutoCloseable {
             this.server = InventorySessionServer.create(source, CLUSTER, incarnation, () -> view, sessionConfig);
             this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                     .addService(server.bindableService()).build().start();
-            this.proxy = new FaultProxy(new Endpoint("127.0.0.1", grpc.getPort()));
+            this.tap = wireTaps ? new GrpcWireTap() : null;
+            this.proxy = tap == null ? new FaultProxy(new Endpoint("127.0.0.1", grpc.getPort()))
+                    : new FaultProxy(new Endpoint("127.0.0.1", grpc.getPort()), tap);
         }
 
         Endpoint direct() {
@@ -147,7 +158,9 @@ final class SessionWorld implements AutoCloseable {
             this.incarnation = incarnation;
             this.scope = scope;
             this.index = GlobalIndex.create(incarnation, scope, IndexConfig.defaults(), System::nanoTime, Runnable::run);
-            this.subscriber = InventorySubscriber.create(CLUSTER, incarnation, scope, index, peer -> {
+            orbitkv.inventory.ViewReceiver receiver = oracleAtEveryView
+                    ? new OracleReceiver(index, this, everySource::get, oracleViolation, viewsChecked) : index;
+            this.subscriber = InventorySubscriber.create(CLUSTER, incarnation, scope, receiver, peer -> {
                 Endpoint target = routes.getOrDefault(peer, peer);
                 ManagedChannel c = NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext().build();
                 synchronized (channels) {
@@ -168,10 +181,16 @@ final class SessionWorld implements AutoCloseable {
 
     private final Map<Endpoint, Endpoint> routes = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Every source incarnation this world ever had, removed ones included. */
+    java.util.Collection<SourceNode> everySource() {
+        return everySource.values();
+    }
+
     SourceNode addSource(String node, long epoch) throws IOException {
         SourceNode s = new SourceNode(new Incarnation(new NodeId(node), new NodeEpoch(epoch), UUID.randomUUID()));
         routes.put(s.direct(), s.proxy.endpoint());
         sources.add(s);
+        everySource.put(s.incarnation, s);
         return s;
     }
 
@@ -185,6 +204,29 @@ final class SessionWorld implements AutoCloseable {
                 viaProxy ? routes : Map.of());
         requesters.add(r);
         return r;
+    }
+
+    /** Closes a requester and adds its next incarnation (same node, next epoch, same scope): a restart. */
+    RequesterNode restartRequester(RequesterNode old) {
+        requesters.remove(old);
+        old.close();
+        RequesterNode r = new RequesterNode(new Incarnation(old.incarnation.nodeId(),
+                new NodeEpoch(old.incarnation.epoch().value() + 1), UUID.randomUUID()), old.scope, routes);
+        requesters.add(r);
+        return r;
+    }
+
+    /** Publishes a suspended (invalid) view to every node: no remote admission until the next publish (MEM-9). */
+    void suspendMembership() {
+        MembershipView v = StaticMembership.of(CLUSTER, ++revision, List.of()).suspended();
+        view = v;
+        for (SourceNode s : sources) {
+            s.server.onMembership(v);
+        }
+        for (RequesterNode r : requesters) {
+            r.index.onMembership(v);
+            r.subscriber.onMembership(v);
+        }
     }
 
     /** Removes a source from the world (its sessions end when membership no longer lists it). */
@@ -285,6 +327,15 @@ final class SessionWorld implements AutoCloseable {
 
     /** The installed rows of {@code s} at {@code r}, read through lookup over the whole key universe. */
     static Map<JournalModel.Residence, JournalModel.Generation> installed(RequesterNode r, SourceNode s) {
+        return installed(r, s, false);
+    }
+
+    /**
+     * As {@link #installed(RequesterNode, SourceNode)}, or null when {@code nullIfSuspended} and any lookup batch
+     * answered Unavailable: while membership is suspended a requester lists no remote rows (MEM-9), so its
+     * installed view cannot be read through lookups at that moment.
+     */
+    static Map<JournalModel.Residence, JournalModel.Generation> installed(RequesterNode r, SourceNode s, boolean nullIfSuspended) {
         Map<JournalModel.Residence, JournalModel.Generation> out = new HashMap<>();
         List<StateKey> all = new ArrayList<>();
         for (int ns = 0; ns < NAMESPACES.size(); ns++) {
@@ -299,6 +350,9 @@ final class SessionWorld implements AutoCloseable {
             LookupOutcome o = r.index.lookup(all.subList(i, Math.min(all.size(), i + 128)));
             if (!(o instanceof LookupOutcome.Candidates c)) {
                 throw new AssertionError("lookup refused: " + o);
+            }
+            if (nullIfSuspended && c.coverage() == orbitkv.index.Coverage.Unavailable) {
+                return null;
             }
             for (KeyCandidates kc : c.keys()) {
                 for (Replica rep : kc.replicas()) {

@@ -288,6 +288,7 @@ final class OwnerView {
         staging = null;
         long t0 = System.nanoTime();
         rowsLock.writeLock().lock();
+        IndexLockScope.entered();
         try {
             installed = staged;
             ctx.budget().release(installedBytes);
@@ -300,6 +301,7 @@ final class OwnerView {
             installedSequence = marker.s1();
             installedMonoNanos = ctx.monoNanos().getAsLong();
         } finally {
+            IndexLockScope.left();
             rowsLock.writeLock().unlock();
             ctx.applyHold().record(System.nanoTime() - t0);
         }
@@ -342,9 +344,11 @@ final class OwnerView {
     private void withdrawInstalled() {
         long t0 = System.nanoTime();
         rowsLock.writeLock().lock();
+        IndexLockScope.entered();
         try {
             installed = null;
         } finally {
+            IndexLockScope.left();
             rowsLock.writeLock().unlock();
             ctx.applyHold().record(System.nanoTime() - t0);
         }
@@ -430,6 +434,7 @@ final class OwnerView {
         ResidenceTable target = table.needsGrowth(inserts) ? table.grownCopy(inserts) : table;
         long t0 = System.nanoTime();
         rowsLock.writeLock().lock();
+        IndexLockScope.entered();
         try {
             installed = target;
             for (int i = 0; i < frame.rows(); i++) {
@@ -458,6 +463,7 @@ final class OwnerView {
                 installedMonoNanos = ctx.monoNanos().getAsLong();
             }
         } finally {
+            IndexLockScope.left();
             rowsLock.writeLock().unlock();
             ctx.applyHold().record(System.nanoTime() - t0);
         }
@@ -495,10 +501,12 @@ final class OwnerView {
         lastResetCause = ResetCause.MEMBER_REMOVED;
         ResidenceTable rows;
         rowsLock.writeLock().lock();
+        IndexLockScope.entered();
         try {
             rows = installed;
             installed = null;
         } finally {
+            IndexLockScope.left();
             rowsLock.writeLock().unlock();
         }
         ctx.coverage().exclude(this, before);

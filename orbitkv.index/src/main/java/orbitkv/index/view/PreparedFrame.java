@@ -130,6 +130,7 @@ final class PreparedFrame {
 
     /** A delta: every record's sequence lies in {@code interval} (DELTA-1). */
     static PreparedFrame delta(Interval interval, RecordBatch records, Scope scope, NamespaceTable namespaces) {
+        IndexLockScope.preparing(); // DELTA-4: never under an owner view's write lock
         for (int i = 0; i < records.size(); i++) {
             if (!interval.contains(records.sequence(i))) {
                 return reject(RejectReason.MALFORMED_FRAME);
@@ -140,6 +141,7 @@ final class PreparedFrame {
 
     /** A snapshot page: puts only, strictly increasing (StateKey, medium) (SNAP-2). */
     static PreparedFrame page(RecordBatch records, Scope scope, NamespaceTable namespaces) {
+        IndexLockScope.preparing(); // DELTA-4: never under an owner view's write lock
         for (int i = 0; i < records.size(); i++) {
             if (records.isDelete(i)) {
                 return reject(RejectReason.MALFORMED_FRAME);

@@ -14,17 +14,10 @@ import java.util.Random;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
-import net.jqwik.api.Label;
-import net.jqwik.api.constraints.IntRange;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Scope;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -33,18 +26,21 @@ class ResidenceTableProperties {
     record Op(int key, int tag, boolean remove, long seq) {
     }
 
-    @Provide
-    Arbitrary<List<Op>> ops() {
-        return net.jqwik.api.Combinators.combine(Arbitraries.integers().between(0, 200), Arbitraries.integers().between(0, 3),
-                Arbitraries.of(true, false), Arbitraries.longs().between(1, 1_000)).as(Op::new).list().ofMaxSize(400);
+    static List<Op> ops(SeededTries.Gen g) {
+        return g.list(0, 400, x -> new Op(x.intIn(0, 200), x.intIn(0, 3), x.bool(), x.longIn(1, 1_000)));
     }
 
     static byte[] key(int k) {
         return ByteBuffer.allocate(4).putInt(k).array();
     }
 
-    @Property(tries = 2000, seed = "4242")
-    void tableMatchesModel(@ForAll("ops") List<Op> ops) {
+    @Test
+    @DisplayName("the row table matches a HashMap model under insert, overwrite and removal (2,000 seeded tries)")
+    void tableMatchesModel() {
+        SeededTries.run("tableMatchesModel", 2000, 4242L, ResidenceTableProperties::ops, ResidenceTableProperties::tableMatchesModel);
+    }
+
+    private static void tableMatchesModel(List<Op> ops) {
         ResidenceTable t = new ResidenceTable(0);
         Map<String, Long> model = new HashMap<>();
         for (Op op : ops) {
@@ -123,10 +119,17 @@ class ResidenceTableProperties {
      * exercise partitioned builds of 1 to 64 ranges and both sides of each threshold; so is the helper that
      * takes half of each pass (none, one that runs it at once, the common pool, one that refuses).
      */
-    @Property(tries = 60, seed = "20261129")
-    @Label("SNAP-2 a bulk build of distinct page rows holds exactly the rows that row-by-row inserts hold")
-    void bulkBuildEqualsInserts(@ForAll @IntRange(min = 0, max = 40_000) int rows, @ForAll @IntRange(min = 4, max = 19) int thresholdBits,
-            @ForAll @IntRange(min = 0, max = 3) int helperKind, @ForAll long seed) {
+    record BulkCase(int rows, int thresholdBits, int helperKind, long seed) {}
+
+    @Test
+    @DisplayName("SNAP-2 a bulk build of distinct page rows holds exactly the rows that row-by-row inserts hold (60 seeded tries)")
+    void bulkBuildEqualsInserts() {
+        SeededTries.run("bulkBuildEqualsInserts", 60, 20261129L,
+                g -> new BulkCase(g.intIn(0, 40_000), g.intIn(4, 19), g.intIn(0, 3), g.anyLong()),
+                c -> bulkBuildEqualsInserts(c.rows(), c.thresholdBits(), c.helperKind(), c.seed()));
+    }
+
+    private static void bulkBuildEqualsInserts(int rows, int thresholdBits, int helperKind, long seed) {
         List<PreparedFrame> pages = pages(rows, new Random(seed));
         ArrayDeque<PreparedFrame> queue = new ArrayDeque<>(pages);
         int threshold = thresholdBits == 19 ? ResidenceTable.PARTITIONED_BUILD_SLOTS_MIN : 1 << thresholdBits;

@@ -5,21 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Label;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.SeededTries;
+import orbitkv.inventory.SeededTries.Gen;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.wire.SourceFrame;
-
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
 /**
  * The encoder's bytes equal the generated classes' serialization of the same content (SES-9, SES-12, PUB-9):
@@ -34,9 +29,14 @@ class SourceFrameEncoderProperties {
 
     record DeltaCase(UUID session, long frameNumber, Interval interval, List<ResidenceRecord> records) {}
 
-    @Property(tries = 1_000, seed = "20261129")
-    @Label("SES-9 SES-12 PUB-9 an encoded snapshot page is byte-identical to the generated serialization")
-    void pageIsByteIdentical(@ForAll("pages") PageCase c) {
+    @Test
+    @DisplayName("SES-9 SES-12 PUB-9 an encoded snapshot page is byte-identical to the generated serialization (1,000 seeded tries)")
+    void pageIsByteIdentical() {
+        SeededTries.run("pageIsByteIdentical", 1_000, 20261129L, SourceFrameEncoderProperties::page,
+                SourceFrameEncoderProperties::pageIsByteIdentical);
+    }
+
+    private static void pageIsByteIdentical(PageCase c) {
         UnnumberedFrame u = SourceFrameEncoder.page(c.session(), c.view(), c.ordinal(), c.records());
         byte[] expected = WireReference.page(c.session(), c.frameNumber(), c.view(), c.ordinal(), c.records()).toByteArray();
         assertThat(u.encodedBytes()).isEqualTo(expected.length);
@@ -45,9 +45,14 @@ class SourceFrameEncoderProperties {
         assertThat(f.body()).isEqualTo(SourceFrame.BodyCase.SNAPSHOT_PAGE);
     }
 
-    @Property(tries = 1_000, seed = "20261130")
-    @Label("SES-9 SES-12 PUB-9 an encoded delta is byte-identical to the generated serialization; its measured size is the widest-session frame's")
-    void deltaIsByteIdentical(@ForAll("deltas") DeltaCase c) {
+    @Test
+    @DisplayName("SES-9 SES-12 PUB-9 an encoded delta is byte-identical to the generated serialization; its measured size is the widest-session frame's (1,000 seeded tries)")
+    void deltaIsByteIdentical() {
+        SeededTries.run("deltaIsByteIdentical", 1_000, 20261130L, SourceFrameEncoderProperties::delta,
+                SourceFrameEncoderProperties::deltaIsByteIdentical);
+    }
+
+    private static void deltaIsByteIdentical(DeltaCase c) {
         UnnumberedFrame u = SourceFrameEncoder.delta(c.session(), c.interval(), c.records());
         SourceFrame reference = WireReference.delta(c.session(), c.frameNumber(), c.interval(), c.records());
         byte[] expected = reference.toByteArray();
@@ -60,40 +65,34 @@ class SourceFrameEncoderProperties {
                 .isEqualTo(FrameCodec.frameEncodedBytes(reference.getDelta()));
     }
 
-    @Provide
-    Arbitrary<PageCase> pages() {
-        return Combinators.combine(uuids(), frameNumbers(), uuids(), Arbitraries.longs().between(0, Long.MAX_VALUE),
-                records(false)).as(PageCase::new);
+    static PageCase page(Gen g) {
+        return new PageCase(uuid(g), frameNumber(g), uuid(g), g.longIn(0, Long.MAX_VALUE), records(g, false));
     }
 
-    @Provide
-    Arbitrary<DeltaCase> deltas() {
-        Arbitrary<Interval> intervals = Arbitraries.longs().between(0, Long.MAX_VALUE)
-                .flatMap(from -> Arbitraries.longs().between(from, Long.MAX_VALUE).map(to -> new Interval(from, to)));
-        return Combinators.combine(uuids(), frameNumbers(), intervals, records(true)).as(DeltaCase::new);
+    static DeltaCase delta(Gen g) {
+        long from = g.longIn(0, Long.MAX_VALUE);
+        return new DeltaCase(uuid(g), frameNumber(g), new Interval(from, g.longIn(from, Long.MAX_VALUE)), records(g, true));
     }
 
-    private static Arbitrary<Long> frameNumbers() {
-        return Arbitraries.longs().between(1, Long.MAX_VALUE);
+    private static long frameNumber(Gen g) {
+        return g.longIn(1, Long.MAX_VALUE);
     }
 
     /** Random UUIDs with a zero half (omitted on the wire) in about a quarter of the cases each. */
-    private static Arbitrary<UUID> uuids() {
-        Arbitrary<Long> half = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(0L)), Tuple.of(3, Arbitraries.longs()));
-        return Combinators.combine(half, half).as(UUID::new);
+    private static UUID uuid(Gen g) {
+        return new UUID(g.oneIn(4) ? 0 : g.anyLong(), g.oneIn(4) ? 0 : g.anyLong());
     }
 
-    private static Arbitrary<List<ResidenceRecord>> records(boolean deletes) {
-        Arbitrary<Namespace> namespace = Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(255).map(Namespace::new);
-        return namespace.list().ofMinSize(1).ofMaxSize(4).flatMap(table -> record(table, deletes).list().ofMinSize(0).ofMaxSize(40));
+    private static List<ResidenceRecord> records(Gen g, boolean deletes) {
+        List<Namespace> table = g.list(1, 4, x -> new Namespace(x.bytes(1, 255)));
+        return g.list(0, 40, x -> record(x, table, deletes));
     }
 
-    private static Arbitrary<ResidenceRecord> record(List<Namespace> table, boolean deletes) {
-        Arbitrary<StateKey> key = Combinators.combine(Arbitraries.of(table),
-                Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(StateKey.MAX_KEY_BYTES)).as(StateKey::new);
-        Arbitrary<Boolean> delete = deletes ? Arbitraries.of(false, true) : Arbitraries.just(false);
-        return Combinators.combine(key, Arbitraries.of(Medium.class), delete, Arbitraries.longs().between(1, Long.MAX_VALUE),
-                Arbitraries.longs().between(0, Long.MAX_VALUE)).as((k, m, d, seq, size) -> d
-                        ? ResidenceRecord.delete(k, m, seq) : ResidenceRecord.put(k, m, seq, size));
+    private static ResidenceRecord record(Gen g, List<Namespace> table, boolean deletes) {
+        StateKey k = new StateKey(g.oneOf(table), g.bytes(1, StateKey.MAX_KEY_BYTES));
+        Medium m = g.oneOf(Medium.values());
+        boolean d = deletes && g.bool();
+        long seq = g.longIn(1, Long.MAX_VALUE);
+        return d ? ResidenceRecord.delete(k, m, seq) : ResidenceRecord.put(k, m, seq, g.longIn(0, Long.MAX_VALUE));
     }
 }

@@ -9,13 +9,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Label;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import orbitkv.server.SeededTries;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,18 +18,23 @@ class BlockFramingTest {
     private static final long BODY_MAX = 1 << 20;
     private static final long PAYLOAD_MAX = 4096;
 
-    @Provide
-    Arbitrary<List<BlockFraming.Block>> bodies() {
-        Arbitrary<byte[]> keys = Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(64);
-        Arbitrary<byte[]> payloads = Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(600);
-        // Keys are unique within a body: a repeated key is refused (DUPLICATE_KEY) before its payload.
-        return Combinators.combine(keys, payloads).as(BlockFraming.Block::new).list()
-                .uniqueElements(b -> HexFormat.of().formatHex(b.key())).ofMinSize(1).ofMaxSize(128);
+    record Body(List<BlockFraming.Block> blocks, long chunkSeed) {}
+
+    /** 1..128 records with unique keys: a repeated key is refused (DUPLICATE_KEY) before its payload. */
+    static Body body(SeededTries.Gen g) {
+        List<BlockFraming.Block> drawn = g.list(1, 128, x -> new BlockFraming.Block(x.bytes(1, 64), x.bytes(0, 600)));
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        List<BlockFraming.Block> unique = drawn.stream().filter(b -> keys.add(HexFormat.of().formatHex(b.key()))).toList();
+        return new Body(unique, g.anyLong());
     }
 
-    @Property(tries = 200, seed = "11")
-    @Label("BND-1 encode then decode in arbitrary chunks returns the same records in order")
-    void roundTrip(@ForAll("bodies") List<BlockFraming.Block> blocks, @ForAll long chunkSeed) {
+    @org.junit.jupiter.api.Test
+    @DisplayName("BND-1 encode then decode in arbitrary chunks returns the same records in order (200 seeded tries)")
+    void roundTrip() {
+        SeededTries.run("roundTrip", 200, 11L, BlockFramingTest::body, b -> roundTrip(b.blocks(), b.chunkSeed()));
+    }
+
+    private static void roundTrip(List<BlockFraming.Block> blocks, long chunkSeed) {
         ByteBuf body = Unpooled.buffer();
         BlockFraming.encode(body, blocks);
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(BODY_MAX, PAYLOAD_MAX);

@@ -1,0 +1,400 @@
+package orbitkv.conformance.kit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.ByteString;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.UUID;
+import orbitkv.conformance.peer.AdversarialSource;
+import orbitkv.conformance.peer.Conversation;
+import orbitkv.conformance.peer.WireFrames;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.TranscriptDigest;
+import orbitkv.inventory.wire.Delta;
+import orbitkv.inventory.wire.Liveness;
+import orbitkv.inventory.wire.OpenAccepted;
+import orbitkv.inventory.wire.OpenMode;
+import orbitkv.inventory.wire.Record;
+import orbitkv.inventory.wire.RecordOp;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Membership;
+
+/**
+ * The {@code requester} rows against the target's requester end: the kit registers a source member
+ * ({@code <prefix>-src}, a new incarnation per row) whose peer endpoint is the kit's listener; the target
+ * subscribes to it as to any member. The kit installs a view V of three rows at watermark 3 (a real
+ * bootstrap: Begin, one page, Commit with the transcript digest), then sends the row's crafted frames. The
+ * target's answers are read on the wire; its installed view of the kit source is read through API v1:
+ * {@code status.owners[]} (state, view_id, watermark, rows) and {@code /cache/query} (the replicas it
+ * lists for the kit source). After each row the kit source deregisters.
+ */
+final class RequesterScenarios {
+    /** The idle observation window of {@code idle_ack_silence}: 30 ACK intervals of 10 ms. */
+    static final Duration IDLE_WINDOW = Duration.ofMillis(300);
+    private final KitSettings settings;
+    private final TargetApi api;
+    private final KitMembers members;
+    private final SessionRouter router;
+    private final Incarnation target;
+    private final Namespace ns;
+    private final Duration wait;
+    private Membership source;
+    private AdversarialSource.ScriptedSession ss;
+    private ScopeDigest scopeDigest;
+    private UUID sid;
+    private final UUID viewId = UUID.randomUUID();
+    private long n;
+    private final List<ResidenceRecord> rows;
+
+    RequesterScenarios(KitSettings settings, TargetApi api, KitMembers members, SessionRouter router, Incarnation target, Namespace ns) {
+        this.settings = settings;
+        this.api = api;
+        this.members = members;
+        this.router = router;
+        this.target = target;
+        this.ns = ns;
+        this.wait = settings.answerBound();
+        this.rows = List.of(ResidenceRecord.put(key(1), Medium.DRAM, 1, 10), ResidenceRecord.put(key(2), Medium.DRAM, 2, 20),
+                ResidenceRecord.put(key(3), Medium.SSD, 3, 30));
+    }
+
+    StateKey key(int i) {
+        return new StateKey(ns, new byte[] {(byte) (i >>> 8), (byte) i});
+    }
+
+    /** Runs one row; returns the outcome token the table expects. */
+    String run(ScenarioRow row) throws Exception {
+        if (row.scenario().equals("requester_fenced")) {
+            throw ScenarioSkipped.notObservable("fencing the target requester ends its incarnation (lease loss or replacement "
+                    + "of its member record); the kit does not fence a target it does not own");
+        }
+        source = register();
+        try {
+            installPreamble();
+            Map<String, String> before = rowsNow(source.incarnation());
+            String outcome = scenario(row.scenario());
+            if (row.scenario().equals("source_left_membership")) {
+                Incarnation old = oldSource;
+                Expect.within(wait, "the replaced kit source " + old + " is excluded: no replica of it listed (IDX-13)",
+                        () -> rowsNow(old).isEmpty());
+            } else {
+                JsonNode owner = owner(source.incarnation());
+                Expect.that(owner != null, "the target still lists an owner row for the kit source");
+                Expect.equal(owner.path("view_id").asText(), viewId.toString(), "installed view id unchanged");
+                Expect.equal(owner.path("watermark").asLong(), 3L, "installed watermark unchanged");
+                Expect.equal(rowsNow(source.incarnation()), before, "installed rows unchanged (query)");
+            }
+            return outcome;
+        } finally {
+            if (ss != null) {
+                ss.complete();
+            }
+            members.release(source);
+        }
+    }
+
+    private Incarnation oldSource;
+
+    private Membership register() {
+        Membership m = members.register("src");
+        router.expect(m.incarnation());
+        return m;
+    }
+
+    /** The replicas the target lists for {@code owner} over keys 1..5: "key/medium" → "sequence/size". */
+    private Map<String, String> rowsNow(Incarnation owner) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            keys.add(HexFormat.of().formatHex(key(i).key()));
+        }
+        JsonNode q = api.query(new String(ns.bytes(), StandardCharsets.UTF_8), keys);
+        Map<String, String> out = new HashMap<>();
+        for (JsonNode c : q.path("candidates")) {
+            for (JsonNode rep : c.path("replicas")) {
+                if (owner.toString().equals(rep.at("/owner/incarnation").asText())) {
+                    out.put(c.path("key").asText() + "/" + rep.path("medium").asText(),
+                            rep.path("sequence").asLong() + "/" + rep.path("size").asLong());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The target's {@code status.owners[]} row of {@code owner}, or null. */
+    private JsonNode owner(Incarnation owner) {
+        for (JsonNode o : api.status().path("owners")) {
+            if (owner.toString().equals(o.at("/owner/incarnation").asText())) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    private SourceFrame.Builder frame() {
+        return SourceFrame.newBuilder().setSessionId(WireFrames.uuid(sid)).setFrameNumber(n++);
+    }
+
+    private void accept(RequesterFrame open, OpenMode mode) {
+        sid = WireFrames.uuid(open.getOpen().getSessionId());
+        scopeDigest = new ScopeDigest(open.getOpen().getScopeDigest().toByteArray());
+        n = 1;
+        ss.send(frame().setAccepted(OpenAccepted.newBuilder().setMode(mode).setSourceHead(3).setOldestRetained(1)
+                .setWindowBytes(8 << 20)).build());
+    }
+
+    /** A real bootstrap from the kit source: view V installed at 3 with three rows. */
+    private void installPreamble() throws Exception {
+        SessionRouter.Routed r = router.next(wait.multipliedBy(2));
+        ss = r.session();
+        Expect.that(!r.open().getOpen().hasResume(), "a first session to a new source incarnation asks for no resume");
+        accept(r.open(), OpenMode.OPEN_MODE_BOOTSTRAP);
+        TranscriptDigest digest = TranscriptDigest.builder().begin(2, viewId, scopeDigest, 3).page(3, 1, rows).finish();
+        ss.send(frame().setSnapshotBegin(WireFrames.begin(viewId, 3, scopeDigest)).build());
+        ss.send(frame().setSnapshotPage(WireFrames.page(viewId, 1, rows)).build());
+        ss.send(frame().setSnapshotCommit(WireFrames.commit(viewId, 3, 1, 2, 3, 3, digest)).build());
+        Incarnation inc = source.incarnation();
+        try {
+            Expect.within(wait, "the target installs the kit source's view at watermark 3 (status.owners)", () -> {
+                JsonNode o = owner(inc);
+                return o != null && viewId.toString().equals(o.path("view_id").asText()) && o.path("watermark").asLong() == 3;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; target answered " + ss.next(Duration.ofMillis(100)) + ", owner row "
+                    + owner(inc), e);
+        }
+    }
+
+    private String scenario(String name) throws Exception {
+        switch (name) {
+            case "duplicate_frame_number" -> {
+                n--;
+                ss.send(frame().setLiveness(Liveness.newBuilder().setSourceHead(3)).build());
+            }
+            case "frame_number_gap" -> {
+                n++;
+                ss.send(frame().setLiveness(Liveness.newBuilder().setSourceHead(3)).build());
+            }
+            case "overlapping_delta" -> ss.send(frame().setDelta(WireFrames.delta(2, 5, List.of(
+                    ResidenceRecord.put(key(4), Medium.DRAM, 4, 1), ResidenceRecord.put(key(5), Medium.DRAM, 5, 1)))).build());
+            case "delta_gap" -> ss.send(frame().setDelta(WireFrames.delta(4, 6, List.of(
+                    ResidenceRecord.put(key(4), Medium.DRAM, 5, 1)))).build());
+            case "duplicate_delta" -> {
+                long frameNo = n;
+                ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of(ResidenceRecord.put(key(3), Medium.SSD, 3, 30)))).build());
+                return awaitAck(frameNo);
+            }
+            case "oversized_encoded" -> ss.send(frame().setDelta(oversizedEncoded()).build());
+            case "oversized_decoded" -> ss.send(frame().setDelta(oversizedDecoded()).build());
+            case "unknown_enum_medium" -> ss.send(frame().setDelta(Delta.newBuilder().setFrom(3).setTo(4)
+                    .addNamespaces(ByteString.copyFrom(ns.bytes())).addRecords(Record.newBuilder().setNamespaceIndex(0)
+                            .setKey(ByteString.copyFromUtf8("k")).setMediumValue(9).setOp(RecordOp.RECORD_OP_PUT)
+                            .setSequence(4).setSizeBytes(1))).build());
+            case "key_too_long" -> ss.send(frame().setDelta(Delta.newBuilder().setFrom(3).setTo(4)
+                    .addNamespaces(ByteString.copyFrom(ns.bytes())).addRecords(Record.newBuilder().setNamespaceIndex(0)
+                            .setKey(ByteString.copyFrom(new byte[65])).setMedium(orbitkv.inventory.wire.Medium.MEDIUM_DRAM)
+                            .setOp(RecordOp.RECORD_OP_PUT).setSequence(4).setSizeBytes(1))).build());
+            case "record_outside_interval" -> ss.send(frame().setDelta(WireFrames.delta(3, 4, List.of(
+                    ResidenceRecord.put(key(4), Medium.DRAM, 7, 1)))).build());
+            case "sequence_overflow" -> ss.send(frame().setDelta(Delta.newBuilder().setFrom(3).setTo(-1L)).build());
+            case "foreign_session_frame" -> {
+                Map<String, String> side = Map.of("side", "requester");
+                OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+                ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID())).setFrameNumber(n)
+                        .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
+                long frameNo = n;
+                ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
+                awaitAck(frameNo);
+                if (before.isPresent()) {
+                    Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=requester} counts the drop", () -> api.sample(
+                            "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
+                }
+                return "dropped";
+            }
+            case "replaced_session_frame" -> {
+                UUID oldSid = sid;
+                ss.complete();
+                SessionRouter.Routed r = router.next(wait.multipliedBy(2));
+                ss = r.session();
+                RequesterFrame open = r.open();
+                Expect.equal(open.getOpen().getResume().getAppliedCursor(), 3L, "SNAP-8 resume from the installed view");
+                Expect.that(!WireFrames.uuid(open.getOpen().getSessionId()).equals(oldSid), "the new session has a new id");
+                accept(open, OpenMode.OPEN_MODE_RESUMED);
+                ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(oldSid)).setFrameNumber(n)
+                        .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
+                long frameNo = n;
+                ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
+                awaitAck(frameNo);
+                return "dropped";
+            }
+            case "commit_without_pages" -> {
+                UUID v2 = UUID.randomUUID();
+                long begin = n;
+                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+                TranscriptDigest d = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish();
+                ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 2, begin, begin, 0, d)).build());
+            }
+            case "digest_mismatch" -> {
+                UUID v2 = UUID.randomUUID();
+                long begin = n;
+                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+                ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+                byte[] wrong = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish().bytes();
+                ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 1, begin, begin + 1, 3, new TranscriptDigest(wrong))).build());
+            }
+            case "scope_digest_short" -> ss.send(frame().setSnapshotBegin(WireFrames.begin(UUID.randomUUID(), 3, scopeDigest)
+                    .toBuilder().setScopeDigest(ByteString.copyFrom(new byte[31]))).build());
+            case "page_after_replay" -> {
+                UUID v2 = UUID.randomUUID();
+                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+                ss.send(frame().setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
+                ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+            }
+            case "staged_page_credit" -> {
+                UUID v2 = UUID.randomUUID();
+                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+                long page = n;
+                ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+                return awaitStagedAck(page, v2);
+            }
+            case "idle_ack_silence" -> {
+                return awaitSilence(n - 1);
+            }
+            case "source_left_membership" -> {
+                oldSource = source.incarnation();
+                Membership replaced = source;
+                source = members.register("src"); // the same node id at the next epoch replaces the record
+                members.release(replaced);
+                router.expect(source.incarnation()); // the target's sessions to the new incarnation are refused
+            }
+            default -> throw new IllegalArgumentException("unknown requester scenario " + name);
+        }
+        return awaitAnswer();
+    }
+
+    /** A delta whose encoded size exceeds the target's encoded frame bound (but not gRPC's 4 MiB message limit). */
+    private Delta oversizedEncoded() throws ScenarioSkipped {
+        long bound = settings.targetFrameEncodedBytesMax();
+        if (bound + (64 << 10) >= KitSettings.GRPC_INBOUND_MESSAGE_BYTES_DEFAULT) {
+            throw ScenarioSkipped.notApplicable("--target-frame-encoded-bytes-max " + bound + " is within 64 KiB of gRPC's "
+                    + "default 4 MiB message limit: a refusal could come from gRPC, not the session");
+        }
+        // Just above the bound (by less than one record plus the frame header): a target may size gRPC's own
+        // inbound limit a little above its frame bound (the reference adds 64 KiB), and a delta far above the
+        // bound would then be refused by gRPC, not by the session under test.
+        ResidenceRecord one = ResidenceRecord.put(new StateKey(ns, new byte[64]), Medium.DRAM, 4, 1);
+        int perRecord = WireFrames.delta(3, 4, List.of(one, one)).getSerializedSize()
+                - WireFrames.delta(3, 4, List.of(one)).getSerializedSize();
+        long count = bound / perRecord + 1;
+        List<ResidenceRecord> big = new ArrayList<>();
+        for (long i = 0; i < count; i++) {
+            big.add(one);
+        }
+        Delta d = WireFrames.delta(3, 4, big);
+        Expect.that(d.getSerializedSize() > bound, "the crafted delta (" + d.getSerializedSize() + " bytes) exceeds " + bound);
+        Expect.that(d.getSerializedSize() < bound + (4 << 10),
+                "the crafted delta (" + d.getSerializedSize() + " bytes) stays within 4 KiB of " + bound);
+        return d;
+    }
+
+    /**
+     * A delta that fits the encoded bound but whose records decode above the decoded bound, by this
+     * implementation's accounting (48 + key + namespace bytes per record; a {@code policy:} row).
+     */
+    private Delta oversizedDecoded() throws ScenarioSkipped {
+        Namespace wide = new Namespace(("kit-" + "w".repeat(251)).getBytes(StandardCharsets.UTF_8));
+        int perRecord = 48 + 2 + wide.length();
+        long count = settings.targetFrameDecodedBytesMax() / perRecord + 1;
+        if (count > 60_000) {
+            throw ScenarioSkipped.notApplicable("the decoded bound needs more than 60,000 records of 2-byte keys");
+        }
+        Delta.Builder d = Delta.newBuilder().setFrom(3).setTo(3 + count).addNamespaces(ByteString.copyFrom(wide.bytes()));
+        for (int i = 0; i < count; i++) {
+            d.addRecords(Record.newBuilder().setNamespaceIndex(0).setKey(ByteString.copyFrom(new byte[] {(byte) (i >>> 8), (byte) i}))
+                    .setMedium(orbitkv.inventory.wire.Medium.MEDIUM_DRAM).setOp(RecordOp.RECORD_OP_DELETE).setSequence(4 + i));
+        }
+        Delta built = d.build();
+        if (built.getSerializedSize() > settings.targetFrameEncodedBytesMax()) {
+            throw ScenarioSkipped.notApplicable("no delta of " + count + " records exceeds the decoded bound within the encoded bound ("
+                    + built.getSerializedSize() + " > " + settings.targetFrameEncodedBytesMax() + " bytes)");
+        }
+        return built;
+    }
+
+    /** The target's next meaningful answer: an Error, a ResumeFrom or a NeedRepair (ACKs skipped). */
+    private String awaitAnswer() throws InterruptedException {
+        while (true) {
+            Conversation.Received<RequesterFrame> r = ss.next(wait);
+            if (!(r instanceof Conversation.Received.Frame<RequesterFrame> f)) {
+                return r == null ? "nothing within " + wait.toMillis() + " ms" : r.toString();
+            }
+            RequesterFrame rf = f.frame();
+            switch (rf.getBodyCase()) {
+                case ERROR -> {
+                    return "error:" + rf.getError().getCause().name();
+                }
+                case RESUME_FROM -> {
+                    return "resume_from:" + rf.getResumeFrom().getAppliedCursor();
+                }
+                case NEED_REPAIR -> {
+                    return "need_repair:" + rf.getNeedRepair().getAppliedCursor();
+                }
+                default -> {
+                    // ACKs: keep reading
+                }
+            }
+        }
+    }
+
+    /** SES-14: the ACK of a staged page names the staging view at the installed watermark; V stays installed (status). */
+    private String awaitStagedAck(long pageFrame, UUID staging) throws InterruptedException {
+        while (true) {
+            RequesterFrame rf = ss.nextFrame(wait);
+            Expect.that(rf.hasAck(), "only ACKs while staging, got " + rf.getBodyCase());
+            if (rf.getAck().getConsumedThroughFrame() >= pageFrame) {
+                Expect.equal(WireFrames.uuid(rf.getAck().getViewId()), staging, "the ACK's view (the staging view)");
+                Expect.equal(rf.getAck().getAppliedCursor(), 3L, "the ACK's applied cursor (the installed watermark stays put)");
+                JsonNode o = owner(source.incarnation());
+                Expect.that(o != null && viewId.toString().equals(o.path("view_id").asText()) && o.path("watermark").asLong() == 3,
+                        "view V stays installed at 3 while the page is staged (status.owners: " + o + ")");
+                return "ack";
+            }
+        }
+    }
+
+    /** DELTA-12: after everything sent is ACKed, nothing more arrives within {@link #IDLE_WINDOW}. */
+    private String awaitSilence(long lastFrame) throws InterruptedException {
+        while (true) {
+            RequesterFrame rf = ss.nextFrame(wait);
+            Expect.that(rf.hasAck(), "only ACKs, got " + rf.getBodyCase());
+            if (rf.getAck().getConsumedThroughFrame() >= lastFrame) {
+                break;
+            }
+        }
+        Conversation.Received<RequesterFrame> extra = ss.next(IDLE_WINDOW);
+        return extra == null ? "silent" : "sent while idle: " + extra;
+    }
+
+    /** Waits for an ACK covering {@code frameNo} with no Error or regeneration request before it. */
+    private String awaitAck(long frameNo) throws InterruptedException {
+        while (true) {
+            RequesterFrame rf = ss.nextFrame(wait);
+            if (rf.hasAck() && rf.getAck().getConsumedThroughFrame() >= frameNo) {
+                Expect.equal(rf.getAck().getAppliedCursor(), 3L, "the ACK's applied cursor");
+                return "ack";
+            }
+            Expect.that(rf.hasAck(), "only ACKs before the covering ACK, got " + rf.getBodyCase());
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package orbitkv.conformance.kit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One row of {@code tables/session/adversarial.table} (the same file the in-process
+ * {@code AdversarialTableTest} runs; the build copies it into this package): which end of the target is
+ * under test, the scenario, the expected wire outcome, the rule IDs it checks and, for a row whose outcome
+ * depends on this implementation's policy rather than the protocol, its {@code policy:NAME} tags.
+ *
+ * @param side {@code source} (the kit is a requester talking to the target's source) or {@code requester}
+ * @param scenario the scenario name
+ * @param expected the outcome token (docs/conformance-kit.md lists them)
+ * @param rules the rule IDs cited by the row
+ * @param policies the row's {@code policy:NAME} tags (empty: the row checks the protocol only)
+ * @param comment the row's description
+ */
+record ScenarioRow(String side, String scenario, String expected, List<String> rules, List<String> policies, String comment) {
+    static final String RESOURCE = "adversarial.table";
+    private static final Pattern RULE = Pattern.compile("^(INV|MEM|PUB|SES|DELTA|SNAP|IDX|API|BND|ROUTE|DIAG|OPS|PERF)-\\d+$");
+    private static final Pattern POLICY = Pattern.compile("^policy:[a-z-]+$");
+
+    ScenarioRow {
+        if (!side.equals("source") && !side.equals("requester")) {
+            throw new IllegalArgumentException("side must be source or requester, got '" + side + "'");
+        }
+        if (rules.isEmpty()) {
+            throw new IllegalArgumentException(side + "/" + scenario + " cites no rule ID");
+        }
+        rules = List.copyOf(rules);
+        policies = List.copyOf(policies);
+    }
+
+    String id() {
+        return side + "/" + scenario;
+    }
+
+    /** The rows of the table packaged with the kit. */
+    static List<ScenarioRow> load() {
+        try (InputStream in = ScenarioRow.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the scenario table " + RESOURCE + " is missing from the kit");
+            }
+            return parse(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines().toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Parses table lines: {@code side | scenario | expected   # RULE-ID... [policy:NAME] comment}. */
+    static List<ScenarioRow> parse(List<String> lines) {
+        List<ScenarioRow> rows = new ArrayList<>();
+        for (String line : lines) {
+            String body = line.strip();
+            if (body.isEmpty() || body.startsWith("#")) {
+                continue;
+            }
+            int hash = body.indexOf('#');
+            String[] cells = (hash < 0 ? body : body.substring(0, hash)).split("\\|");
+            if (cells.length != 3) {
+                throw new IllegalArgumentException("table row needs 3 cells: " + line);
+            }
+            List<String> rules = new ArrayList<>();
+            List<String> policies = new ArrayList<>();
+            StringBuilder comment = new StringBuilder();
+            if (hash >= 0) {
+                for (String token : body.substring(hash + 1).strip().split("\\s+")) {
+                    Matcher r = RULE.matcher(token);
+                    if (comment.isEmpty() && r.matches()) {
+                        rules.add(token);
+                    } else if (comment.isEmpty() && POLICY.matcher(token).matches()) {
+                        policies.add(token);
+                    } else {
+                        comment.append(comment.isEmpty() ? "" : " ").append(token);
+                    }
+                }
+            }
+            rows.add(new ScenarioRow(cells[0].strip(), cells[1].strip(), cells[2].strip(), rules, policies, comment.toString()));
+        }
+        return rows;
+    }
+}

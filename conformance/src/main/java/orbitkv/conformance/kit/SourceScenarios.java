@@ -1,0 +1,359 @@
+package orbitkv.conformance.kit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.UUID;
+import orbitkv.conformance.peer.AdversarialRequester;
+import orbitkv.conformance.peer.Conversation;
+import orbitkv.conformance.peer.WireFrames;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.wire.Ack;
+import orbitkv.inventory.wire.NeedRepair;
+import orbitkv.inventory.wire.Open;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.ResumePoint;
+import orbitkv.inventory.wire.ScopeSpec;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Membership;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
+
+/**
+ * The {@code source} rows against the target's source end: the kit is a requester (three registered kit
+ * members) speaking the wire to the target's peer listener. The same crafted traffic as the in-process
+ * {@code AdversarialTableTest}; state is observed only through the wire and API v1: the head through
+ * {@code status.inventory.head_sequence}, sessions and credit through {@code status.sessions.served[]},
+ * counters through {@code /metrics}. Before the first row the kit saves 10 blocks into its own namespace on
+ * the target, so every kit session bootstraps exactly those rows.
+ */
+final class SourceScenarios {
+    static final int BLOCKS = 10;
+
+    private final KitSettings settings;
+    private final TargetApi api;
+    private final KitMembers members;
+    private ClusterIdentity cluster;
+    private final Incarnation target;
+    private final String namespace;
+    private final Scope scope;
+    private final List<Incarnation> requesters = new ArrayList<>();
+    private final Duration wait;
+    private AdversarialRequester peer;
+
+    SourceScenarios(KitSettings settings, TargetApi api, KitMembers members, Incarnation target, String namespace) {
+        this.settings = settings;
+        this.api = api;
+        this.members = members;
+        this.target = target;
+        this.namespace = namespace;
+        this.scope = Scope.of(List.of(Namespace.utf8(namespace)));
+        this.wait = settings.answerBound();
+    }
+
+    /** Registers the kit's requesters and saves the kit's blocks; returns once the target admits them. */
+    void setUp() throws InterruptedException {
+        ensureRequesters(3);
+        cluster = members.cluster();
+        Map<String, byte[]> blocks = new LinkedHashMap<>();
+        for (int i = 0; i < BLOCKS; i++) {
+            blocks.put(keyHex(i), TargetApi.payload(1, i, 64));
+        }
+        JsonNode saved = api.save(namespace, blocks);
+        Expect.equal(saved.get("saved").size(), BLOCKS, "blocks saved on the target");
+    }
+
+    /** Removes the kit's blocks from the target (the journal keeps their history, as any eviction does). */
+    void tearDown() {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < BLOCKS; i++) {
+            keys.add(keyHex(i));
+        }
+        api.evict(namespace, keys);
+    }
+
+    static String keyHex(int i) {
+        return String.format("%04x", i);
+    }
+
+    /** Registers kit requesters until {@code n} exist, then waits until the target's view includes them. */
+    private void ensureRequesters(int n) throws InterruptedException {
+        long revision = 0;
+        while (requesters.size() < n) {
+            Membership m = members.register("req-" + (requesters.size() + 1));
+            requesters.add(m.incarnation());
+            revision = Math.max(revision, m.view().revision());
+        }
+        long atLeast = revision;
+        Expect.within(wait.multipliedBy(2), "the target's membership revision reaches " + atLeast + " (the kit's requesters)",
+                () -> api.status().at("/membership/revision").asLong() >= atLeast);
+    }
+
+    /** Runs one row; returns the outcome token the table expects. */
+    String run(ScenarioRow row) throws Exception {
+        long head = head();
+        peer = AdversarialRequester.connect(settings.targetPeer());
+        try {
+            String outcome = scenario(row.scenario());
+            Expect.equal(head(), head, "the target's head_sequence (no state changed)");
+            return outcome;
+        } finally {
+            peer.close();
+        }
+    }
+
+    private long head() {
+        return api.status().at("/inventory/head_sequence").asLong();
+    }
+
+    private Incarnation r(int i) {
+        return requesters.get(i - 1);
+    }
+
+    RequesterFrame openFrame(UUID sid, Open.Builder open) {
+        return RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sid)).setOpen(open).build();
+    }
+
+    Open.Builder validOpen(Incarnation requester, UUID sid) {
+        return WireFrames.open(cluster, target, requester, scope, sid);
+    }
+
+    private String scenario(String name) throws Exception {
+        UUID sid = UUID.randomUUID();
+        Open.Builder open = validOpen(r(1), sid);
+        AdversarialRequester.Session s = peer.open();
+        switch (name) {
+            case "wrong_protocol" -> open.setProtocol("orbitkv/inventory-stream/v3");
+            case "wrong_cluster" -> open.setClusterUuid(WireFrames.uuid(UUID.randomUUID()));
+            case "stale_source_epoch" -> open.setSource(WireFrames.ref(olderTarget()));
+            case "unknown_source" -> open.setSource(WireFrames.ref(new Incarnation(new NodeId(settings.memberPrefix() + "-nobody"),
+                    new NodeEpoch(1), UUID.randomUUID())));
+            case "unknown_requester" -> open.setRequester(WireFrames.ref(new Incarnation(
+                    new NodeId(settings.memberPrefix() + "-req-unregistered"), new NodeEpoch(1), UUID.randomUUID())));
+            case "suspended_membership" -> throw ScenarioSkipped.notObservable("the target's membership view must be made "
+                    + "invalid (a watch gap or quorum loss of its etcd), which the kit does not force on a target it does not own");
+            case "fenced_source" -> throw ScenarioSkipped.notObservable("fencing the target ends its incarnation (lease loss "
+                    + "or replacement of its member record); the kit does not fence a target it does not own");
+            case "scope_digest_mismatch" -> open.setScopeDigest(ByteString.copyFrom(Scope.all().digest().bytes()));
+            case "scope_257_namespaces" -> {
+                var list = orbitkv.inventory.wire.NamespaceList.newBuilder();
+                for (int i = 0; i < 257; i++) {
+                    list.addNamespaces(ByteString.copyFromUtf8("n" + i));
+                }
+                open.setScope(ScopeSpec.newBuilder().setList(list));
+            }
+            case "scope_empty_namespace" -> open.setScope(ScopeSpec.newBuilder().setList(
+                    orbitkv.inventory.wire.NamespaceList.newBuilder().addNamespaces(ByteString.EMPTY)));
+            case "scope_missing" -> open.clearScope();
+            case "open_over_64k" -> {
+                var list = orbitkv.inventory.wire.NamespaceList.newBuilder();
+                for (int i = 0; i < 256; i++) {
+                    list.addNamespaces(ByteString.copyFrom(new byte[255]));
+                }
+                open.setScope(ScopeSpec.newBuilder().setList(list));
+                Expect.that(openFrame(sid, open).getSerializedSize() > 64 << 10, "the crafted Open exceeds 64 KiB");
+            }
+            case "garbage_bytes" -> {
+                s.sendBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01, 0x02});
+                return awaitError(s);
+            }
+            case "window_overflow" -> open.setReceiveWindowBytes(-1L);
+            case "epoch_overflow" -> open.setRequester(WireFrames.ref(r(1)).toBuilder().setNodeEpoch(-1L));
+            case "digest_short" -> open.setScopeDigest(ByteString.copyFrom(new byte[31]));
+            case "open_session_mismatch" -> open.setSessionId(WireFrames.uuid(UUID.randomUUID()));
+            case "first_frame_not_open" -> {
+                s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sid)).setAck(Ack.newBuilder()
+                        .setConsumedThroughFrame(1)).build());
+                return awaitError(s);
+            }
+            case "resume_unknown_view" -> {
+                open.setResume(ResumePoint.newBuilder().setViewId(WireFrames.uuid(UUID.randomUUID())).setAppliedCursor(3));
+                s.send(openFrame(sid, open));
+                SourceFrame f = s.nextFrame(wait);
+                return "accepted:" + f.getAccepted().getMode().name();
+            }
+            default -> {
+                return afterOpen(name, s, sid, open);
+            }
+        }
+        s.send(openFrame(sid, open));
+        String outcome = awaitError(s);
+        Expect.within(wait, "a refused Open leaves no served session (status.sessions.served)", () -> served(sid) == null);
+        return outcome;
+    }
+
+    /** An older incarnation of the target's node: the previous epoch, or the same epoch under another id. */
+    private Incarnation olderTarget() {
+        long epoch = target.epoch().value();
+        return epoch > 1 ? new Incarnation(target.nodeId(), new NodeEpoch(epoch - 1), target.id())
+                : new Incarnation(target.nodeId(), target.epoch(), UUID.randomUUID());
+    }
+
+    /** Scenarios after a valid Open: the kit reads the whole bootstrap first. */
+    private String afterOpen(String name, AdversarialRequester.Session s, UUID sid, Open.Builder open) throws Exception {
+        s.send(openFrame(sid, open));
+        Bootstrap b = readBootstrap(s);
+        RequesterFrame.Builder f = RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sid));
+        switch (name) {
+            case "second_open" -> {
+                s.send(openFrame(sid, open));
+                return awaitError(s);
+            }
+            case "future_ack" -> {
+                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame + 5)).build());
+                String outcome = awaitError(s);
+                Expect.within(wait, "the session is gone from status.sessions.served", () -> served(sid) == null);
+                return outcome;
+            }
+            case "duplicate_ack" -> {
+                OptionalDouble before = api.sample("orbitkv_session_duplicate_acks_total", Map.of());
+                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                Expect.within(wait, "the ACK returns all outstanding credit", () -> outstanding(sid) == 0);
+                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                if (before.isPresent()) {
+                    Expect.within(wait, "orbitkv_session_duplicate_acks_total counts the duplicate", () -> api.sample(
+                            "orbitkv_session_duplicate_acks_total", Map.of()).orElse(0) >= before.getAsDouble() + 1);
+                }
+                Expect.equal(outstanding(sid), 0L, "outstanding credit after the duplicate ACK (never below zero: no second return)");
+                return "duplicate";
+            }
+            case "foreign_session_frame" -> {
+                long outstanding = outstanding(sid);
+                Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (status outstanding_bytes " + outstanding + ")");
+                Map<String, String> side = Map.of("side", "source");
+                OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+                s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID()))
+                        .setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                if (before.isPresent()) {
+                    Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=source} counts the drop", () -> api.sample(
+                            "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
+                }
+                Expect.equal(outstanding(sid), outstanding, "outstanding credit after another session's ACK");
+                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                Expect.within(wait, "the session continues: its own ACK returns the credit", () -> outstanding(sid) == 0);
+                return "dropped";
+            }
+            case "replaced_session" -> {
+                UUID sid2 = UUID.randomUUID();
+                AdversarialRequester.Session s2 = peer.open();
+                s2.send(openFrame(sid2, validOpen(r(1), sid2)));
+                Bootstrap b2 = readBootstrap(s2);
+                String old = awaitError(s);
+                try {
+                    s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                } catch (RuntimeException closed) {
+                    // the old stream is closed: nothing can reach the replacement through it
+                }
+                Expect.within(wait, "the replaced session is gone", () -> served(sid) == null);
+                JsonNode now = served(sid2);
+                Expect.that(now != null, "the replacement session " + sid2 + " is served");
+                Expect.that(now.get("outstanding_bytes").asLong() > 0, "the old session's ACK returned none of the replacement's "
+                        + "credit (outstanding " + now.get("outstanding_bytes") + ", last frame " + b2.lastFrame + ")");
+                return old;
+            }
+            case "session_limit" -> {
+                if (settings.targetSourceSessionsMax().isEmpty()) {
+                    throw ScenarioSkipped.notApplicable("the target's served-session limit is its configuration; give "
+                            + "--target-source-sessions-max N to open N sessions and one more");
+                }
+                return sessionLimit(settings.targetSourceSessionsMax().getAsInt());
+            }
+            case "regenerate_above_sent" -> {
+                s.send(f.setNeedRepair(NeedRepair.newBuilder().setViewId(WireFrames.uuid(b.viewId)).setAppliedCursor(b.s1 + 5)).build());
+                return awaitError(s);
+            }
+            case "idle_liveness" -> {
+                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+                SourceFrame next = s.nextFrame(Duration.ofMillis(settings.targetIdleLivenessMs()).plus(wait));
+                Expect.equal(next.getBodyCase(), SourceFrame.BodyCase.LIVENESS, "the next frame of an idle session");
+                Expect.equal(next.getFrameNumber(), b.lastFrame + 1, "the liveness frame's number (SES-12)");
+                Expect.equal(next.getLiveness().getSourceHead(), head(), "the advertised head = status head_sequence");
+                JsonNode st = served(sid);
+                Expect.that(st != null, "the idle session is served");
+                Expect.equal(st.get("cursor").asLong(), b.s1, "liveness never moves the session cursor");
+                return "liveness";
+            }
+            default -> throw new IllegalArgumentException("unknown source scenario " + name);
+        }
+    }
+
+    /** Opens sessions until the target serves {@code limit}, then one more, which must be refused. */
+    private String sessionLimit(int limit) throws Exception {
+        int existing = api.status().at("/sessions/served").size();
+        int kitSessions = limit - existing;
+        if (kitSessions < 0) {
+            throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, above --target-source-sessions-max "
+                    + limit);
+        }
+        ensureRequesters(kitSessions + 1);
+        List<AdversarialRequester.Session> open = new ArrayList<>();
+        for (int i = 1; i <= kitSessions; i++) {
+            UUID sid = UUID.randomUUID();
+            AdversarialRequester.Session s = peer.open();
+            s.send(openFrame(sid, validOpen(r(i), sid)));
+            readBootstrap(s);
+            open.add(s);
+        }
+        UUID extra = UUID.randomUUID();
+        AdversarialRequester.Session s = peer.open();
+        s.send(openFrame(extra, validOpen(r(kitSessions + 1), extra)));
+        String outcome = awaitError(s);
+        Expect.equal(api.status().at("/sessions/served").size(), limit, "served sessions at the limit");
+        return outcome;
+    }
+
+    /** This session's entry of {@code status.sessions.served[]}, or null. */
+    private JsonNode served(UUID sid) {
+        for (JsonNode st : api.status().at("/sessions/served")) {
+            if (sid.toString().equals(st.path("session_id").asText())) {
+                return st;
+            }
+        }
+        return null;
+    }
+
+    private long outstanding(UUID sid) {
+        JsonNode st = served(sid);
+        if (st == null) {
+            throw new AssertionError("session " + sid + " is not served (status.sessions.served)");
+        }
+        return st.get("outstanding_bytes").asLong();
+    }
+
+    record Bootstrap(UUID viewId, long s1, long lastFrame) {}
+
+    /** Reads OpenAccepted, SnapshotBegin, pages and replay through SnapshotCommit, checking numbering. */
+    private Bootstrap readBootstrap(AdversarialRequester.Session s) throws InterruptedException {
+        long expect = 1;
+        while (true) {
+            SourceFrame f = s.nextFrame(wait);
+            Expect.equal(f.getFrameNumber(), expect++, "SES-12 frame numbering of the bootstrap");
+            if (f.hasError()) {
+                throw new AssertionError("the target refused a valid Open: " + f.getError().getCause() + " " + f.getError().getDetail());
+            }
+            if (f.hasSnapshotCommit()) {
+                return new Bootstrap(WireFrames.uuid(f.getSnapshotCommit().getViewId()), f.getSnapshotCommit().getS1(), f.getFrameNumber());
+            }
+        }
+    }
+
+    private String awaitError(AdversarialRequester.Session s) throws InterruptedException {
+        while (true) {
+            Conversation.Received<SourceFrame> r = s.next(wait);
+            if (r instanceof Conversation.Received.Frame<SourceFrame> f && f.frame().hasError()) {
+                return "error:" + f.frame().getError().getCause().name();
+            }
+            if (!(r instanceof Conversation.Received.Frame<SourceFrame>)) {
+                return r == null ? "nothing within " + wait.toMillis() + " ms" : r.toString();
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package orbitkv.conformance.kit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import orbitkv.conformance.docs.MarkdownTable;
+import picocli.CommandLine;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The kit's command line, its table, and its report, without a target. */
+class ConformanceCommandTest {
+    record Run(int exit, String out, String err) {}
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
+        PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
+        CommandLine cl = ConformanceCommand.commandLine(ps);
+        cl.setOut(new PrintWriter(ps, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString());
+    }
+
+    @Test
+    @DisplayName("--help documents every option with a description, the exit statuses, and exits 0")
+    void helpDocumentsEveryOption() {
+        Run r = run("--help");
+        assertThat(r.exit()).isZero();
+        CommandLine.Model.CommandSpec spec = new CommandLine(new ConformanceCommand()).getCommandSpec();
+        for (CommandLine.Model.OptionSpec o : spec.options()) {
+            String shown = o.negatable() ? o.longestName().replaceFirst("^--", "--[no-]") : o.longestName();
+            assertThat(r.out()).as("help names %s", o.longestName()).contains(shown);
+            assertThat(String.join(" ", o.description())).as("description of %s", o.longestName()).isNotBlank();
+        }
+        assertThat(r.out()).contains("Exit status:", "every applicable scenario passed", "docs/conformance-kit.md");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @DisplayName("bad option values are refused with exit 2 and a message naming the option; nothing runs")
+    @CsvSource(delimiter = '|', textBlock = """
+            missing target          | --etcd http://127.0.0.1:1 --cluster c --target-http http://127.0.0.1:1                          | --target-peer
+            peer without port       | --target-peer host --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c    | --target-peer
+            http not a URL          | --target-peer 127.0.0.1:1 --target-http ftp://x --etcd http://127.0.0.1:1 --cluster c       | --target-http
+            bad cluster name        | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster a/b | --cluster
+            listen port out of range| --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --listen 127.0.0.1:70000 | --listen
+            wildcard without advertise | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --listen 0.0.0.0:0 | --advertise
+            size not a size         | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --target-frame-encoded-bytes-max 1MB | --target-frame-encoded-bytes-max
+            encoded above decoded   | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --target-frame-encoded-bytes-max 8MiB | --target-frame-decoded-bytes-max
+            half of etcd TLS        | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --etcd-ca /x | --etcd-cert
+            wait too short          | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --wait-ms 5 | --wait-ms
+            """)
+    void badValues(String name, String args, String named) {
+        Run r = run(args.strip().split("\\s+"));
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains(named);
+        assertThat(r.out()).doesNotContain("scenarios:");
+    }
+
+    @Test
+    @DisplayName("an unreachable target is a set-up failure: exit 3, a message naming the URL, no report")
+    void unreachableTarget() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        Path report = Files.createTempDirectory("kit-report").resolve("r.xml");
+        Run r = run("--target-peer", "127.0.0.1:" + port, "--target-http", "http://127.0.0.1:" + port, "--etcd", "http://127.0.0.1:" + port,
+                "--cluster", "c", "--report", report.toString(), "--wait-ms", "500");
+        assertThat(r.exit()).isEqualTo(ConformanceCommand.EXIT_SETUP);
+        assertThat(r.err()).contains("set-up failed", "http://127.0.0.1:" + port);
+        assertThat(report).doesNotExist();
+    }
+
+    @Test
+    @DisplayName("the packaged table is the in-process table: every row parses with its rule IDs; policy tags come from the documented list")
+    void packagedTable() throws IOException {
+        List<ScenarioRow> rows = ScenarioRow.load();
+        List<String> file = Files.readAllLines(MarkdownTable.root().resolve("conformance/src/test/resources/tables/session/adversarial.table"));
+        assertThat(rows).isEqualTo(ScenarioRow.parse(file));
+        assertThat(rows).hasSize(48);
+        assertThat(rows).allSatisfy(r -> assertThat(r.rules()).isNotEmpty());
+        assertThat(rows.stream().filter(r -> !r.policies().isEmpty()).map(ScenarioRow::id))
+                .containsExactly("requester/oversized_decoded");
+        assertThat(documentedPolicyTags()).containsAll(rows.stream().flatMap(r -> r.policies().stream()).toList());
+    }
+
+    /**
+     * Every policy tag used in any table under tables/ is listed in docs/conformance-kit.md (between the
+     * policy-tags markers), and every listed tag is used: the docs and the tables cannot drift apart.
+     */
+    @Test
+    @DisplayName("policy tags in the tables equal the list in docs/conformance-kit.md")
+    void policyTagsAreDocumented() throws IOException {
+        Set<String> used = new TreeSet<>();
+        Pattern tag = Pattern.compile("\\s(policy:[a-z-]+)");
+        try (var files = Files.walk(MarkdownTable.root().resolve("conformance/src/test/resources"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".table")).toList()) {
+                for (String line : Files.readAllLines(f)) {
+                    int hash = line.indexOf(" # ");
+                    if (line.startsWith("#") || hash < 0) {
+                        continue;
+                    }
+                    Matcher m = tag.matcher(line.substring(hash));
+                    while (m.find()) {
+                        used.add(m.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(used).isEqualTo(documentedPolicyTags());
+    }
+
+    static Set<String> documentedPolicyTags() {
+        Set<String> tags = new TreeSet<>();
+        for (List<String> row : MarkdownTable.rows(MarkdownTable.root().resolve("docs/conformance-kit.md"), "policy-tags")) {
+            tags.add(row.get(0).replace("`", ""));
+        }
+        return tags;
+    }
+
+    @Test
+    @DisplayName("the report: one line per scenario, a summary, JUnit XML with failure and skipped elements; exit 0 only without failures")
+    void report() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        KitReport report = new KitReport(new PrintStream(out, true, StandardCharsets.UTF_8));
+        List<ScenarioRow> rows = ScenarioRow.load();
+        report.add(rows.get(0), new Verdict.Passed("error:PROTOCOL_MISMATCH"), 3);
+        report.add(rows.get(1), new Verdict.Failed("expected error:CLUSTER_MISMATCH, got nothing"), 5);
+        report.add(rows.get(5), new Verdict.NotObservable("not observable black-box: why"), 0);
+        assertThat(report.passed()).isFalse();
+        Path file = Files.createTempDirectory("kit-report").resolve("r.xml");
+        report.writeJUnitXml(file, "t");
+        String xml = Files.readString(file);
+        assertThat(xml).contains("tests=\"3\"", "failures=\"1\"", "skipped=\"1\"", "<failure message=\"expected error:CLUSTER_MISMATCH",
+                "<skipped message=\"not observable black-box: why\"");
+        assertThat(out.toString(StandardCharsets.UTF_8).lines()).hasSize(3).anySatisfy(l -> assertThat(l).startsWith("FAIL")
+                .contains("source/wrong_cluster", "[SES-4]"));
+        KitReport ok = new KitReport(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        ok.add(rows.get(0), new Verdict.Passed("x"), 1);
+        ok.add(rows.get(5), new Verdict.NotApplicable("not applicable: y"), 1);
+        assertThat(ok.passed()).isTrue();
+    }
+}

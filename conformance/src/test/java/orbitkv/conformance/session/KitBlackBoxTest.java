@@ -1,0 +1,143 @@
+package orbitkv.conformance.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.manager.ManagerProcess;
+import orbitkv.membership.MembershipAdmin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The conformance kit as a product, run by the README test command: {@code orbitkv conformance} as its own
+ * OS process (the kit's main class on the build's module path) against three real Manager processes on a
+ * real etcd, given their addresses only. The kit's per-rule report is printed; its verdicts must agree with
+ * the in-process {@link AdversarialTableTest} runners of the same table rows: every row is reported (none
+ * dropped), every row that passes in-process passes black-box unless the kit lists it as N/A or not
+ * observable black-box, and that list is exactly the documented one (docs/conformance-kit.md).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KitBlackBoxTest {
+    @RegisterExtension
+    static final EtcdFixture ETCD = EtcdFixture.singleNode();
+
+    /** Rows the kit cannot run against a target it does not own, with the word that must open the reason. */
+    static final Map<String, String> NOT_RUN_BLACK_BOX = Map.of(
+            "source/suspended_membership", "not observable black-box",
+            "source/fenced_source", "not observable black-box",
+            "requester/requester_fenced", "not observable black-box",
+            "source/session_limit", "not applicable");
+
+    private final String cluster = "kit-" + UUID.randomUUID().toString().substring(0, 8);
+    private Path work;
+    private final List<ManagerProcess> managers = new ArrayList<>();
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        work = Files.createTempDirectory("orbitkv-kit-");
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
+        }
+        for (String node : List.of("a", "b", "c")) {
+            List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
+                    "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
+                    "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(work.resolve("dram-" + node)).toString(),
+                    "--idle-liveness-ms", "500"));
+            if (node.equals("c")) {
+                args.addAll(List.of("--metadata-namespace", "ns-c"));
+            }
+            managers.add(ManagerProcess.launch(node, work.resolve("logs"), args));
+        }
+        managers.forEach(ManagerProcess::awaitReady);
+    }
+
+    @AfterAll
+    void stopCluster() throws Exception {
+        managers.forEach(ManagerProcess::close);
+        ManagerProcess.deleteTree(work);
+    }
+
+    @Test
+    @DisplayName("SES-4 SES-5 SES-6 SES-7 SES-8 SES-9 SES-10 SES-11 SES-12 SES-13 SNAP-7 SNAP-8 SNAP-9 DELTA-1 DELTA-7 DELTA-8 DELTA-9 "
+            + "DELTA-10 DELTA-11 DELTA-13 IDX-11: orbitkv conformance, black-box against three Manager processes, agrees with the in-process table")
+    void kitAgreesWithInProcessRunners() throws Exception {
+        ManagerProcess a = managers.getFirst();
+        Path report = work.resolve("conformance-report.xml");
+        ManagerProcess kit = ManagerProcess.launchModule("kit", work.resolve("logs"),
+                "orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand", List.of(
+                        "--target-peer", a.peer(), "--target-http", a.httpBase(), "--etcd", ETCD.endpoints().toString(),
+                        "--cluster", cluster, "--listen", "127.0.0.1:0", "--report", report.toString(), "--no-skip-policy",
+                        "--target-idle-liveness-ms", "500"));
+        int exit = kit.awaitExit(Duration.ofMinutes(4));
+        String out = kit.stdoutText();
+        System.out.print(out); // the per-rule report
+        assertThat(exit).as("kit exit status; stderr: %s", kit.stderrText()).isZero();
+
+        Map<String, String[]> blackBox = readReport(report);
+        List<AdversarialTableTest.Row> rows = AdversarialTableTest.rows();
+        assertThat(blackBox.keySet()).as("every table row is reported, none dropped")
+                .containsExactlyInAnyOrderElementsOf(rows.stream().map(r -> r.side() + "/" + r.scenario()).toList());
+        Matcher summary = Pattern.compile("(\\d+) scenarios: (\\d+) passed, (\\d+) failed").matcher(out);
+        assertThat(summary.find()).as("summary line").isTrue();
+        assertThat(summary.group(3)).isEqualTo("0");
+
+        List<String> disagreements = new ArrayList<>();
+        for (AdversarialTableTest.Row r : rows) {
+            String id = r.side() + "/" + r.scenario();
+            String inProcess = r.side().equals("source") ? new AdversarialTableTest.SourceUnderTest().run(r.scenario())
+                    : new AdversarialTableTest.RequesterUnderTest().run(r.scenario());
+            String[] verdict = blackBox.get(id);
+            boolean passedInProcess = inProcess.equals(r.expected());
+            String expectedReason = NOT_RUN_BLACK_BOX.get(id);
+            if (expectedReason != null) {
+                if (!verdict[0].equals("skipped") || !verdict[1].startsWith(expectedReason)) {
+                    disagreements.add(id + ": expected '" + expectedReason + "', kit said " + verdict[0] + " " + verdict[1]);
+                }
+            } else if (passedInProcess != verdict[0].equals("passed")) {
+                disagreements.add(id + ": in-process " + inProcess + " (expected " + r.expected() + "), black-box " + verdict[0] + " "
+                        + verdict[1]);
+            }
+        }
+        assertThat(disagreements).as("black-box verdicts vs in-process runners").isEmpty();
+        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).as("the kit deregistered its members")
+                .hasSize(3);
+    }
+
+    /** scenario id → {passed|failed|skipped, message} from the kit's JUnit XML report. */
+    static Map<String, String[]> readReport(Path report) throws Exception {
+        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(report.toFile());
+        NodeList cases = doc.getElementsByTagName("testcase");
+        Map<String, String[]> out = new LinkedHashMap<>();
+        for (int i = 0; i < cases.getLength(); i++) {
+            Element c = (Element) cases.item(i);
+            String side = c.getAttribute("classname").substring("orbitkv.conformance.".length());
+            String scenario = c.getAttribute("name").split(" ", 2)[0];
+            String[] verdict = {"passed", ""};
+            for (String kind : List.of("failure", "skipped")) {
+                NodeList n = c.getElementsByTagName(kind);
+                if (n.getLength() > 0) {
+                    verdict = new String[] {kind.equals("failure") ? "failed" : "skipped", ((Element) n.item(0)).getAttribute("message")};
+                }
+            }
+            assertThat(out.put(side + "/" + scenario, verdict)).as("scenario %s/%s reported twice", side, scenario).isNull();
+        }
+        return out;
+    }
+}
