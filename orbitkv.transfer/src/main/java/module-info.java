@@ -8,13 +8,13 @@
  * ({@code orbitkv.transfer.wire}, so that conformance tests can forge Authorize messages). Transitive:
  * inventory ({@code StateKey}, {@code Medium} in {@code BlockRef}, {@code PayloadSource}), membership
  * ({@code Incarnation}, {@code ClusterIdentity}, {@code Member}, {@code Endpoint}, {@code MembershipView} in the
- * factories and {@code Grant}), and protobuf, grpc-api, grpc-stub, grpc-protobuf and Guava (generated messages
- * and stubs are exported; {@code BindableService} and {@code io.grpc.Channel} appear in the factories).
+ * factories and {@code Grant}), and protobuf, grpc-api, grpc-stub and Guava (generated messages and stubs are
+ * exported; {@code BindableService} and {@code io.grpc.Channel} appear in the factories). grpc-protobuf is
+ * required but not transitive: it appears only in private members of the generated stubs.
  *
- * <p>Netty is not transitive: its types appear only in the two wiring factories
- * ({@code TransferSource.start}, {@code TransferEngine.create}) that take the caller's event loop group and
- * channel classes, and their one caller, the Manager, requires Netty itself to own that transport. No contract
- * record, outcome or status carries a Netty type.
+ * <p>Netty is not transitive: no exported signature names a Netty type. The factories take a
+ * {@code TransferTransport} (io_uring or epoll) and the module builds and owns its data-plane event loops, so
+ * bulk payload never runs on the Manager's gRPC or HTTP event loops.
  */
 module orbitkv.transfer {
     exports orbitkv.transfer;
@@ -25,10 +25,12 @@ module orbitkv.transfer {
     requires transitive com.google.protobuf;
     requires transitive io.grpc;
     requires transitive io.grpc.stub;
-    requires transitive io.grpc.protobuf;
+    requires io.grpc.protobuf;
     requires transitive com.google.common;
     requires io.netty.common;
     requires io.netty.buffer;
     requires io.netty.transport;
     requires io.netty.codec;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.classes.io_uring;
 }

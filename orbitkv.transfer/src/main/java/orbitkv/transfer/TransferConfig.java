@@ -37,6 +37,9 @@ package orbitkv.transfer;
  * @param sharedArenasMappedMax source arenas a requester keeps mapped read-only at once
  * @param sharedMemoryChunkBytes a shared-memory READ copies and checksums this much at a time, checking its
  *     deadline and cancellation between chunks
+ * @param sourceEventLoopThreads event loops of a source's own data-plane group (data listener sends, expiry
+ *     sweep), apart from the gRPC and HTTP event loops so that bulk payload never delays them
+ * @param requesterEventLoopThreads event loops of a requester's own data-plane group (its data connections)
  */
 public record TransferConfig(
         int authorizeKeysMax,
@@ -58,7 +61,9 @@ public record TransferConfig(
         long grantSafetyMarginMs,
         int grantsTrackedMax,
         int sharedArenasMappedMax,
-        int sharedMemoryChunkBytes) {
+        int sharedMemoryChunkBytes,
+        int sourceEventLoopThreads,
+        int requesterEventLoopThreads) {
 
     /** Default: 128 blocks per Authorize, the candidate bound of a lookup (DESIGN §9). */
     public static final int DEFAULT_AUTHORIZE_KEYS_MAX = 128;
@@ -100,6 +105,12 @@ public record TransferConfig(
     public static final int DEFAULT_SHARED_ARENAS_MAPPED_MAX = 16;
     /** Default: 1 MiB shared-memory copy chunk (stays in the L2/L3 cache for the checksum). */
     public static final int DEFAULT_SHARED_MEMORY_CHUNK_BYTES = 1 << 20;
+    /** Default: 2 source data-plane event loops (sends are zero-copy: the kernel does the byte work). */
+    public static final int DEFAULT_SOURCE_EVENT_LOOP_THREADS = 2;
+    /** Default: 2 requester data-plane event loops. */
+    public static final int DEFAULT_REQUESTER_EVENT_LOOP_THREADS = 2;
+    /** Upper bound of either event loop count. */
+    public static final int EVENT_LOOP_THREADS_MAX = 64;
 
     public TransferConfig {
         atLeast("blockBytesMax", blockBytesMax, "1", 1); // first: other bounds are checked against it
@@ -126,6 +137,10 @@ public record TransferConfig(
         atLeast("grantsTrackedMax", grantsTrackedMax, "1", 1);
         atLeast("sharedArenasMappedMax", sharedArenasMappedMax, "1", 1);
         atLeast("sharedMemoryChunkBytes", sharedMemoryChunkBytes, "4096", 4096);
+        atLeast("sourceEventLoopThreads", sourceEventLoopThreads, "1", 1);
+        atMost("sourceEventLoopThreads", sourceEventLoopThreads, "EVENT_LOOP_THREADS_MAX", EVENT_LOOP_THREADS_MAX);
+        atLeast("requesterEventLoopThreads", requesterEventLoopThreads, "1", 1);
+        atMost("requesterEventLoopThreads", requesterEventLoopThreads, "EVENT_LOOP_THREADS_MAX", EVENT_LOOP_THREADS_MAX);
     }
 
     /** The defaults above. */
@@ -136,7 +151,8 @@ public record TransferConfig(
                 DEFAULT_GRANT_EXPIRY_MS, DEFAULT_EXPIRY_SWEEP_INTERVAL_MS, DEFAULT_SOURCE_EGRESS_IN_FLIGHT_BYTES_MAX,
                 DEFAULT_RECEIVE_IN_FLIGHT_BYTES_MAX, DEFAULT_READS_IN_FLIGHT_MAX, DEFAULT_CONNECTIONS_PER_SOURCE_MAX,
                 DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_AUTHORIZE_TIMEOUT_MS, DEFAULT_GRANT_SAFETY_MARGIN_MS,
-                DEFAULT_GRANTS_TRACKED_MAX, DEFAULT_SHARED_ARENAS_MAPPED_MAX, DEFAULT_SHARED_MEMORY_CHUNK_BYTES);
+                DEFAULT_GRANTS_TRACKED_MAX, DEFAULT_SHARED_ARENAS_MAPPED_MAX, DEFAULT_SHARED_MEMORY_CHUNK_BYTES,
+                DEFAULT_SOURCE_EVENT_LOOP_THREADS, DEFAULT_REQUESTER_EVENT_LOOP_THREADS);
     }
 
     /** This configuration with other pin bounds. */
@@ -146,7 +162,7 @@ public record TransferConfig(
                 totalMax, bytesTotalMax, prefetchBytesTotalMax, blockBytesMax, grantExpiryMs, expirySweepIntervalMs,
                 sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes);
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
     /** This configuration with another block bound, egress cap and receive window. */
@@ -156,7 +172,7 @@ public record TransferConfig(
                 pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockMax,
                 grantExpiryMs, expirySweepIntervalMs, egressInFlightMax, receiveInFlightMax, readsMax, connectionsMax,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes);
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
     /** This configuration with other grant timing. */
@@ -165,7 +181,7 @@ public record TransferConfig(
                 pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax,
                 expiryMs, sweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax,
                 connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, safetyMarginMs, grantsTrackedMax,
-                sharedArenasMappedMax, sharedMemoryChunkBytes);
+                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
     /** This configuration with other request bounds. */
@@ -174,7 +190,16 @@ public record TransferConfig(
                 pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax, grantExpiryMs,
                 expirySweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax,
                 connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax,
-                sharedArenasMappedMax, sharedMemoryChunkBytes);
+                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+    }
+
+    /** This configuration with other data-plane event loop counts. */
+    public TransferConfig withEventLoops(int sourceThreads, int requesterThreads) {
+        return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax,
+                grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax,
+                readsInFlightMax, connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs,
+                grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes, sourceThreads, requesterThreads);
     }
 
     private static void atLeast(String name, long value, String boundName, long bound) {

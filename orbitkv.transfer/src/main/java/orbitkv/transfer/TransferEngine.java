@@ -1,6 +1,5 @@
 package orbitkv.transfer;
 
-import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -24,8 +23,9 @@ import orbitkv.membership.Incarnation;
  *
  * <p>Wiring (the Manager): {@link #create} with the validated config, the cluster, a supplier of the current
  * incarnation, a function giving a gRPC channel to a member's peer endpoint (the Manager's peer channels; the
- * engine never closes them), and the event loop group and socket channel class of its native transport
- * ({@code NativeTransport}); {@link #status()} for metrics; {@link #close()} on shutdown, before the group stops.
+ * engine never closes them), and the {@link TransferTransport} of its native transport (the engine builds its own
+ * {@link TransferConfig#requesterEventLoopThreads()} data-plane event loops from it and stops them on close);
+ * {@link #status()} for metrics; {@link #close()} on shutdown.
  *
  * <p>Threading: all methods are thread-safe and never block. Authorize and release answers complete on gRPC
  * callback threads; TCP READ outcomes on the data connection's event loop; shared-memory READs copy on the
@@ -33,20 +33,15 @@ import orbitkv.membership.Incarnation;
  */
 public interface TransferEngine extends AutoCloseable {
     /** An engine on the process's monotonic clock. */
-    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
     static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
-            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
-            Class<? extends io.netty.channel.Channel> socketChannel) {
-        return create(config, cluster, self, peerChannels, group, socketChannel, System::nanoTime);
+            Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport) {
+        return create(config, cluster, self, peerChannels, transport, System::nanoTime);
     }
 
     /** An engine with an injected monotonic clock (nanoseconds) for grant deadlines and READ timeouts. */
-    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
     static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
-            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
-            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier monotonicNanos) {
-        return orbitkv.transfer.requester.Engine.create(config, cluster, self, peerChannels, group, socketChannel,
-                monotonicNanos);
+            Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport, LongSupplier monotonicNanos) {
+        return orbitkv.transfer.requester.Engine.create(config, cluster, self, peerChannels, transport, monotonicNanos);
     }
 
     /**
@@ -80,8 +75,9 @@ public interface TransferEngine extends AutoCloseable {
     TransferEngineStatus status();
 
     /**
-     * Closes data connections (their READs end as {@code CONNECTION_LOST} once stopped), unmaps arenas, and asks
-     * sources to release the grants it still tracks (best effort; their expiry is the backstop). Idempotent.
+     * Closes data connections (their READs end as {@code CONNECTION_LOST} once stopped), unmaps arenas, asks
+     * sources to release the grants it still tracks (best effort; their expiry is the backstop), and stops the
+     * engine's event loops. Idempotent.
      */
     @Override
     void close();

@@ -1,8 +1,6 @@
 package orbitkv.transfer;
 
 import io.grpc.BindableService;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.ServerChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.function.LongSupplier;
@@ -19,8 +17,8 @@ import orbitkv.membership.MembershipView;
  * <p>Wiring (the Manager, once its incarnation is registered):
  * <ol>
  *   <li>{@link #start} with the tiers' {@link PayloadSource}, the registered incarnation, the membership view
- *       supplier, the validated {@link TransferConfig}, a bind address for the data listener, and the event loop
- *       group and server channel class of the Manager's native transport ({@code NativeTransport});</li>
+ *       supplier, the validated {@link TransferConfig}, a bind address for the data listener, and the
+ *       {@link TransferTransport} of the Manager's native transport;</li>
  *   <li>{@code peerListener.addService(source.authorizationService())} on the peer gRPC listener;</li>
  *   <li>{@link #onMembership} on every membership event's view, {@link #fence()} on {@code Fenced};</li>
  *   <li>{@link #status()} for metrics; {@link #close()} on shutdown, before the event loop group stops.</li>
@@ -36,25 +34,23 @@ public interface TransferSource extends AutoCloseable {
      *
      * @param dataBind the data listener's address: a specific host (advertised in every grant as is) and a
      *     port, 0 for a free one; a wildcard address is refused (a grant must name a reachable host)
-     * @param group the caller's event loop group (not closed by {@link #close()})
-     * @param serverChannel the server socket channel class of {@code group}'s transport (io_uring or epoll)
+     * @param transport the native transport of the source's own data-plane event loops
+     *     ({@link TransferConfig#sourceEventLoopThreads()} of them, owned by the source and stopped by
+     *     {@link #close()})
      * @throws IOException if the listener cannot bind
      */
-    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
     static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
-            EventLoopGroup group, Class<? extends ServerChannel> serverChannel) throws IOException {
-        return start(payloads, cluster, self, membership, config, dataBind, group, serverChannel, System::nanoTime);
+            TransferTransport transport) throws IOException {
+        return start(payloads, cluster, self, membership, config, dataBind, transport, System::nanoTime);
     }
 
     /** As {@link #start}, with an injected monotonic clock (nanoseconds) for grant expiry. */
-    @SuppressWarnings("exports") // Netty types only in wiring; see module-info
     static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
-            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier monotonicNanos)
-            throws IOException {
-        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind, group,
-                serverChannel, monotonicNanos);
+            TransferTransport transport, LongSupplier monotonicNanos) throws IOException {
+        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind, transport,
+                monotonicNanos);
     }
 
     /** The {@code orbitkv.transfer.v1.TransferAuthorization} service to add to the peer gRPC listener. */
@@ -76,7 +72,10 @@ public interface TransferSource extends AutoCloseable {
     /** A snapshot of grants, pins, refusals and egress. */
     TransferSourceStatus status();
 
-    /** Ends every grant, closes the data listener and its connections, stops the sweep. Idempotent. */
+    /**
+     * Ends every grant, closes the data listener and its connections, stops the sweep and the source's event
+     * loops. Idempotent.
+     */
     @Override
     void close();
 }

@@ -22,6 +22,8 @@ class TransferConfigTest {
         assertThat(D.receiveInFlightBytesMax()).isEqualTo(256L << 20);
         assertThat(D.sourceEgressInFlightBytesMax()).isEqualTo(256L << 20);
         assertThat(D.grantExpiryMs()).isEqualTo(10_000);
+        assertThat(D.sourceEventLoopThreads()).isEqualTo(2);
+        assertThat(D.requesterEventLoopThreads()).isEqualTo(2);
     }
 
     static Stream<Arguments> broken() {
@@ -49,7 +51,11 @@ class TransferConfigTest {
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withRequestBounds(0, 65536),
                         "authorizeKeysMax (0) must be >= 1 (1)"),
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withRequestBounds(128, 100),
-                        "authorizeRequestBytesMax (100) must be >= 1024 (1024)"));
+                        "authorizeRequestBytesMax (100) must be >= 1024 (1024)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withEventLoops(0, 2),
+                        "sourceEventLoopThreads (0) must be >= 1 (1)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withEventLoops(2, 65),
+                        "requesterEventLoopThreads (65) must be <= EVENT_LOOP_THREADS_MAX (64)"));
     }
 
     @ParameterizedTest(name = "{1}")

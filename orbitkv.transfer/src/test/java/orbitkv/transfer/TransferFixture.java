@@ -102,7 +102,7 @@ public final class TransferFixture implements AutoCloseable {
                 d.blockBytesMax(), d.grantExpiryMs(), d.expirySweepIntervalMs(), d.sourceEgressInFlightBytesMax(),
                 d.receiveInFlightBytesMax(), d.readsInFlightMax(), d.connectionsPerSourceMax(), d.connectTimeoutMs(),
                 d.authorizeTimeoutMs(), d.grantSafetyMarginMs(), d.grantsTrackedMax(), d.sharedArenasMappedMax(),
-                64 << 10);
+                64 << 10, d.sourceEventLoopThreads(), d.requesterEventLoopThreads());
     }
 
     public TransferFixture(Options o) throws IOException {

@@ -41,6 +41,8 @@ import orbitkv.transfer.SharedMemoryFallback;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.TransferEngine;
 import orbitkv.transfer.TransferEngineStatus;
+import orbitkv.transfer.TransferTransport;
+import orbitkv.transfer.frame.EventLoops;
 import orbitkv.transfer.frame.BoundedMessage;
 import orbitkv.transfer.frame.CountBytesWindow;
 import orbitkv.transfer.frame.HostIdentity;
@@ -66,11 +68,15 @@ public final class Engine implements TransferEngine {
     private final SharedMemoryReader shm;
     private final AtomicLong readIds = new AtomicLong();
     private final MethodDescriptor<ReleaseRequest, ReleaseResponse> releaseMethod;
+    /** The group this engine built for itself and stops on close; null when a test lent one. */
+    private final EventLoopGroup ownedGroup;
     private volatile boolean closed;
 
     Engine(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
-            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier) {
+            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier,
+            EventLoopGroup ownedGroup) {
+        this.ownedGroup = ownedGroup;
         this.config = Objects.requireNonNull(config);
         this.cluster = Objects.requireNonNull(cluster);
         this.self = Objects.requireNonNull(self);
@@ -88,10 +94,16 @@ public final class Engine implements TransferEngine {
     }
 
     public static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
-            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
-            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock) {
-        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, HostIdentity.bootId(),
-                ChunkCopier.PLAIN);
+            Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport, LongSupplier clock) {
+        EventLoopGroup group = EventLoops.newGroup(Objects.requireNonNull(transport), config.requesterEventLoopThreads(),
+                "orbitkv-transfer-requester");
+        try {
+            return new Engine(config, cluster, self, peerChannels, group, EventLoops.socketChannel(transport), clock,
+                    HostIdentity.bootId(), ChunkCopier.PLAIN, group);
+        } catch (RuntimeException e) {
+            EventLoops.shutdown(group);
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- authorize
@@ -401,6 +413,9 @@ public final class Engine implements TransferEngine {
                 sendRelease(g);
             }
         }
+        if (ownedGroup != null) {
+            EventLoops.shutdown(ownedGroup); // after the connections closed: their outcomes ran on it
+        }
     }
 
     /** Payload bytes the TCP backend copied from transport buffers instead of receiving in place. */
@@ -412,6 +427,6 @@ public final class Engine implements TransferEngine {
     public static Engine createForTest(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
             Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier) {
-        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier);
+        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier, null);
     }
 }

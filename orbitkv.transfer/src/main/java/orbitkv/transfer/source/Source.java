@@ -20,7 +20,9 @@ import orbitkv.transfer.PayloadSource;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.TransferSource;
 import orbitkv.transfer.TransferSourceStatus;
+import orbitkv.transfer.TransferTransport;
 import orbitkv.transfer.frame.CountBytesWindow;
+import orbitkv.transfer.frame.EventLoops;
 import orbitkv.transfer.frame.HostIdentity;
 
 /** {@link TransferSource}: wires the grant table, the authorization service, the data listener and the sweep. */
@@ -33,11 +35,15 @@ public final class Source implements TransferSource {
     private final DataListener listener;
     private final Endpoint dataEndpoint;
     private final ScheduledFuture<?> sweep;
+    /** The group this source built for itself and stops on close; null when a test lent one. */
+    private final EventLoopGroup ownedGroup;
     private volatile AuthorizeCheck.SourceState state = AuthorizeCheck.SourceState.SERVING;
 
     private Source(PayloadSource payloads, ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
             TransferConfig config, InetSocketAddress dataBind, Endpoint advertised, EventLoopGroup group,
-            Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId) throws IOException {
+            Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId, EventLoopGroup ownedGroup)
+            throws IOException {
+        this.ownedGroup = ownedGroup;
         this.counters = new SourceCounters();
         this.grants = new GrantTable(config, clock, counters);
         this.egress = new CountBytesWindow("source egress", Integer.MAX_VALUE, config.sourceEgressInFlightBytesMax());
@@ -53,15 +59,22 @@ public final class Source implements TransferSource {
 
     public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
-            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier monotonicNanos)
-            throws IOException {
+            TransferTransport transport, LongSupplier monotonicNanos) throws IOException {
         if (dataBind.getAddress() != null && dataBind.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("the transfer data listener must bind a specific address (it is named"
                     + " in grants), got the wildcard " + dataBind);
         }
-        return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster), Objects.requireNonNull(self),
-                Objects.requireNonNull(membership), Objects.requireNonNull(config), dataBind, null, group, serverChannel,
-                monotonicNanos, HostIdentity.bootId());
+        Objects.requireNonNull(config);
+        EventLoopGroup group = EventLoops.newGroup(Objects.requireNonNull(transport), config.sourceEventLoopThreads(),
+                "orbitkv-transfer-source");
+        try {
+            return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster),
+                    Objects.requireNonNull(self), Objects.requireNonNull(membership), config, dataBind, null, group,
+                    EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group);
+        } catch (IOException | RuntimeException e) {
+            EventLoops.shutdown(group);
+            throw e;
+        }
     }
 
     /**
@@ -73,7 +86,7 @@ public final class Source implements TransferSource {
             EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId)
             throws IOException {
         return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
-                clock, bootId);
+                clock, bootId, null);
     }
 
     @Override
@@ -126,5 +139,8 @@ public final class Source implements TransferSource {
         sweep.cancel(false);
         grants.endAll(GrantEnd.CLOSED, true);
         listener.close();
+        if (ownedGroup != null) {
+            EventLoops.shutdown(ownedGroup);
+        }
     }
 }
