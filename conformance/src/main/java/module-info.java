@@ -18,6 +18,7 @@ module orbitkv.conformance {
     requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
     requires io.grpc.netty; // the adversarial peer's own channels and server
+    requires java.management; // the performance harnesses read thread CPU time (ThreadMXBean)
 
     // The adversarial v4 peer is the suite's one public tool: another implementation's tests drive it.
     exports orbitkv.conformance.peer;

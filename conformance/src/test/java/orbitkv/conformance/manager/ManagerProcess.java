@@ -61,11 +61,28 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with {@code jvmOptions} (heap and direct-memory limits) and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> args) throws IOException {
+        return launch(name, logDir, jvmOptions, List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"), args);
+    }
+
+    /**
+     * The runtime image's JVM settings (dist/pom.xml: default GC and the full JIT, {@code -Xmx1g
+     * -XX:MaxDirectMemorySize=1g}), without the test start-up flags (serial GC, C1 only) that {@link #launch} adds:
+     * for the performance harnesses, whose figures must describe the Manager as operators run it.
+     */
+    public static final List<String> IMAGE_JVM = List.of("-Xmx1g", "-XX:MaxDirectMemorySize=1g");
+
+    /** Launches {@code orbitkv <args...>} with the image's JVM settings ({@link #IMAGE_JVM}) and does not wait. */
+    public static ManagerProcess launchAsImage(String name, Path logDir, List<String> args) throws IOException {
+        return launch(name, logDir, IMAGE_JVM, List.of(), args);
+    }
+
+    private static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> startupFlags,
+            List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
+        cmd.addAll(startupFlags);
+        cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
                 "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
                 "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));
         cmd.addAll(args);
