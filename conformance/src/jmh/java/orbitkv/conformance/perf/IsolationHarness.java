@@ -295,8 +295,8 @@ public final class IsolationHarness {
                 long at = t0 + k * period;
                 boolean warm = k < settings.warmup();
                 if (k == settings.warmup()) {
-                    long w = at - System.nanoTime() - 50_000_000L; // snapshot just before the first measured round
-                    if (w > 0) {
+                    long snapAt = at - 50_000_000L; // snapshot just before the first measured round
+                    for (long w = snapAt - System.nanoTime(); w > 0; w = snapAt - System.nanoTime()) {
                         LockSupport.parkNanos(w);
                     }
                     threads0 = ProcStat.threads(manager.pid());
@@ -307,9 +307,8 @@ public final class IsolationHarness {
                     metrics0 = api.get("/metrics").text();
                     measuredStart = at;
                 }
-                long w = at - System.nanoTime();
-                if (w > 0) {
-                    LockSupport.parkNanos(w); // the declared foreground cadence, not a synchronization
+                for (long w = at - System.nanoTime(); w > 0; w = at - System.nanoTime()) {
+                    LockSupport.parkNanos(w); // the declared foreground cadence, not a synchronization (may return early)
                 }
                 rounds.add(round(api, medium, k, warm, Math.max(at, System.nanoTime())));
             }

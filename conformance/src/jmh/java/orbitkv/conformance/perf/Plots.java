@@ -121,11 +121,15 @@ public final class Plots {
         if (logX) {
             LogAxis x = new LogAxis(xLabel);
             x.setBase(2);
+            x.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0)); // one tick per power of two
             x.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
             plot.setDomainAxis(x);
         }
         LogAxis y = new LogAxis(yLabel);
         y.setSmallestValue(1e-3);
+        y.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0)); // one tick per power of ten
+        y.setMinorTickCount(9);
+        y.setMinorTickMarksVisible(true);
         y.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
         plot.setRangeAxis(y);
         XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, true);

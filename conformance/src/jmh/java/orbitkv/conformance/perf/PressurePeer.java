@@ -146,9 +146,8 @@ public final class PressurePeer {
         long lastFire = Long.MIN_VALUE;
         while (!stop.stopped && n[0] < log.length) {
             long at = lastFire == Long.MIN_VALUE ? next : Math.max(next, lastFire + period / 2);
-            long w = at - System.nanoTime();
-            if (w > 0) {
-                LockSupport.parkNanos(w); // the declared source cadence, not a synchronization
+            for (long w = at - System.nanoTime(); w > 0; w = at - System.nanoTime()) {
+                LockSupport.parkNanos(w); // the declared source cadence, not a synchronization (parkNanos may return early)
             }
             long wake = System.nanoTime();
             long firstPub = -1;

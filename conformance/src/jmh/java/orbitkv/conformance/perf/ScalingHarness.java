@@ -177,7 +177,8 @@ public final class ScalingHarness {
      * @param samples measured samples per cell (at least)
      * @param minSeconds a measured window lasts at least this long
      * @param idleSeconds an idle window before the churn (the requester's baseline: liveness and the status polls)
-     * @param pollMs the status sampler's period
+     * @param pollMs the status sampler's period (each poll is a full status page the requester serves: its CPU counts
+     *     in the requester's figures and in the idle baseline, so the period is a trade-off against the owners' cycle)
      * @param bootstrapSeconds bound on the requester's first views (and on the refusal becoming visible)
      */
     public record Settings(List<Cell> cells, int burst, int deletePercent, long cadenceMs, int warmup, int samples, long minSeconds,
@@ -197,7 +198,7 @@ public final class ScalingHarness {
             return new Settings(matrix(dims), Integer.getInteger("bench.scaling.burst", 16), Integer.getInteger("bench.scaling.deletePercent", 10),
                     Long.getLong("bench.scaling.cadenceMs", 50), Integer.getInteger("bench.scaling.warmup", 50),
                     Integer.getInteger("bench.scaling.samples", 1000), Long.getLong("bench.scaling.minSeconds", 60),
-                    Long.getLong("bench.scaling.idleSeconds", 10), Long.getLong("bench.scaling.pollMs", 2),
+                    Long.getLong("bench.scaling.idleSeconds", 10), Long.getLong("bench.scaling.pollMs", 10),
                     Long.getLong("bench.scaling.bootstrapSeconds", 300));
         }
     }
@@ -759,9 +760,8 @@ public final class ScalingHarness {
     }
 
     private static void parkUntil(long t) {
-        long w = t - System.nanoTime();
-        if (w > 0) {
-            LockSupport.parkNanos(w); // the constant update pattern's spacing, not a synchronization
+        for (long w = t - System.nanoTime(); w > 0; w = t - System.nanoTime()) {
+            LockSupport.parkNanos(w); // the constant update pattern's spacing, not a synchronization (may return early)
         }
     }
 
@@ -866,23 +866,35 @@ public final class ScalingHarness {
         curve(results, base, "peers", "scaling-peers.png", "peers (metadata-only, one requester Manager)", r -> r.cell().peers(), true);
         curve(results, base, "residences", "scaling-residences.png", "residences per owner", r -> r.cell().residences(), true);
         curve(results, base, "churn", "scaling-churn.png", "repeated-key churn (%)", r -> r.cell().repeatPercent(), false);
-        Map<String, Map<String, Double>> ns = new LinkedHashMap<>();
-        Map<String, Double> bytes = new LinkedHashMap<>();
-        Map<String, Double> filter = new LinkedHashMap<>();
-        Map<String, Double> reqCpu = new LinkedHashMap<>();
-        for (Result r : results) {
-            if (r.cell().dimension().equals("namespaces") || r == base) {
-                String k = r == base ? "4 ns all-domain (base)" : r.cell().label();
-                bytes.put(k, r.sessionBytesPerS()[0] / 1024.0);
-                filter.put(k, r.filterCpuCoresBusy() * 1000);
-                reqCpu.put(k, r.process("requester Manager").coresBusy() * 1000);
+        // All-domain vs scoped per namespace count: bytes on the wire and filtering CPU, two figures (different units).
+        Map<String, Double> bytesAll = new LinkedHashMap<>();
+        Map<String, Double> bytesScoped = new LinkedHashMap<>();
+        Map<String, Double> filterAll = new LinkedHashMap<>();
+        Map<String, Double> filterScoped = new LinkedHashMap<>();
+        Map<String, Double> peersAll = new LinkedHashMap<>();
+        Map<String, Double> peersScoped = new LinkedHashMap<>();
+        for (int n : new int[] {1, 4, 16}) {
+            for (Result r : results) {
+                if (!(r.cell().dimension().equals("namespaces") || r == base) || r.cell().namespaces() != n) {
+                    continue;
+                }
+                String k = n + (n == 1 ? " namespace" : " namespaces");
+                (r.cell().scoped() ? bytesScoped : bytesAll).put(k, r.sessionBytesPerS()[0] / 1024.0);
+                (r.cell().scoped() ? filterScoped : filterAll).put(k, r.filterCpuCoresBusy() * 1000);
+                (r.cell().scoped() ? peersScoped : peersAll).put(k, r.process("peers JVM (harness)").coresBusy() * 1000);
             }
         }
-        if (bytes.size() > 1) {
-            ns.put("per-session KiB/s on the wire", bytes);
-            ns.put("source filter CPU (millicores)", filter);
-            ns.put("requester CPU (millicores)", reqCpu);
-            Plots.bars(run, "scaling-namespaces.png", "All-domain vs scoped: bytes on the wire and filtering CPU", "value", ns);
+        if (!bytesScoped.isEmpty() && !bytesAll.isEmpty()) {
+            Map<String, Map<String, Double>> b = new LinkedHashMap<>();
+            b.put("all-domain", bytesAll);
+            b.put("scoped (namespace 0 only)", bytesScoped);
+            Plots.bars(run, "scaling-namespaces-bytes.png", "All-domain vs scoped: bytes on the wire per session (16 peers)", "KiB/s per session", b);
+            Map<String, Map<String, Double>> cpu = new LinkedHashMap<>();
+            cpu.put("source filter CPU, all-domain", filterAll);
+            cpu.put("source filter CPU, scoped", filterScoped);
+            cpu.put("peers JVM CPU, all-domain", peersAll);
+            cpu.put("peers JVM CPU, scoped", peersScoped);
+            Plots.bars(run, "scaling-namespaces-cpu.png", "All-domain vs scoped: source-side CPU (16 peers)", "millicores", cpu);
         }
         Map<String, Map<String, Double>> up = new LinkedHashMap<>();
         Map<String, Double> p50 = new LinkedHashMap<>();
