@@ -23,6 +23,7 @@ module orbitkv.conformance {
     requires java.net.http; // real-Manager gates talk to Manager processes over HTTP
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
     requires io.grpc.netty; // the adversarial peer's own channels and server
+    requires java.management; // the performance harnesses read thread CPU time (ThreadMXBean)
     requires info.picocli; // `orbitkv conformance`, the kit's command line
     requires java.xml; // the kit's JUnit XML report
 

@@ -13,8 +13,9 @@ package orbitkv.index;
  * @param budgetBytesMax the index budget
  * @param cleanupPendingRows rows of removed owners not yet freed
  * @param viewsWithdrawn owner views withdrawn because they could not fit the budget (SNAP-12)
+ * @param budgetBytesPeak the high-water mark of {@code budgetBytesUsed} since the index was created (DIAG-3)
  */
 public record IndexStatus(Coverage coverage, long viewGeneration, long membershipRevision, boolean membershipValid,
         int owners, int ownersNotInstalled, long budgetBytesUsed, long budgetBytesMax, long cleanupPendingRows,
-        long viewsWithdrawn) {
+        long viewsWithdrawn, long budgetBytesPeak) {
 }

@@ -240,18 +240,27 @@ public final class EtcdLoadHarness {
         /** Applies one burst to {@code source}; returns the terminal record. */
         MutationResult.Recorded burst(InventorySource source, int size, int repeatPercent, int deletePercent) {
             for (int i = 0; i < size - 1; i++) {
-                Namespace ns = namespaces.get(random.nextInt(namespaces.size()));
-                int r = random.nextInt(100);
-                if (r < deletePercent && !hot.isEmpty()) {
-                    StateKey k = hot.get(random.nextInt(hot.size()));
-                    source.delete(k, Medium.DRAM);
-                } else if (r < deletePercent + repeatPercent && !hot.isEmpty()) {
-                    source.put(hot.get(random.nextInt(hot.size())), Medium.DRAM, 4096 + random.nextInt(4096));
-                } else {
-                    source.put(freshKey(ns), random.nextBoolean() ? Medium.DRAM : Medium.SSD, 4096 + random.nextInt(4096));
-                }
+                step(source, repeatPercent, deletePercent);
             }
-            // The terminal mutation: a put in namespace 0, inside every scope the harness subscribes to.
+            return terminal(source);
+        }
+
+        /** One non-terminal mutation of a burst (issue 19's constant updates spread them over the period). */
+        void step(InventorySource source, int repeatPercent, int deletePercent) {
+            Namespace ns = namespaces.get(random.nextInt(namespaces.size()));
+            int r = random.nextInt(100);
+            if (r < deletePercent && !hot.isEmpty()) {
+                StateKey k = hot.get(random.nextInt(hot.size()));
+                source.delete(k, Medium.DRAM);
+            } else if (r < deletePercent + repeatPercent && !hot.isEmpty()) {
+                source.put(hot.get(random.nextInt(hot.size())), Medium.DRAM, 4096 + random.nextInt(4096));
+            } else {
+                source.put(freshKey(ns), random.nextBoolean() ? Medium.DRAM : Medium.SSD, 4096 + random.nextInt(4096));
+            }
+        }
+
+        /** The terminal mutation: a put in namespace 0, inside every scope the harness subscribes to. */
+        MutationResult.Recorded terminal(InventorySource source) {
             return (MutationResult.Recorded) source.put(freshKey(namespaces.getFirst()), Medium.DRAM, 4096);
         }
     }
@@ -624,9 +633,14 @@ public final class EtcdLoadHarness {
     // ------------------------------------------------------------------ etcd metrics
 
     /** One scrape of etcd's /metrics plus etcd's process CPU. */
-    private record Scrape(long nanos, String text, long etcdCpuTicks) {}
+    record Scrape(long nanos, String text, long etcdCpuTicks) {}
 
     private Scrape scrape() {
+        return scrape(etcd);
+    }
+
+    /** etcd's /metrics and CPU now (member 0). */
+    static Scrape scrape(EtcdFixture etcd) {
         EtcdFixture.Member m = etcd.member(0);
         return new Scrape(System.nanoTime(), etcd.scrape(m), cpuTicks(m.pid()));
     }

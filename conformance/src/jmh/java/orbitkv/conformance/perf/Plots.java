@@ -100,6 +100,83 @@ public final class Plots {
         return save(run, file, chart);
     }
 
+    /**
+     * Scaling curves: one line per series of {x, y} points, logarithmic y (and x if {@code logX}); points with y <= 0
+     * are left out (a log axis has no zero).
+     */
+    public static Path curves(BenchRun run, String file, String title, String xLabel, String yLabel, Map<String, double[][]> series,
+            boolean logX) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (Map.Entry<String, double[][]> e : series.entrySet()) {
+            XYSeries xy = new XYSeries(e.getKey(), true, true);
+            for (double[] pt : e.getValue()) {
+                if (pt[1] > 0 && Double.isFinite(pt[1])) {
+                    xy.add(pt[0], pt[1]);
+                }
+            }
+            data.addSeries(xy);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(title, xLabel, yLabel, data, PlotOrientation.VERTICAL, true, false, false);
+        XYPlot plot = chart.getXYPlot();
+        if (logX) {
+            LogAxis x = new LogAxis(xLabel);
+            x.setBase(2);
+            x.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0)); // one tick per power of two
+            x.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
+            plot.setDomainAxis(x);
+        }
+        LogAxis y = new LogAxis(yLabel);
+        y.setSmallestValue(1e-3);
+        y.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0)); // one tick per power of ten
+        y.setMinorTickCount(9);
+        y.setMinorTickMarksVisible(true);
+        y.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
+        plot.setRangeAxis(y);
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, true);
+        for (int i = 0; i < data.getSeriesCount(); i++) {
+            r.setSeriesStroke(i, new BasicStroke(2f));
+            r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+        }
+        plot.setRenderer(r);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        return save(run, file, chart);
+    }
+
+    /** Grouped bars with a horizontal threshold line (the isolation contract's per-run p99 ratios against 1.05). */
+    public static Path barsWithThreshold(BenchRun run, String file, String title, String valueLabel, Map<String, Map<String, Double>> values,
+            double threshold, double lowerBound) {
+        DefaultCategoryDataset data = new DefaultCategoryDataset();
+        values.forEach((series, byCategory) -> byCategory.forEach((category, v) -> data.addValue(v, series, category)));
+        JFreeChart chart = ChartFactory.createBarChart(title, null, valueLabel, data, PlotOrientation.VERTICAL, true, false, false);
+        CategoryPlot plot = chart.getCategoryPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        org.jfree.chart.plot.ValueMarker m = new org.jfree.chart.plot.ValueMarker(threshold, Color.BLACK, new BasicStroke(2f,
+                BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 6f}, 0f));
+        m.setLabel("threshold " + threshold);
+        m.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_LEFT);
+        m.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.BOTTOM_LEFT);
+        plot.addRangeMarker(m);
+        double max = threshold;
+        for (Map<String, Double> byCategory : values.values()) {
+            for (double v : byCategory.values()) {
+                if (Double.isFinite(v)) {
+                    max = Math.max(max, v);
+                }
+            }
+        }
+        ((NumberAxis) plot.getRangeAxis()).setRange(lowerBound, max * 1.05);
+        org.jfree.chart.renderer.category.BarRenderer r = (org.jfree.chart.renderer.category.BarRenderer) plot.getRenderer();
+        r.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
+        r.setShadowVisible(false);
+        for (int i = 0; i < data.getRowCount(); i++) {
+            r.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+        }
+        return save(run, file, chart);
+    }
+
     private static Path save(BenchRun run, String file, JFreeChart chart) {
         try {
             Path p = run.dir().resolve(file);

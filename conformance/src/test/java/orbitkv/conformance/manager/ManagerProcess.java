@@ -61,7 +61,22 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with {@code jvmOptions} (heap and direct-memory limits) and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> args) throws IOException {
-        return launchModule(name, logDir, jvmOptions, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+        return launchModule(name, logDir, jvmOptions, TEST_STARTUP, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+    }
+
+    /** Start-up flags of test processes (serial GC, C1 only): fast start, not the image's steady state. */
+    private static final List<String> TEST_STARTUP = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+
+    /**
+     * The runtime image's JVM settings (dist/pom.xml: default GC and the full JIT, {@code -Xmx1g
+     * -XX:MaxDirectMemorySize=1g}), without the test start-up flags (serial GC, C1 only) that {@link #launch} adds:
+     * for the performance harnesses, whose figures must describe the Manager as operators run it.
+     */
+    public static final List<String> IMAGE_JVM = List.of("-Xmx1g", "-XX:MaxDirectMemorySize=1g");
+
+    /** Launches {@code orbitkv <args...>} with the image's JVM settings ({@link #IMAGE_JVM}) and does not wait. */
+    public static ManagerProcess launchAsImage(String name, Path logDir, List<String> args) throws IOException {
+        return launchModule(name, logDir, IMAGE_JVM, List.of(), "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
     }
 
     /**
@@ -69,16 +84,16 @@ public final class ManagerProcess implements AutoCloseable {
      * {@code orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand}) with a 256 MiB heap and does not wait.
      */
     public static ManagerProcess launchModule(String name, Path logDir, String moduleMain, List<String> args) throws IOException {
-        return launchModule(name, logDir, List.of("-Xmx256m"), moduleMain, args);
+        return launchModule(name, logDir, List.of("-Xmx256m"), TEST_STARTUP, moduleMain, args);
     }
 
-    private static ManagerProcess launchModule(String name, Path logDir, List<String> jvmOptions, String moduleMain,
-                                               List<String> args) throws IOException {
+    private static ManagerProcess launchModule(String name, Path logDir, List<String> jvmOptions, List<String> startupFlags,
+                                               String moduleMain, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
+        cmd.addAll(startupFlags);
+        cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
                 "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH",
                 "-m", moduleMain));
         cmd.addAll(args);

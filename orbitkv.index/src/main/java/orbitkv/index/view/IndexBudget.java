@@ -7,6 +7,7 @@ package orbitkv.index.view;
 final class IndexBudget {
     private final long bytesMax;
     private long bytesUsed;
+    private long bytesPeak;
 
     IndexBudget(long bytesMax) {
         if (bytesMax <= 0) {
@@ -23,6 +24,7 @@ final class IndexBudget {
             return false;
         }
         bytesUsed += bytes;
+        bytesPeak = Math.max(bytesPeak, bytesUsed);
         return true;
     }
 
@@ -35,6 +37,11 @@ final class IndexBudget {
 
     synchronized long bytesUsed() {
         return bytesUsed;
+    }
+
+    /** The high-water mark of {@link #bytesUsed()} since creation (DIAG-3 queue high-water). */
+    synchronized long bytesPeak() {
+        return bytesPeak;
     }
 
     long bytesMax() {

@@ -396,7 +396,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
         MembershipView m = membership;
         return new IndexStatus(coverage(), c.viewGeneration(), m == null ? 0 : m.revision(), c.membershipValid(),
                 owners.size(), c.notInstalled(), ctx.budget().bytesUsed(), ctx.budget().bytesMax(),
-                cleanupPendingRows.get(), ctx.viewsWithdrawn().get());
+                cleanupPendingRows.get(), ctx.viewsWithdrawn().get(), ctx.budget().bytesPeak());
     }
 
     @Override

@@ -374,6 +374,8 @@ public final class ClusterMetadata implements DistributedMetadata {
                 }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_budget_bytes_used").help("GlobalIndex bytes charged")
                 .callback(cb -> cb.call(index.status().budgetBytesUsed())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_index_budget_bytes_peak").help("high-water mark of GlobalIndex bytes charged")
+                .callback(cb -> cb.call(index.status().budgetBytesPeak())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_owners_not_installed").help("admitted owners without a current view")
                 .callback(cb -> cb.call(index.status().ownersNotInstalled())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_members").help("admitted members in the current view")

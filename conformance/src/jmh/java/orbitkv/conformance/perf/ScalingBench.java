@@ -1,0 +1,36 @@
+package orbitkv.conformance.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The formal scaling matrix of issue 19 (BND-3 at 64 peers, DIAG-3), never in the default run: {@code scripts/bench
+ * scaling} or {@code mvn -B -pl conformance -am test -Pperf-scaling}; parameters are the {@code bench.scaling.*}
+ * properties of {@link ScalingHarness.Settings#fromProperties()}. A beyond-envelope cell whose refusal is not reported
+ * fails the run ({@link ScalingHarness.EnvelopeViolation}); latency figures are reported, not judged here.
+ */
+class ScalingBench {
+    @RegisterExtension
+    static final EtcdFixture ETCD = EtcdFixture.singleNode();
+
+    @Test
+    void scaling() throws Exception {
+        ScalingHarness.Settings s = ScalingHarness.Settings.fromProperties();
+        Path work = Files.createTempDirectory("orbitkv-scaling-");
+        try {
+            List<ScalingHarness.Result> results = new ScalingHarness(s, BenchRun.create("scaling"), ETCD, work).run();
+            for (ScalingHarness.Result r : results) {
+                assertThat(r.visibilityNs().length).as(r.cell().label()).isGreaterThanOrEqualTo(s.samples());
+            }
+        } finally {
+            ManagerProcess.deleteTree(work);
+        }
+    }
+}
