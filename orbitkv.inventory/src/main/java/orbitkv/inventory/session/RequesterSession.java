@@ -48,6 +48,7 @@ import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.inventory.Scope;
+import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
 import orbitkv.membership.RetryBackoff;
@@ -354,6 +355,7 @@ final class RequesterSession {
             if (receiver.stagePage(source, viewId, ordinal, n, records) instanceof StageOutcome.Rejected r) {
                 throw new Refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason());
             }
+            CrashPoints.reach(CrashPoints.Point.SNAPSHOT_PAGE_STAGED); // off unless -Dorbitkv.crashpoints (issue 17)
         }
 
         private void delta(SourceFrame f, long n, SourceFrameDecoder.Result.Read read) throws Refused {
@@ -368,6 +370,7 @@ final class RequesterSession {
                 case DeltaOutcome.Applied a -> {
                     repairRequestedAt = -1;
                     progressed = true;
+                    CrashPoints.reach(CrashPoints.Point.DELTA_APPLIED); // off unless -Dorbitkv.crashpoints (issue 17)
                 }
                 case DeltaOutcome.Duplicate d -> {
                     // DELTA-7: discarded

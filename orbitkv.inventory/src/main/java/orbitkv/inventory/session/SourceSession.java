@@ -35,6 +35,7 @@ import orbitkv.inventory.wire.SnapshotBegin;
 import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
+import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
 import orbitkv.membership.RetryBackoff;
@@ -468,6 +469,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 last = sent.frame();
                 metrics.snapshotBytes.labelValues("pages").inc(sent.bytes());
                 transcript.page(last, p.ordinal(), p.records());
+                CrashPoints.reach(CrashPoints.Point.SNAPSHOT_PAGE_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
             } else if (step instanceof SnapshotScan.ScanStep.ScanEnd e) {
                 end = e;
                 break;
@@ -517,6 +519,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         metrics.mutations.labelValues("coalesced").inc(ci.records().size());
         if (replay) {
             metrics.snapshotBytes.labelValues("replay").inc(sent.bytes());
+        } else {
+            CrashPoints.reach(CrashPoints.Point.DELTA_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
         }
         return sent.frame();
     }
