@@ -26,7 +26,7 @@ import orbitkv.conformance.peer.FaultProxy;
  * whatever is left (restarts dead nodes, SIGCONT, links), waits for convergence within the stated bound,
  * checks every {@link Property} against the models, scans the Managers' logs, and prints one line.
  *
- * <p>Run line: {@code CAMPAIGN seed=.. commit=.. scenario=.. faults={kind=n,..} ops=ok/failed/indeterminate
+ * <p>Run line: {@code CAMPAIGN seed=.. commit=.. scenario=.. pace=.. faults={kind=n,..} ops=ok/failed/indeterminate
  * peak_credit_bytes=.. violations={property=n,..} converge_ms=.. result=PASS|FAIL}. The lines are also
  * appended to {@code conformance/target/campaign-runs.txt}.
  */
@@ -81,8 +81,19 @@ final class FaultCampaign {
     }
 
     List<Result> runAll() throws Exception {
+        return runAll(Duration.ofDays(1));
+    }
+
+    /**
+     * Runs the plan's schedules one after another; none starts once {@code budget} has passed since this call
+     * (each schedule is itself bounded: its awaits, the convergence bound, the checks' deadlines), so a run
+     * ends within the budget plus one schedule. Returns the schedules that ran: fewer than planned means the
+     * time bound was hit.
+     */
+    List<Result> runAll(Duration budget) throws Exception {
+        long end = System.nanoTime() + budget.toNanos();
         List<Result> results = new ArrayList<>();
-        for (int i = 0; i < plan.schedules(); i++) {
+        for (int i = 0; i < plan.schedules() && System.nanoTime() < end; i++) {
             results.add(runOne(plan.seed(i), plan.scenario(i)));
         }
         return results;
@@ -130,15 +141,16 @@ final class FaultCampaign {
         if (heals.get() > 0) {
             faults.put("heals-observed", heals.get());
         }
-        String line = String.format("CAMPAIGN seed=%d commit=%s scenario=%s faults=%s ops=%s peak_credit_bytes=%d samples=%d "
-                        + "violations=%s converge_ms=%d duration_ms=%d result=%s%s", seed, commit, scenario.name(), faults,
+        String line = String.format("CAMPAIGN seed=%d commit=%s scenario=%s pace=%s faults=%s ops=%s peak_credit_bytes=%d samples=%d "
+                        + "violations=%s converge_ms=%d duration_ms=%d result=%s%s", seed, commit, scenario.name(), plan.pace(), faults,
                 load.opsSummary(), checks.peakCreditBytes.get(), checks.samples.get(), v.summary(), convergeMs,
                 (System.nanoTime() - t0) / 1_000_000, v.total() == 0 ? "PASS" : "FAIL",
                 s.notes.isEmpty() ? "" : " notes=\"" + s.notes + "\"");
         System.out.println(line);
         Files.createDirectories(runsFile.getParent());
         Files.writeString(runsFile, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        String replay = "scripts/campaign --seed " + seed + " --scenario " + scenario.name();
+        String replay = "scripts/campaign --replay " + seed + ":" + scenario.name() + ":" + plan.pace()
+                + "  (or -Dorbitkv.campaign.replay=" + seed + ":" + scenario.name() + ":" + plan.pace() + ")";
         if (v.total() > 0) {
             System.out.println("  replay: " + replay + "\n" + v.details());
             if (!converged) {

@@ -104,7 +104,7 @@ final class NetnsHosts implements CampaignCluster.Hosts {
      * @throws AssertionError naming the reason when the machine cannot create namespaces (not root)
      */
     static NetnsHosts create(int hosts, Path work) throws IOException {
-        long uid = (Long) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        long uid = ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
         if (uid != 0) {
             throw new AssertionError("the multi-host gate needs root to create network namespaces (ip netns add), "
                     + "and this test runs as uid " + uid + "; CI runs it as root. Not skipped: failed.");
