@@ -25,8 +25,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Why a scan and not a jump: Linux time namespaces offset only CLOCK_MONOTONIC and CLOCK_BOOTTIME
  * ({@code unshare --time --monotonic/--boottime}); CLOCK_REALTIME is global, so one process's wall clock
- * cannot be shifted here without moving every process on the shared machine (or an LD_PRELOAD shim, which
- * the project does not use). The scan covers every class of the six orbitkv modules, method references and
+ * cannot be shifted here without moving every process on the shared machine. An LD_PRELOAD shim was tried:
+ * under Debian's libfaketime 0.9.10 (FAKETIME_DONT_FAKE_MONOTONIC=1) a JDK 25 JVM's {@code Object.wait(300)} and
+ * {@code LockSupport.parkNanos(300 ms)} return at once, even with no offset (its pthread_cond_timedwait
+ * interception breaks the JVM's monotonic condition variables), so a Manager under it would spin and prove
+ * nothing about its deadlines. The scan covers every class of the six orbitkv modules, method references and
  * lambdas included (it reads the constant pools); the libraries (gRPC deadlines, Netty timers, Vert.x) keep
  * their own timers on {@code nanoTime}, which this test does not check.
  */
