@@ -126,6 +126,17 @@ final class Checks {
     }
 
     private void cut(String where, CampaignCluster.Node r, CampaignCluster.Node s, JsonNode st1, JsonNode q, JsonNode st2) {
+        if ("Unavailable".equals(q.path("coverage").asText())) {
+            // A suspended or fenced requester answers from its local tiers only (INV-10, docs/api.md coverage
+            // table): no remote replica, whatever its untouched installed views say. Comparing its empty rows
+            // with a view was the campaign's own bug (regression row 1 of docs/campaign.md).
+            List<Listed> listed = remote(q);
+            if (!listed.isEmpty()) {
+                violations.add(Property.STALE_INCARNATION, where + ": coverage Unavailable (membership suspended or fenced) "
+                        + "but the answer lists " + listed.size() + " remote replicas, e.g. " + listed.get(0));
+            }
+            return;
+        }
         SourceModel model = models.get(s.name);
         String inc = model.lineageIncarnation();
         if (inc == null) {

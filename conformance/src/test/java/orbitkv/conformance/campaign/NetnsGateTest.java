@@ -1,6 +1,7 @@
 package orbitkv.conformance.campaign;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +44,14 @@ class NetnsGateTest {
             ManagerProcess.deleteTree(work);
             assertThat(NetnsHostsProbe.leftovers()).as("no namespace, veth or bridge of the gate is left").isEmpty();
         }
+    }
+
+    @Test
+    @DisplayName("without root the gate fails naming the reason: it never skips")
+    void withoutRootTheGateFails() {
+        assertThatThrownBy(() -> NetnsHosts.requireRoot(1000)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("needs root").hasMessageContaining("uid 1000").hasMessageContaining("Not skipped");
+        NetnsHosts.requireRoot(0);
     }
 
     /** What of the gate is left on the machine. */

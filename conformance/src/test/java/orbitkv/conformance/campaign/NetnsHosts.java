@@ -104,11 +104,7 @@ final class NetnsHosts implements CampaignCluster.Hosts {
      * @throws AssertionError naming the reason when the machine cannot create namespaces (not root)
      */
     static NetnsHosts create(int hosts, Path work) throws IOException {
-        long uid = ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
-        if (uid != 0) {
-            throw new AssertionError("the multi-host gate needs root to create network namespaces (ip netns add), "
-                    + "and this test runs as uid " + uid + "; CI runs it as root. Not skipped: failed.");
-        }
+        requireRoot(((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue());
         Path etcd = Path.of("/usr/bin/etcd");
         if (!Files.isExecutable(etcd)) {
             throw new AssertionError("the multi-host gate needs Debian's etcd-server (/usr/bin/etcd)");
@@ -144,6 +140,19 @@ final class NetnsHosts implements CampaignCluster.Hosts {
         } catch (IOException | RuntimeException | AssertionError e) {
             h.close();
             throw e;
+        }
+    }
+
+    /**
+     * The gate's privilege check: {@code ip netns add} needs root (as another user it fails with "mount
+     * --make-shared /run/netns failed: Operation not permitted").
+     *
+     * @throws AssertionError naming the reason (the gate fails, it never skips)
+     */
+    static void requireRoot(long uid) {
+        if (uid != 0) {
+            throw new AssertionError("the multi-host gate needs root to create network namespaces (ip netns add), "
+                    + "and this test runs as uid " + uid + "; CI runs it as root. Not skipped: failed.");
         }
     }
 
