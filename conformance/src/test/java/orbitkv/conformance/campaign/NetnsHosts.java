@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +42,10 @@ final class NetnsHosts implements CampaignCluster.Hosts {
     private final Path etcdBinary;
     private final Path work;
     private final List<EtcdMember> etcd = new ArrayList<>();
+    /** Held from {@link #create} to {@link #close}: one gate per machine at a time. */
+    private FileChannel machineLock;
+    static final Path LOCK_FILE = Path.of("/tmp/orbitkv-netns-gate.lock");
+    static final Duration LOCK_BOUND = Duration.ofMinutes(10);
 
     /** One etcd member process in a namespace. */
     private final class EtcdMember {
@@ -109,13 +115,15 @@ final class NetnsHosts implements CampaignCluster.Hosts {
         if (!Files.isExecutable(etcd)) {
             throw new AssertionError("the multi-host gate needs Debian's etcd-server (/usr/bin/etcd)");
         }
-        removeLeftovers();
-        String routes = run("ip", "-4", "route", "show");
-        if (routes.contains(SUBNET)) {
-            throw new AssertionError("10.77.0.0/24 is already routed on this machine; the gate assigns it itself: " + routes);
-        }
+        FileChannel machineLock = exclusive();
         NetnsHosts h = new NetnsHosts(hosts, etcd, work);
+        h.machineLock = machineLock;
         try {
+            removeLeftovers();
+            String routes = run("ip", "-4", "route", "show");
+            if (routes.contains(SUBNET)) {
+                throw new AssertionError("10.77.0.0/24 is already routed on this machine; the gate assigns it itself: " + routes);
+            }
             run("ip", "link", "add", BRIDGE, "type", "bridge");
             run("ip", "addr", "add", BRIDGE_ADDRESS + "/24", "dev", BRIDGE);
             run("ip", "link", "set", BRIDGE, "up");
@@ -153,6 +161,27 @@ final class NetnsHosts implements CampaignCluster.Hosts {
         if (uid != 0) {
             throw new AssertionError("the multi-host gate needs root to create network namespaces (ip netns add), "
                     + "and this test runs as uid " + uid + "; CI runs it as root. Not skipped: failed.");
+        }
+    }
+
+    /**
+     * The namespaces, bridge and subnet are fixed names on the machine: two gates at once (two builds on one
+     * CI host) would remove each other's. The second waits for the first, bounded by {@link #LOCK_BOUND}.
+     */
+    private static FileChannel exclusive() throws IOException {
+        FileChannel ch = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        try {
+            Await.until("no other multi-host gate holds " + LOCK_FILE, LOCK_BOUND, Duration.ofMillis(500), () -> {
+                try {
+                    return ch.tryLock() != null;
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            return ch;
+        } catch (RuntimeException | AssertionError e) {
+            ch.close();
+            throw e;
         }
     }
 
@@ -285,6 +314,12 @@ final class NetnsHosts implements CampaignCluster.Hosts {
             removeLeftovers();
         } catch (IOException e) {
             throw new UncheckedIOException("could not remove the gate's namespaces", e);
+        } finally {
+            try {
+                machineLock.close(); // releases the lock
+            } catch (IOException e) {
+                // the lock goes with the process anyway
+            }
         }
     }
 
