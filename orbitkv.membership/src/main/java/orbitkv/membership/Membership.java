@@ -73,7 +73,10 @@ public interface Membership extends AutoCloseable {
 
     /**
      * Heals a fenced incarnation: a new registration of the same node id (a new incarnation at the next
-     * epoch) with the same endpoints and configuration.
+     * epoch) with the same endpoints and configuration. Unlike a first registration it never replaces a
+     * member record of another incarnation ({@link RegistrationResult.Superseded}): the transaction also
+     * compares the member key, which must be absent or hold this fenced incarnation. This incarnation stays
+     * fenced either way (INV-7); the caller closes it once the new one runs.
      *
      * @throws IllegalStateException if this incarnation is not fenced
      */

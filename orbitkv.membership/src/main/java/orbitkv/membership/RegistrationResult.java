@@ -49,6 +49,22 @@ public sealed interface RegistrationResult {
      */
     record Contended(NodeId nodeId, String detail) implements RegistrationResult {}
 
+    /**
+     * A heal ({@link Membership#reregister()}) found the node id held by another incarnation than the fenced
+     * one: another process registered it meanwhile. A heal never takes a node id away from a live process
+     * (the two would fence each other in turn); the fenced process stays fenced.
+     */
+    record Superseded(NodeId nodeId, String holder) implements RegistrationResult {
+        public Superseded {
+            Objects.requireNonNull(nodeId, "nodeId");
+            Objects.requireNonNull(holder, "holder");
+        }
+
+        public String message() {
+            return "node id " + nodeId.value() + " is now held by " + holder + ": another process registered it";
+        }
+    }
+
     /** etcd did not answer within the call deadlines and bounded retries. */
     record Unavailable(String cause) implements RegistrationResult {}
 }

@@ -1,5 +1,7 @@
 package orbitkv.conformance.manager;
 
+import orbitkv.conformance.peer.FaultProxy;
+import orbitkv.conformance.peer.LinkFaults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +12,6 @@ import java.util.List;
 import java.util.UUID;
 import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
-import orbitkv.conformance.etcd.LoopbackProxy;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.DisplayName;
@@ -36,7 +37,7 @@ class EtcdOutageHealthTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 5_000)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        try (LoopbackProxy proxy = new LoopbackProxy(ETCD.member(0).clientUrl());
+        try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl());
              ManagerProcess m = ManagerProcess.start("probe", dir.resolve("logs"), List.of("--cluster", cluster,
                      "--node-id", "a", "--etcd", proxy.url().toString(), "--http-listen", "127.0.0.1:0",
                      "--peer-listen", "127.0.0.1:0", "--dram", "4MiB", "--block-bytes-max", "1MiB",
@@ -57,7 +58,7 @@ class EtcdOutageHealthTest {
             assertThat(status.get("coverage").asText()).isEqualTo("CompleteAtWatermarks");
             assertThat(api.health().get("status").asText()).isEqualTo("ok");
 
-            proxy.mode(LoopbackProxy.Mode.BLACKHOLE);
+            proxy.faults(LinkFaults.BLACKHOLE);
             Duration seen = Await.until("health degraded while renewals fail", BOUND,
                     () -> "degraded".equals(api.health().get("status").asText()));
             status = api.status();

@@ -31,9 +31,16 @@ public final class ManagerApi {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final String base;
+    private final Duration timeout;
 
     public ManagerApi(String base) {
+        this(base, Duration.ofSeconds(40));
+    }
+
+    /** A client whose every request gives up after {@code timeout} (the fault campaign: a stopped process). */
+    public ManagerApi(String base, Duration timeout) {
         this.base = base;
+        this.timeout = timeout;
     }
 
     /** A response: status, body bytes, headers. */
@@ -72,9 +79,9 @@ public final class ManagerApi {
         return post(path, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static Reply send(HttpRequest.Builder b) {
+    private Reply send(HttpRequest.Builder b) {
         try {
-            HttpResponse<byte[]> r = CLIENT.send(b.timeout(Duration.ofSeconds(40)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = CLIENT.send(b.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
             return new Reply(r.statusCode(), r.body(), r.headers().map());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -61,7 +61,16 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with {@code jvmOptions} (heap and direct-memory limits) and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> jvmOptions, List<String> args) throws IOException {
-        return launchModule(name, logDir, jvmOptions, TEST_STARTUP, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+        return launch(name, logDir, List.of(), jvmOptions, args);
+    }
+
+    /**
+     * Launches {@code prefix... java jvmOptions... orbitkv <args...>} and does not wait; {@code prefix} runs the
+     * JVM elsewhere (e.g. {@code ip netns exec NS}, which execs it: the process id stays the JVM's).
+     */
+    public static ManagerProcess launch(String name, Path logDir, List<String> prefix, List<String> jvmOptions,
+                                        List<String> args) throws IOException {
+        return launchModule(name, logDir, prefix, jvmOptions, TEST_STARTUP, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
     }
 
     /** Start-up flags of test processes (serial GC, C1 only): fast start, not the image's steady state. */
@@ -76,7 +85,7 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with the image's JVM settings ({@link #IMAGE_JVM}) and does not wait. */
     public static ManagerProcess launchAsImage(String name, Path logDir, List<String> args) throws IOException {
-        return launchModule(name, logDir, IMAGE_JVM, List.of(), "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+        return launchModule(name, logDir, List.of(), IMAGE_JVM, List.of(), "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
     }
 
     /**
@@ -84,12 +93,13 @@ public final class ManagerProcess implements AutoCloseable {
      * {@code orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand}) with a 256 MiB heap and does not wait.
      */
     public static ManagerProcess launchModule(String name, Path logDir, String moduleMain, List<String> args) throws IOException {
-        return launchModule(name, logDir, List.of("-Xmx256m"), TEST_STARTUP, moduleMain, args);
+        return launchModule(name, logDir, List.of(), List.of("-Xmx256m"), TEST_STARTUP, moduleMain, args);
     }
 
-    private static ManagerProcess launchModule(String name, Path logDir, List<String> jvmOptions, List<String> startupFlags,
-                                               String moduleMain, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>();
+    private static ManagerProcess launchModule(String name, Path logDir, List<String> prefix, List<String> jvmOptions,
+                                               List<String> startupFlags, String moduleMain, List<String> args)
+            throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
         cmd.addAll(jvmOptions);
         cmd.addAll(startupFlags);
@@ -193,6 +203,24 @@ public final class ManagerProcess implements AutoCloseable {
     public void kill9() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Sends {@code SIG<sig>} (e.g. STOP, CONT) with {@code kill}; fails the test if it cannot be sent. */
+    public void signal(String sig) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+        if (!p.waitFor(5, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new AssertionError("kill -" + sig + " " + process.pid() + " failed");
+        }
+    }
+
+    /** The files standard output and standard error go to. */
+    public List<Path> logFiles() {
+        return List.of(stdout, stderr);
+    }
+
+    /** The exit code if the process ended, else null. */
+    public Integer exitCode() {
+        return process.isAlive() ? null : process.exitValue();
     }
 
     /** SIGTERM (what {@code Process.destroy()} sends on Linux). */

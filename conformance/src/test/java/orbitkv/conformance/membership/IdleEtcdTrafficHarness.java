@@ -1,5 +1,7 @@
 package orbitkv.conformance.membership;
 
+import orbitkv.conformance.peer.FaultProxy;
+import orbitkv.conformance.peer.LinkFaults;
 import static orbitkv.conformance.membership.Gates.cluster;
 import static orbitkv.conformance.membership.Gates.format;
 import static orbitkv.conformance.membership.Gates.node;
@@ -13,7 +15,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import orbitkv.conformance.etcd.EtcdFixture;
-import orbitkv.conformance.etcd.LoopbackProxy;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
@@ -35,7 +36,7 @@ class IdleEtcdTrafficHarness {
     record Sample(long nanos, Map<String, Double> received, double started, double rxBytes, double txBytes, double walFsyncs,
                   long proxyUp, long proxyDown) {}
 
-    private Sample sample(LoopbackProxy proxy) {
+    private Sample sample(FaultProxy proxy) {
         String m = ETCD.scrape(ETCD.member(0));
         Map<String, Double> byMethod = new TreeMap<>();
         Matcher x = Pattern.compile("grpc_server_msg_received_total\\{[^}]*grpc_method=\"([^\"]+)\"[^}]*\\} (\\S+)").matcher(m);
@@ -46,7 +47,7 @@ class IdleEtcdTrafficHarness {
                 EtcdFixture.metricValue(m, "etcd_network_client_grpc_received_bytes_total"),
                 EtcdFixture.metricValue(m, "etcd_network_client_grpc_sent_bytes_total"),
                 EtcdFixture.metricValue(m, "etcd_disk_wal_fsync_duration_seconds_count"),
-                proxy == null ? 0 : proxy.bytesToEtcd(), proxy == null ? 0 : proxy.bytesFromEtcd());
+                proxy == null ? 0 : proxy.bytesTowardUpstream(), proxy == null ? 0 : proxy.bytesTowardDownstream());
     }
 
     private static void window(long seconds) {
@@ -81,7 +82,7 @@ class IdleEtcdTrafficHarness {
         window(seconds);
         Sample c1 = sample(null);
         report("control (no member)", c0, c1);
-        try (LoopbackProxy proxy = new LoopbackProxy(ETCD.member(0).clientUrl())) {
+        try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl())) {
             Membership m = registered(new EtcdEndpoints(List.of(proxy.url())), node(c, "idle"), MembershipConfig.defaults());
             try {
                 window(3); // let registration and bootstrap traffic pass

@@ -1,5 +1,7 @@
 package orbitkv.conformance.membership;
 
+import orbitkv.conformance.peer.FaultProxy;
+import orbitkv.conformance.peer.LinkFaults;
 import static orbitkv.conformance.membership.Gates.SHORT;
 import static orbitkv.conformance.membership.Gates.cluster;
 import static orbitkv.conformance.membership.Gates.format;
@@ -12,7 +14,6 @@ import java.util.List;
 import java.util.UUID;
 import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
-import orbitkv.conformance.etcd.LoopbackProxy;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.LeaseStatus;
@@ -41,14 +42,14 @@ class LeaseDegradedGateTest {
     void outageDegradesBeforeTheFence() throws Exception {
         String c = cluster();
         format(ETCD.endpoints(), c);
-        try (LoopbackProxy proxy = new LoopbackProxy(ETCD.member(0).clientUrl())) {
+        try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl())) {
             Membership m = registered(new EtcdEndpoints(List.of(proxy.url())), node(c, "d"), SLOW_FENCE);
             EventLog log = new EventLog();
             m.addListener(log);
             try {
                 Await.until("a renewal confirmed", BOUND, () -> m.leaseStatus().confirmedRenewals() > 0);
                 assertThat(m.leaseStatus().state()).isEqualTo(LeaseStatus.LeaseState.HEALTHY);
-                proxy.mode(LoopbackProxy.Mode.BLACKHOLE);
+                proxy.faults(LinkFaults.BLACKHOLE);
                 long cut = System.nanoTime();
                 Duration seen = Await.until("renewals reported failing", BOUND,
                         () -> m.leaseStatus().state() != LeaseStatus.LeaseState.HEALTHY);
@@ -60,7 +61,7 @@ class LeaseDegradedGateTest {
                         .as("the outage is visible while the fence is still ahead").isPositive();
                 assertThat(seen).as("visible within a renewal interval plus two call deadlines")
                         .isLessThanOrEqualTo(Duration.ofMillis(SLOW_FENCE.renewalIntervalMs() + 2 * SLOW_FENCE.etcdCallTimeoutMs() + 1_000));
-                proxy.mode(LoopbackProxy.Mode.FORWARD);
+                proxy.faults(LinkFaults.NONE);
                 Await.until("a renewal confirmed again", BOUND, () -> m.leaseStatus().state() == LeaseStatus.LeaseState.HEALTHY);
                 assertThat(m.leaseStatus().consecutiveFailedRenewals()).isZero();
                 assertThat(m.leaseStatus().failedRenewals()).isPositive();

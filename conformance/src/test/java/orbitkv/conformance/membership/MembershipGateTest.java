@@ -1,5 +1,7 @@
 package orbitkv.conformance.membership;
 
+import orbitkv.conformance.peer.FaultProxy;
+import orbitkv.conformance.peer.LinkFaults;
 import static orbitkv.conformance.membership.Gates.SHORT;
 import static orbitkv.conformance.membership.Gates.cluster;
 import static orbitkv.conformance.membership.Gates.format;
@@ -16,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
-import orbitkv.conformance.etcd.LoopbackProxy;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipEvent;
@@ -183,7 +184,7 @@ class MembershipGateTest {
         EtcdEndpoints direct = ETCD.endpoints();
         format(direct, c);
         Membership observer = registered(direct, node(c, "observer"), Gates.QUORUM);
-        try (LoopbackProxy proxy = new LoopbackProxy(ETCD.member(0).clientUrl())) {
+        try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl())) {
             EtcdEndpoints viaProxy = new EtcdEndpoints(List.of(proxy.url()));
             Membership victim = registered(viaProxy, node(c, "victim"), SHORT);
             EventLog log = new EventLog();
@@ -192,7 +193,7 @@ class MembershipGateTest {
             Await.until("a renewal confirmed", BOUND, () -> victim.leaseStatus().confirmedRenewals() > 0);
 
             long cut = System.nanoTime();
-            proxy.mode(LoopbackProxy.Mode.BLACKHOLE);
+            proxy.faults(LinkFaults.BLACKHOLE);
             Await.until("victim fenced", Duration.ofSeconds(10), () -> log.first(MembershipEvent.Fenced.class).isPresent());
             long fencedAt = log.first(MembershipEvent.Fenced.class).orElseThrow().atNanos();
             var fence = (MembershipEvent.Fenced) log.first(MembershipEvent.Fenced.class).orElseThrow().event();
@@ -210,7 +211,7 @@ class MembershipGateTest {
             System.out.printf("lease loss: fenced %d ms after the cut, etcd expiry seen %d ms after the cut%n",
                     (fencedAt - cut) / 1_000_000, (System.nanoTime() - cut) / 1_000_000);
 
-            proxy.mode(LoopbackProxy.Mode.FORWARD);
+            proxy.faults(LinkFaults.NONE);
             RegistrationResult healed = victim.reregister();
             assertThat(healed).isInstanceOf(RegistrationResult.Registered.class);
             Membership next = ((RegistrationResult.Registered) healed).membership();
@@ -234,20 +235,20 @@ class MembershipGateTest {
         String c = cluster();
         EtcdEndpoints direct = ETCD.endpoints();
         format(direct, c);
-        try (LoopbackProxy proxy = new LoopbackProxy(ETCD.member(0).clientUrl())) {
+        try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl())) {
             Membership watcher = registered(new EtcdEndpoints(List.of(proxy.url())), node(c, "watcher"), Gates.QUORUM);
             EventLog log = new EventLog();
             watcher.addListener(log);
             Membership first = registered(direct, node(c, "first"), SHORT);
             Await.until("watcher admits first", BOUND, () -> watcher.view().isAdmitted(first.incarnation()));
 
-            proxy.mode(LoopbackProxy.Mode.REFUSE); // the watch stream breaks; jetcd resumes from its last revision
+            proxy.faults(LinkFaults.REFUSE); // the watch stream breaks; jetcd resumes from its last revision
             long cut = System.nanoTime();
             first.close(); // changes the watcher misses ...
             Membership second = registered(direct, node(c, "second"), SHORT);
             ETCD.put("/orbitkv/v2/" + c + "/unrelated", "x");
             long compacted = ETCD.compactToCurrent(); // ... and the history it would resume from is gone
-            proxy.mode(LoopbackProxy.Mode.FORWARD);
+            proxy.faults(LinkFaults.NONE);
             try {
                 Await.until("watcher suspended by the gap", BOUND, () -> log.firstAfter(MembershipEvent.Suspended.class, cut).isPresent());
                 var suspended = log.firstAfter(MembershipEvent.Suspended.class, cut).orElseThrow();

@@ -47,6 +47,7 @@ import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.MembershipView;
@@ -476,9 +477,13 @@ final class RequesterSession {
             return switch (read != null ? read.page() : FrameCodec.decodeRecords(p.getNamespacesList(),
                     p.getRecordsList(), null, owner.config().frameDecodedBytesMax())) {
                 case FrameCodec.Decoded.Rejected<RecordBatch> r -> refused(r.cause(), r.detail());
-                case FrameCodec.Decoded.Ok<RecordBatch> ok ->
-                        receiver.stagePage(source, viewId, ordinal, n, ok.value()) instanceof StageOutcome.Rejected r
-                                ? refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason()) : CHARGED;
+                case FrameCodec.Decoded.Ok<RecordBatch> ok -> {
+                    if (receiver.stagePage(source, viewId, ordinal, n, ok.value()) instanceof StageOutcome.Rejected r) {
+                        yield refused(Wire.cause(r.reason().wireCause()), "snapshot page refused: " + r.reason());
+                    }
+                    CrashPoints.reach(CrashPoints.Point.SNAPSHOT_PAGE_STAGED); // off unless -Dorbitkv.crashpoints (issue 17)
+                    yield CHARGED;
+                }
             };
         }
 
@@ -500,6 +505,7 @@ final class RequesterSession {
                 case DeltaOutcome.Applied a -> {
                     repairRequestedAt = -1;
                     progressed = true;
+                    CrashPoints.reach(CrashPoints.Point.DELTA_APPLIED); // off unless -Dorbitkv.crashpoints (issue 17)
                     yield CHARGED;
                 }
                 case DeltaOutcome.Duplicate d -> CHARGED; // DELTA-7: discarded

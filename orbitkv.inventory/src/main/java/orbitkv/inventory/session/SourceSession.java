@@ -33,6 +33,7 @@ import orbitkv.inventory.wire.SnapshotBegin;
 import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
+import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.MembershipView;
@@ -467,6 +468,8 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             metrics.coalescedRecords.add(ci.records().size());
             if (replay) {
                 metrics.snapshotReplayBytes.add(s.bytes());
+            } else {
+                CrashPoints.reach(CrashPoints.Point.DELTA_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
             }
         }
         return sent;
@@ -542,6 +545,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 last = s.frame();
                 metrics.snapshotPageBytes.add(s.bytes());
                 transcript.page(last, p.ordinal(), p.records());
+                CrashPoints.reach(CrashPoints.Point.SNAPSHOT_PAGE_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
             } else if (step instanceof SnapshotScan.ScanStep.ScanEnd e) {
                 end = e;
                 break;

@@ -121,10 +121,16 @@ public final class EtcdMembership implements Membership {
     /** See {@link Membership#register(EtcdEndpoints, Registrant, MembershipConfig, LongSupplier)}. */
     public static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
                                               LongSupplier clock) {
+        return register(etcd, registrant, config, clock, java.util.Optional.empty());
+    }
+
+    /** A registration; with {@code healing}, a heal of that fenced incarnation (see {@link #reregister()}). */
+    private static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
+                                               LongSupplier clock, java.util.Optional<Incarnation> healing) {
         Client client = EtcdCalls.client(etcd, config.etcdCallTimeoutMs());
         boolean handedOver = false;
         try {
-            Registrar.Outcome outcome = new Registrar(client, registrant, config, clock).register();
+            Registrar.Outcome outcome = new Registrar(client, registrant, config, clock, healing).register();
             if (outcome instanceof Registrar.Refused(RegistrationResult refusal)) {
                 return refusal;
             }
@@ -567,7 +573,7 @@ public final class EtcdMembership implements Membership {
         if (!fenced()) {
             throw new IllegalStateException("reregister heals a fenced incarnation; " + incarnation + " is not fenced");
         }
-        return register(etcd, registrant, config, clock);
+        return register(etcd, registrant, config, clock, java.util.Optional.of(incarnation));
     }
 
     @Override

@@ -57,8 +57,19 @@ final class Registrar {
     private final MembershipConfig config;
     private final LongSupplier clock;
     private final Keys keys;
+    /** A heal: the fenced incarnation whose member record (and only that one) may be replaced; else empty. */
+    private final Optional<Incarnation> healing;
 
     Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock) {
+        this(client, who, config, clock, Optional.empty());
+    }
+
+    /**
+     * @param healing for a heal, the fenced incarnation: the transaction then also requires the member key to
+     *     be absent or to hold exactly that incarnation at the revision read (issue 17 item 5)
+     */
+    Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock, Optional<Incarnation> healing) {
+        this.healing = healing;
         this.client = client;
         this.kv = client.getKVClient();
         this.who = who;
@@ -90,7 +101,7 @@ final class Registrar {
     private Outcome attempt() throws EtcdCallFailed {
         String node = who.nodeId().value();
         TxnResponse read = EtcdCalls.await(kv.txn()
-                .Then(get(keys.format()), get(keys.epoch(node)), get(keys.epochFloor()))
+                .Then(get(keys.format()), get(keys.epoch(node)), get(keys.epochFloor()), get(keys.member(node)))
                 .commit(), config.etcdCallTimeoutMs());
         List<GetResponse> gets = read.getGetResponses();
         KeyValue format = first(gets.get(0));
@@ -108,6 +119,15 @@ final class Registrar {
             return new Refused(new RegistrationResult.ClusterMismatch(
                     expected.get().toString(), record.clusterUuid().toString()));
         }
+        KeyValue memberKv = first(gets.get(3));
+        long memberRev = memberKv == null ? 0 : memberKv.getModRevision();
+        if (healing.isPresent() && memberKv != null) {
+            Incarnation holder = holderOrNull(memberKv);
+            if (holder == null || !holder.equals(healing.get())) {
+                return new Refused(new RegistrationResult.Superseded(who.nodeId(),
+                        holder != null ? holder.toString() : "an undecodable record"));
+            }
+        }
         KeyValue epochKv = first(gets.get(1));
         KeyValue floorKv = first(gets.get(2));
         long epochRev = epochKv == null ? 0 : epochKv.getModRevision();
@@ -122,12 +142,15 @@ final class Registrar {
         long grantSent = clock.getAsLong();
         var grant = EtcdCalls.await(client.getLeaseClient().grant(config.leaseTtlSeconds()), config.etcdCallTimeoutMs());
         long leaseId = grant.getID();
-        Cmp[] compares = {
+        List<Cmp> guard = new java.util.ArrayList<>(List.of(
             new Cmp(bytes(keys.format()), Cmp.Op.EQUAL, CmpTarget.value(format.getValue())),
             new Cmp(bytes(keys.format()), Cmp.Op.EQUAL, CmpTarget.modRevision(format.getModRevision())),
             new Cmp(bytes(keys.epoch(node)), Cmp.Op.EQUAL, CmpTarget.modRevision(epochRev)),
-            new Cmp(bytes(keys.epochFloor()), Cmp.Op.EQUAL, CmpTarget.modRevision(floorRev)),
-        };
+            new Cmp(bytes(keys.epochFloor()), Cmp.Op.EQUAL, CmpTarget.modRevision(floorRev))));
+        if (healing.isPresent()) { // a heal never replaces a record written after the read (another process's)
+            guard.add(new Cmp(bytes(keys.member(node)), Cmp.Op.EQUAL, CmpTarget.modRevision(memberRev)));
+        }
+        Cmp[] compares = guard.toArray(Cmp[]::new);
         Op[] writes = {
             Op.put(bytes(keys.epoch(node)), bytes(new EpochRecord(next.value(), System.currentTimeMillis()).encode()),
                     PutOption.DEFAULT),
@@ -160,7 +183,7 @@ final class Registrar {
                                 + (nowEpoch == null ? "?" : EpochRecord.parse(text(nowEpoch.getValue())).epoch())
                                 + " between this registration's read and its transaction"));
             }
-            return null; // format record or floor moved: re-read (reports a mismatch if the value changed)
+            return null; // format record, floor or (heal) member key moved: re-read (reports what changed)
         }
         revokeQuietly(leaseId);
         throw new EtcdCallFailed("registration transaction stayed ambiguous after " + MAX_ATTEMPTS + " tries",
@@ -191,6 +214,15 @@ final class Registrar {
                     "another registration of node " + node + " committed while this one was ambiguous"));
         }
         return null;
+    }
+
+    /** The incarnation a member record names, or null if it does not decode. */
+    private static Incarnation holderOrNull(KeyValue kv) {
+        try {
+            return MemberCodec.decode(text(kv.getValue())).incarnation();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private void revokeQuietly(long leaseId) {

@@ -44,11 +44,12 @@ import orbitkv.membership.NodeId;
  * @param route DESIGN §9 settings passed to orbitkv.recovery
  * @param lease DESIGN §3 lease timing passed to orbitkv.membership ({@link #membershipConfig()})
  * @param peerTls mutual TLS of the peer listener and channels (empty: plaintext, the trusted-cluster posture)
+ * @param heal how a fenced incarnation heals itself (issue 17 item 5)
  */
 public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoints> etcd, ListenAddress peerListen,
                             ListenAddress httpListen, boolean standalone, Scope scope, String logLevel,
                             Tiers tiers, Http http, Inventory inventory, Index index, Route route,
-                            Lease lease, Optional<PeerTls> peerTls) {
+                            Lease lease, Optional<PeerTls> peerTls, Heal heal) {
     /** The await timeout cap of the API contract (API-4). */
     public static final long AWAIT_TIMEOUT_MS_CAP = 30_000;
     /** Node id of a standalone Manager started without --node-id. */
@@ -112,6 +113,21 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
     /** DESIGN §3 lease timing (MEM-6, MEM-8). */
     public record Lease(long ttlMs, long fenceSafetyMarginMs, long renewalIntervalMs, long etcdCallTimeoutMs) {}
 
+    /**
+     * Self-healing of a fenced incarnation (issue 17 item 5; INV-7: a heal is a new incarnation).
+     *
+     * @param enabled false with --self-heal-disabled
+     * @param backoffMinMs delay before the first attempt after a fence
+     * @param backoffMaxMs cap of the (jittered, doubling) delay between attempts
+     * @param attemptsMax attempts per fence, 0 for no limit
+     */
+    public record Heal(boolean enabled, long backoffMinMs, long backoffMaxMs, int attemptsMax) {
+        /** The pacing of heal attempts: doubling, equal jitter (peers fenced together do not retry together). */
+        public orbitkv.membership.RetryBackoff backoff() {
+            return new orbitkv.membership.RetryBackoff(backoffMinMs, backoffMaxMs, orbitkv.membership.RetryBackoff.Jitter.EQUAL);
+        }
+    }
+
     /** DESIGN §9 route search bounds. */
     public record Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin,
                         int replansMax) {}
@@ -129,6 +145,9 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(lease, "lease");
         Objects.requireNonNull(peerTls, "peerTls");
+        Objects.requireNonNull(heal, "heal");
+        requireRelation(heal.backoffMinMs() <= heal.backoffMaxMs(), "--heal-backoff-min-ms (" + heal.backoffMinMs()
+                + ") must not exceed --heal-backoff-max-ms (" + heal.backoffMaxMs() + ")");
         validate(cluster, etcd, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route, lease);
         consumersAccept(inventory, index, lease);
     }
@@ -192,7 +211,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v), peerTls(v));
+                tiers, http, inventory, index, route, lease(v), peerTls(v), heal(v));
+    }
+
+    private static Heal heal(RawValues v) {
+        return new Heal(!v.flag(SELF_HEAL_DISABLED), v.ms(HEAL_BACKOFF_MIN_MS, 1, 3_600_000),
+                v.ms(HEAL_BACKOFF_MAX_MS, 1, 3_600_000), v.count(HEAL_ATTEMPTS_MAX, 0, 1_000_000));
     }
 
     private static Path path(RawValues v, Setting s) {

@@ -62,6 +62,11 @@ public enum Setting {
     FENCE_SAFETY_MARGIN_MS("fence-safety-margin-ms", Kind.MS, "3000", "the local fence falls at last confirmed renewal + TTL - this margin"),
     RENEWAL_INTERVAL_MS("renewal-interval-ms", Kind.MS, "2000", "delay between confirmed lease renewals"),
     ETCD_CALL_TIMEOUT_MS("etcd-call-timeout-ms", Kind.MS, "2000", "deadline of every etcd call"),
+    // issue 17 item 5: a fenced incarnation heals itself (a new incarnation at the next epoch)
+    SELF_HEAL_DISABLED("self-heal-disabled", Kind.FLAG, "false", "a fenced incarnation stays fenced until the process restarts (no self-healing)"),
+    HEAL_BACKOFF_MIN_MS("heal-backoff-min-ms", Kind.MS, "1000", "delay after a fence before the first heal attempt; doubles (jittered) after each failed attempt"),
+    HEAL_BACKOFF_MAX_MS("heal-backoff-max-ms", Kind.MS, "30000", "cap of the delay between heal attempts"),
+    HEAL_ATTEMPTS_MAX("heal-attempts-max", Kind.COUNT, "0", "heal attempts per fence before the Manager stays fenced; 0 = keep trying, at most one attempt per --heal-backoff-max-ms"),
     // DESIGN §9, passed to orbitkv.inventory
     COALESCING_WINDOW_MS("coalescing-window-ms", Kind.MS, "2", "coalescing window (0 disables coalescing)"),
     COALESCING_WAIT_MAX_MS("coalescing-wait-max-ms", Kind.MS, "5", "max intentional publication wait"),

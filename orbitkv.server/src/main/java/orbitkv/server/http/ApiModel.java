@@ -50,7 +50,16 @@ final class ApiModel {
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record MembershipStatus(Long revision, boolean valid, int members, String lease, long failedRenewals,
-                            RefusedRecords refusedRecords) {}
+                            RefusedRecords refusedRecords, @JsonInclude(JsonInclude.Include.NON_NULL) HealReport heal) {
+        MembershipStatus(Long revision, boolean valid, int members, String lease, long failedRenewals,
+                         RefusedRecords refusedRecords) {
+            this(revision, valid, members, lease, failedRenewals, refusedRecords, null);
+        }
+
+        MembershipStatus withHeal(HealReport h) {
+            return new MembershipStatus(revision, valid, members, lease, failedRenewals, refusedRecords, h);
+        }
+    }
 
     record RefusedRecords(long unleased, long keyMismatch, long malformed) {}
 

@@ -352,54 +352,65 @@ public final class ClusterMetadata implements DistributedMetadata {
     /** Inventory, index, membership and await figures; bounded labels only (DIAG-2, DIAG-3). */
     @Override
     public void registerMetrics(PrometheusRegistry registry) {
-        SessionMetricFamilies.registerIntentionalWait(registry, source::intentionalWaitSeconds);
-        Sessions s = sessions;
+        registerMetrics(registry, () -> this);
+    }
+
+    /**
+     * Registers the figures of whichever incarnation {@code current} names when they are scraped (a healed
+     * Manager's metadata is a new ClusterMetadata; the families stay registered once). The session families
+     * read the current incarnation's ends: after a heal they start again from zero, which Prometheus reads as
+     * a counter reset.
+     */
+    static void registerMetrics(PrometheusRegistry registry, java.util.function.Supplier<ClusterMetadata> current) {
+        SessionMetricFamilies.registerIntentionalWait(registry, () -> current.get().source.intentionalWaitSeconds());
+        Sessions s = current.get().sessions;
         if (s != null) { // registered once: the HTTP server calls this once, when it starts serving
-            SessionMetricFamilies.register(registry, s.server()::metrics, s.subscriber()::metrics);
+            SessionMetricFamilies.register(registry, () -> current.get().sessions.server().metrics(),
+                    () -> current.get().sessions.subscriber().metrics());
         }
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
-                .callback(cb -> cb.call(source.status().journalBytes())).register(registry);
+                .callback(cb -> cb.call(current.get().source.status().journalBytes())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_peak_bytes").help("peak accounted journal bytes")
-                .callback(cb -> cb.call(source.status().journalPeakBytes())).register(registry);
+                .callback(cb -> cb.call(current.get().source.status().journalPeakBytes())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_lock_hold_seconds")
                 .help("upper bound of the lock-hold bucket holding the quantile, per index lock (IDX-1)")
                 .labelNames("lock", "quantile").callback(cb -> {
-                    lockHold(cb, "apply", index.applyLockHold());
-                    lockHold(cb, "lookup", index.lookupLockHold());
+                    lockHold(cb, "apply", current.get().index.applyLockHold());
+                    lockHold(cb, "lookup", current.get().index.lookupLockHold());
                 }).register(registry);
         CounterWithCallback.builder().name("orbitkv_index_lock_holds").help("index lock holds measured")
                 .labelNames("lock").callback(cb -> {
-                    cb.call(index.applyLockHold().total(), "apply");
-                    cb.call(index.lookupLockHold().total(), "lookup");
+                    cb.call(current.get().index.applyLockHold().total(), "apply");
+                    cb.call(current.get().index.lookupLockHold().total(), "lookup");
                 }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_budget_bytes_used").help("GlobalIndex bytes charged")
-                .callback(cb -> cb.call(index.status().budgetBytesUsed())).register(registry);
+                .callback(cb -> cb.call(current.get().index.status().budgetBytesUsed())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_budget_bytes_peak").help("high-water mark of GlobalIndex bytes charged")
-                .callback(cb -> cb.call(index.status().budgetBytesPeak())).register(registry);
+                .callback(cb -> cb.call(current.get().index.status().budgetBytesPeak())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_owners_not_installed").help("admitted owners without a current view")
-                .callback(cb -> cb.call(index.status().ownersNotInstalled())).register(registry);
+                .callback(cb -> cb.call(current.get().index.status().ownersNotInstalled())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_members").help("admitted members in the current view")
-                .callback(cb -> cb.call(membership.view().members().size())).register(registry);
+                .callback(cb -> cb.call(current.get().membership.view().members().size())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_lease_degraded")
                 .help("1 while lease renewals fail or the incarnation is fenced, else 0")
-                .callback(cb -> cb.call(membership.leaseStatus().degraded() ? 1 : 0)).register(registry);
+                .callback(cb -> cb.call(current.get().membership.leaseStatus().degraded() ? 1 : 0)).register(registry);
         CounterWithCallback.builder().name("orbitkv_membership_lease_renewals_failed")
                 .help("lease renewal calls that failed or timed out (each retried)")
-                .callback(cb -> cb.call(membership.leaseStatus().failedRenewals())).register(registry);
+                .callback(cb -> cb.call(current.get().membership.leaseStatus().failedRenewals())).register(registry);
         CounterWithCallback.builder().name("orbitkv_membership_records_refused")
                 .help("member records never admitted, by reason (unleased, key_mismatch, malformed)")
                 .labelNames("reason").callback(cb -> {
-                    MemberRecordRefusals r = membership.refusedRecords();
+                    MemberRecordRefusals r = current.get().membership.refusedRecords();
                     cb.call(r.unleased(), "unleased");
                     cb.call(r.keyMismatch(), "key_mismatch");
                     cb.call(r.malformed(), "malformed");
                 }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_await_waiters").help("await requests waiting")
-                .callback(cb -> cb.call(awaits.waiting())).register(registry);
+                .callback(cb -> cb.call(current.get().awaits.waiting())).register(registry);
         CounterWithCallback.builder().name("orbitkv_await_refused").help("await requests refused by the waiter bound or timed out")
                 .labelNames("reason").callback(cb -> {
-                    cb.call(awaits.refusedTooMany(), "too_many_waiters");
-                    cb.call(awaits.timedOut(), "timeout");
+                    cb.call(current.get().awaits.refusedTooMany(), "too_many_waiters");
+                    cb.call(current.get().awaits.timedOut(), "timeout");
                 }).register(registry);
     }
 

@@ -77,6 +77,14 @@ public final class HttpApiServer implements AutoCloseable {
         serve((DistributedMetadata) metadata);
     }
 
+    /**
+     * Starts accepting connections with the distributed metadata of whichever incarnation runs (a healed
+     * Manager switches it, issue 17 item 5).
+     */
+    public void serve(CurrentIncarnation metadata) {
+        serve((DistributedMetadata) metadata);
+    }
+
     /** Starts accepting connections as a standalone Manager: no distributed metadata (INV-10, API-3). */
     public void serveStandalone(ManagerConfig config, Incarnation incarnation) {
         serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));

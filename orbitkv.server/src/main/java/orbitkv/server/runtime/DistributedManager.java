@@ -8,8 +8,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import orbitkv.index.GlobalIndex;
 import orbitkv.inventory.InventorySessionServer;
+import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.InventorySubscriber;
 import orbitkv.inventory.SessionConfig;
+import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
@@ -18,6 +20,7 @@ import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.http.ClusterMetadata;
+import orbitkv.server.http.CurrentIncarnation;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
@@ -37,9 +40,20 @@ import org.slf4j.LoggerFactory;
  * and add the source end to the peer listener (SES-1); serve HTTP. A local save never waits on any of this
  * (INV-1).
  *
- * <p>Shutdown (SIGTERM): stop HTTP admission, drain, close the subscriber and the session server (their
- * sessions end with {@code SHUTTING_DOWN}), revoke the lease ({@link Membership#close()}: peers exclude this
- * incarnation at once), stop the peer listener, close the tiers.
+ * <p><b>Healing</b> (issue 17 item 5): a fence is irrevocable for the fenced incarnation (INV-7), and the
+ * process keeps serving its local cache meanwhile (INV-10). Unless {@code --self-heal-disabled}, the
+ * {@link IncarnationHealer} then retries, with backoff, a registration of a <em>new</em> incarnation at
+ * the next node epoch that may replace only the fenced incarnation's own member record
+ * ({@link Membership#reregister()}). Once it commits, the process starts a new source lineage (a new
+ * InventorySource from sequence 1) and re-announces every cached residence into it under fresh sequences
+ * ({@link LocalCache#startNewLineage()}: the bytes stay), records the new incarnation in the SSD lock file,
+ * builds the new incarnation's index and session ends, replaces the session service on the peer listener,
+ * and switches the HTTP API to it ({@link CurrentIncarnation}); peers bootstrap it from scratch. The fenced
+ * incarnation's ends were closed by its fence and are released.
+ *
+ * <p>Shutdown (SIGTERM): stop healing, stop HTTP admission, drain, close the subscriber and the session
+ * server (their sessions end with {@code SHUTTING_DOWN}), revoke the lease ({@link Membership#close()}: peers
+ * exclude this incarnation at once), stop the peer listener, close the tiers.
  */
 public final class DistributedManager implements RunningManager {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedManager.class);
@@ -55,14 +69,30 @@ public final class DistributedManager implements RunningManager {
 
     private final ManagerCore core;
     private final PeerListener peer;
-    private final Membership membership;
+    /** Shared by every incarnation of this process: the client channels' event loops. */
+    private final PeerChannels channels;
     private final ThreadPoolExecutor indexCleanup;
-    private final ClusterMetadata metadata;
-    private final SessionEnds sessions;
+    private final IncarnationHealer healer;
     private final StopSequence stop = new StopSequence();
+    /** Guards the switch to a healed incarnation against shutdown. */
+    private final Object switchLock = new Object();
+    private CurrentIncarnation metadata;
+    private volatile RegisteredIncarnation running;
+    private boolean stopping; // guarded by switchLock
 
-    /** Both InventorySession ends of this Manager and the client channels' event loops (SES-1). */
-    private record SessionEnds(InventorySessionServer server, InventorySubscriber subscriber, PeerChannels channels) {
+    /**
+     * One registered incarnation and what exists for it only: membership, the index and its metadata, both
+     * session ends. Its source is the local cache's source at the time it was wired.
+     */
+    private record RegisteredIncarnation(Membership membership, ClusterMetadata metadata, SessionEnds sessions) {
+        void close() {
+            sessions.close();
+            membership.close(); // fenced: releases the client; otherwise revokes the lease
+        }
+    }
+
+    /** Both InventorySession ends of one incarnation (SES-1). */
+    private record SessionEnds(InventorySessionServer server, InventorySubscriber subscriber) {
         /**
          * A membership event, after the index has seen it (IDX-13): the server re-checks its requesters
          * (SES-5), the subscriber starts and stops sessions; a fence closes both ends for good (INV-7).
@@ -80,22 +110,15 @@ public final class DistributedManager implements RunningManager {
         void close() {
             subscriber.close();
             server.close();
-            try {
-                channels.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
-    private DistributedManager(ManagerCore core, PeerListener peer, Membership membership, ThreadPoolExecutor indexCleanup,
-                               ClusterMetadata metadata, SessionEnds sessions) {
+    private DistributedManager(ManagerCore core, PeerListener peer, PeerChannels channels, ThreadPoolExecutor indexCleanup) {
         this.core = core;
         this.peer = peer;
-        this.membership = membership;
+        this.channels = channels;
         this.indexCleanup = indexCleanup;
-        this.metadata = metadata;
-        this.sessions = sessions;
+        this.healer = new IncarnationHealer(core.config().heal(), this::healOnce);
     }
 
     /**
@@ -108,6 +131,10 @@ public final class DistributedManager implements RunningManager {
         if (config.standalone() || config.etcd().isEmpty()) {
             throw new IllegalArgumentException("DistributedManager needs --cluster/--etcd, not --standalone");
         }
+        if (CrashPoints.armed()) {
+            LOG.warn("crash points armed by -D{}={}: this process halts at them (fault campaigns only)",
+                    CrashPoints.PROPERTY, System.getProperty(CrashPoints.PROPERTY));
+        }
         ManagerCore core = ManagerCore.open(config);
         PeerListener peer = null;
         try {
@@ -115,14 +142,16 @@ public final class DistributedManager implements RunningManager {
                     config.peerInboundMessageBytesMax());
             Registrant registrant = new Registrant(config.cluster(), config.nodeId(), advertised(peer.boundAddress()),
                     advertised(core.http().boundAddress()));
+            CrashPoints.reach(CrashPoints.Point.BEFORE_REGISTRATION);
             RegistrationResult result = Membership.register(config.etcd().get(), registrant, config.membershipConfig());
             if (!(result instanceof RegistrationResult.Registered registered)) {
                 closeQuietly(core, peer);
                 return new Start.Refused(1, refusal(result, config));
             }
+            CrashPoints.reach(CrashPoints.Point.AFTER_REGISTRATION);
             core.local().recordIncarnation(registered.membership().incarnation().toString());
             try {
-                return new Start.Started(wire(core, peer, registered.membership()));
+                return new Start.Started(started(core, peer, registered.membership()));
             } catch (RuntimeException e) {
                 registered.membership().close(); // never leave a registered incarnation behind a failed start
                 throw e;
@@ -133,28 +162,50 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    private static DistributedManager wire(ManagerCore core, PeerListener peer, Membership membership) {
+    private static DistributedManager started(ManagerCore core, PeerListener peer, Membership membership) {
         ManagerConfig config = core.config();
-        LocalCache local = core.local();
         ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(INDEX_CLEANUP_QUEUE_MAX),
                 Thread.ofPlatform().name("orbitkv-index-cleanup").daemon(true).factory(),
                 new ThreadPoolExecutor.CallerRunsPolicy());
-        GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
-                System::nanoTime, cleanup);
-        ClusterMetadata metadata = new ClusterMetadata(membership, index, local.source(), config.scope(),
-                config.http().awaitWaitersMax());
-        SessionEnds sessions = addPeerServices(config, peer, membership, local, metadata, core.transport());
-        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
-        membership.addListener(event -> {
-            metadata.onMembershipEvent(event);
-            sessions.onMembershipEvent(event);
-        });
-        core.http().serve(metadata); // registers the metrics once, the sessions' included
+        PeerChannels channels = new PeerChannels(core.transport(), config.peerTls(), config.peerInboundMessageBytesMax());
+        DistributedManager m = new DistributedManager(core, peer, channels, cleanup);
+        RegisteredIncarnation first = m.wire(membership, core.local().source());
+        m.metadata = new CurrentIncarnation(first.metadata(), m.healer::report);
+        m.running = first;
+        m.healer.serving(membership.incarnation().toString());
+        m.listen(first);
+        core.http().serve(m.metadata); // registers the metrics once, the sessions' included
         LOG.info("registered as {} in cluster {} ({}); peer listener {}", membership.incarnation(),
                 membership.cluster().name(), membership.cluster().uuid(),
                 config.peerTls().isPresent() ? "with mutual TLS" : "in plaintext (trusted cluster)");
-        return new DistributedManager(core, peer, membership, cleanup, metadata, sessions);
+        return m;
+    }
+
+    /**
+     * The index, metadata and session ends of one registered incarnation over {@code source}; the source
+     * end replaces any earlier one on the peer listener (SES-1).
+     */
+    private RegisteredIncarnation wire(Membership membership, InventorySource source) {
+        ManagerConfig config = core.config();
+        GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
+                System::nanoTime, indexCleanup);
+        ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(),
+                config.http().awaitWaitersMax());
+        SessionEnds sessions = addPeerServices(config, membership, source, metadata);
+        return new RegisteredIncarnation(membership, metadata, sessions);
+    }
+
+    /** Subscribes {@code incarnation}'s ends to its membership; a fence of the running incarnation starts healing. */
+    private void listen(RegisteredIncarnation incarnation) {
+        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
+        incarnation.membership().addListener(event -> {
+            incarnation.metadata().onMembershipEvent(event);
+            incarnation.sessions().onMembershipEvent(event);
+            if (event instanceof MembershipEvent.Fenced f && running == incarnation) {
+                healer.fenced(f.fenced().toString(), f.cause());
+            }
+        });
     }
 
     /**
@@ -163,17 +214,49 @@ public final class DistributedManager implements RunningManager {
      * BND-3), applies into {@code metadata.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
      * its channels on the native transport (mutual TLS when configured). Await asks it to flush (API-5).
      */
-    private static SessionEnds addPeerServices(ManagerConfig config, PeerListener peer, Membership membership,
-                                               LocalCache local, ClusterMetadata metadata, NativeTransport transport) {
+    private SessionEnds addPeerServices(ManagerConfig config, Membership membership, InventorySource source,
+                                        ClusterMetadata metadata) {
         SessionConfig sessionConfig = config.sessionConfig();
-        InventorySessionServer server = InventorySessionServer.create(local.source(), membership.cluster(),
+        InventorySessionServer server = InventorySessionServer.create(source, membership.cluster(),
                 membership.incarnation(), membership::view, sessionConfig);
-        PeerChannels channels = new PeerChannels(transport, config.peerTls(), config.peerInboundMessageBytesMax());
         InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
                 config.scope(), metadata.viewReceiver(), channels::open, sessionConfig);
         metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionConfig.sessionsPerRequesterMax()));
-        peer.addService(server.bindableService());
-        return new SessionEnds(server, subscriber, channels);
+        peer.addService(server.bindableService()); // same service name: replaces a fenced incarnation's
+        return new SessionEnds(server, subscriber);
+    }
+
+    /**
+     * One heal attempt for the fenced running incarnation (called by the healer's thread): register a new
+     * incarnation that may replace only the fenced one's record; on success switch the process to it.
+     */
+    private RegistrationResult healOnce() {
+        RegisteredIncarnation fenced = running;
+        CrashPoints.reach(CrashPoints.Point.BEFORE_REGISTRATION);
+        RegistrationResult result = fenced.membership().reregister();
+        if (!(result instanceof RegistrationResult.Registered registered)) {
+            return result;
+        }
+        Membership next = registered.membership();
+        CrashPoints.reach(CrashPoints.Point.HEAL_REGISTERED);
+        synchronized (switchLock) {
+            if (stopping) {
+                next.close(); // shutdown won: deregister at once instead of serving
+                return result;
+            }
+            LocalCache.Lineage lineage = core.local().startNewLineage();
+            core.local().recordIncarnation(next.incarnation().toString());
+            RegisteredIncarnation healed = wire(next, lineage.source());
+            running = healed;
+            metadata.install(healed.metadata());
+            healer.serving(next.incarnation().toString());
+            listen(healed);
+            LOG.info("healed: fenced incarnation {} replaced by {} (node epoch {}); {} cached residences re-announced "
+                    + "in a new journal lineage", fenced.membership().incarnation(), next.incarnation(),
+                    next.incarnation().epoch().value(), lineage.republished());
+        }
+        fenced.close();
+        return result;
     }
 
     /** The member record's endpoint for a bound address: a wildcard bind advertises this host's name. */
@@ -193,13 +276,14 @@ public final class DistributedManager implements RunningManager {
         return new Endpoint(host, bound.getPort());
     }
 
-    private static String refusal(RegistrationResult result, ManagerConfig config) {
+    static String refusal(RegistrationResult result, ManagerConfig config) {
         return switch (result) {
             case RegistrationResult.Unformatted u -> u.message();
             case RegistrationResult.FormatMismatch f -> f.message();
             case RegistrationResult.ClusterMismatch c -> c.message();
             case RegistrationResult.Contended c -> "node id " + c.nodeId().value()
                     + " was registered concurrently by another process: " + c.detail();
+            case RegistrationResult.Superseded s -> s.message();
             case RegistrationResult.Unavailable u -> "etcd at " + config.etcd().map(EtcdEndpoints::toString).orElse("?")
                     + " did not answer the registration: " + u.cause();
             case RegistrationResult.Registered r -> throw new IllegalStateException("registered is not a refusal");
@@ -225,22 +309,33 @@ public final class DistributedManager implements RunningManager {
         return peer.boundAddress();
     }
 
+    /** The membership of the running incarnation (a new one after each heal). */
     public Membership membership() {
-        return membership;
+        return running.membership();
     }
 
     @Override
     public String readyLine() {
-        return ReadyLine.of(httpAddress(), peerAddress(), membership.incarnation(), core.transport(), "distributed");
+        return ReadyLine.of(httpAddress(), peerAddress(), running.membership().incarnation(), core.transport(), "distributed");
     }
 
     @Override
     public boolean shutdown() throws InterruptedException {
         return stop.runOnce(() -> {
+            synchronized (switchLock) {
+                stopping = true; // no heal switches after this
+            }
+            healer.close();
             boolean drained = core.stopAndDrain();
-            sessions.close(); // sessions end with SHUTTING_DOWN before the lease goes
-            membership.close(); // revokes the lease: the member record goes, peers exclude this incarnation
-            LOG.info("deregistered {}", membership.incarnation());
+            RegisteredIncarnation last = running;
+            last.sessions().close(); // sessions end with SHUTTING_DOWN before the lease goes
+            last.membership().close(); // revokes the lease: the member record goes, peers exclude this incarnation
+            LOG.info("deregistered {}", last.membership().incarnation());
+            try {
+                channels.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             closeQuietly(core, peer);
             indexCleanup.shutdownNow();
             return drained;

@@ -21,11 +21,15 @@ import org.slf4j.LoggerFactory;
  * <p>Opening takes the SSD directory's exclusive lock first and reclaims stale DRAM arenas (issue 20 item
  * 1), before a distributed Manager touches etcd: a refused start leaves no registration behind.
  *
- * @param source the source inventory (resident map and journal)
- * @param tiers the payload tiers, reporting to {@code source}
+ * <p>A healed Manager (issue 17 item 5) is a new incarnation of the same process: {@link #startNewLineage}
+ * gives it a new source (a new journal lineage from sequence 1) and re-announces every cached residence to
+ * it; the bytes stay in the tiers.
+ *
+ * @param residency the listener connecting the tiers to the current source inventory
+ * @param tiers the payload tiers, reporting to {@code residency}
  * @param instance the identity of this process's tier files (SSD lock, arena and block file names)
  */
-record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instance) implements AutoCloseable {
+record LocalCache(SourceResidency residency, LocalTiers tiers, TierInstance instance) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalCache.class);
 
     static LocalCache open(ManagerConfig config) throws IOException {
@@ -47,7 +51,7 @@ record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instanc
                     residency);
             LOG.info("local tiers open as instance {}: DRAM arena {}{}", instance.fileTag(), dram.arenaFile(),
                     ssd == null ? "" : ", SSD directory " + t.ssdDir().toAbsolutePath() + " (locked)");
-            return new LocalCache(source, new LocalTiers(dram, ssd, residency,
+            return new LocalCache(residency, new LocalTiers(dram, ssd, residency,
                     new CopyOutBudget(t.restoreBytesInFlightMax())), instance);
         } catch (IOException | RuntimeException e) {
             if (ssd != null) {
@@ -56,6 +60,27 @@ record LocalCache(InventorySource source, LocalTiers tiers, TierInstance instanc
             throw e;
         }
     }
+
+    /** The source inventory of the current incarnation (resident map and journal). */
+    InventorySource source() {
+        return residency.source();
+    }
+
+    /**
+     * A new source lineage for a healed incarnation: a new, empty source with the same configuration; with
+     * save commits held off, the tiers report to it from now on and every cached DRAM and SSD residence is
+     * put into it under a fresh sequence (peers bootstrap it from scratch, INV-7).
+     *
+     * @return the new source and how many residences it received
+     */
+    Lineage startNewLineage() {
+        InventorySource next = InventorySource.create(source().config());
+        int republished = tiers.republish(() -> residency.switchTo(next));
+        return new Lineage(next, republished);
+    }
+
+    /** A new source lineage and the residences re-announced into it. */
+    record Lineage(InventorySource source, int republished) {}
 
     /**
      * Ties this process's tier instance to its registered incarnation (the tiers open before registration):

@@ -293,6 +293,11 @@ public final class DramTier implements AutoCloseable {
         return table.pin(key, sequence, false, e -> new Pin(e, false));
     }
 
+    /** Re-announces every DRAM residence under a fresh sequence of the current listener (a heal); returns how many. */
+    int republish() {
+        return table.republish();
+    }
+
     /** Removes the DRAM residence of {@code key} (explicit evict); true if it was resident. */
     public boolean evict(StateKey key) {
         return table.evict(key);

@@ -26,6 +26,11 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     private final SsdTier ssd;
     private final ResidencyListener listener;
     private final CopyOutBudget copyOut;
+    /**
+     * Save commits hold it shared (a commit's sequences and its write-through pins belong to one source
+     * lineage); {@link #republish} holds it exclusively.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock lineage = new java.util.concurrent.locks.ReentrantReadWriteLock();
 
     /** With a copy-out budget as large as the DRAM tier (tests and tools). */
     public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener) {
@@ -72,6 +77,36 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
                 case SaveBatch.Outcome.Stored s -> s.records().getFirst();
                 case SaveBatch.Outcome.Refused r -> r.refusal();
             };
+        }
+    }
+
+    /**
+     * Moves the tiers onto a new source lineage (a healed Manager's new incarnation; INV-7, issue 17 item 5):
+     * with save commits held off, {@code switchListener} points the residency listener at the new source,
+     * then every DRAM and SSD residence is reported to it again under a fresh sequence. The bytes stay
+     * where they are. Evictions and SSD write completions may run meanwhile: one that ran before the switch
+     * is in the old lineage only and is re-announced (or, for a removal, not) by the table walk that follows;
+     * one after the switch reports to the new source directly.
+     *
+     * @return residences re-announced
+     */
+    public int republish(Runnable switchListener) {
+        lineage.writeLock().lock();
+        try {
+            switchListener.run();
+            return dram.republish() + (ssd == null ? 0 : ssd.republish());
+        } finally {
+            lineage.writeLock().unlock();
+        }
+    }
+
+    /** Runs a save commit inside one source lineage (see {@link #republish}). */
+    <T> T inOneLineage(java.util.function.Supplier<T> commit) {
+        lineage.readLock().lock();
+        try {
+            return commit.get();
+        } finally {
+            lineage.readLock().unlock();
         }
     }
 

@@ -105,6 +105,25 @@ final class ResidenceTable<S> {
         }
     }
 
+    /**
+     * Reports every residence to the listener again, in LRU order (which it does not change), and records the
+     * sequence each now carries: a healed Manager's new source lineage (INV-7, issue 17 item 5). The bytes,
+     * pins and LRU order stay; a pin taken before keeps its entry, whose later readers see the new sequence.
+     *
+     * @return residences re-announced
+     */
+    int republish() {
+        lock.lock();
+        try {
+            for (Entry<S> e : map.values()) {
+                e.sequence = listener.onResident(e.key, medium, e.sizeBytes);
+            }
+            return map.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Explicit evict of {@code key}; true if it was resident. A pinned residence leaves the map, its bytes stay. */
     boolean evict(StateKey key) {
         lock.lock();

@@ -104,6 +104,10 @@ public final class SaveBatch implements AutoCloseable {
             throw new IllegalStateException("commit needs at least one complete record");
         }
         finished = true;
+        return tiers.inOneLineage(this::publish);
+    }
+
+    private Outcome publish() {
         List<SaveOutcome> outcomes = tiers.dram().commit(reservations);
         if (outcomes.size() == 1 && outcomes.getFirst() instanceof SaveOutcome.Refused refused) {
             reservations.forEach(tiers.dram()::abort);
@@ -115,6 +119,7 @@ public final class SaveBatch implements AutoCloseable {
             stored.add(s);
             tiers.writeThrough(reservations.get(i).key, s.sequence());
         }
+        orbitkv.membership.CrashPoints.reach(orbitkv.membership.CrashPoints.Point.SAVE_RESIDENT); // off unless armed
         return new Outcome.Stored(stored);
     }
 

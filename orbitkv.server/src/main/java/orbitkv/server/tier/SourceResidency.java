@@ -16,10 +16,24 @@ import orbitkv.inventory.StateKey;
  * calling them under a tier lock keeps saves local (INV-1).
  */
 public final class SourceResidency implements ResidencyListener {
-    private final InventorySource source;
+    /** The source of the current incarnation; replaced only by a heal ({@link LocalTiers#republish}). */
+    private volatile InventorySource source;
 
     public SourceResidency(InventorySource source) {
         this.source = Objects.requireNonNull(source, "source");
+    }
+
+    /** The source every residency change reports to now. */
+    public InventorySource source() {
+        return source;
+    }
+
+    /**
+     * Reports to {@code next} from now on: called by {@link LocalTiers#republish} with save commits held off,
+     * which then re-announces every residence to it (a healed Manager's new journal lineage, INV-7).
+     */
+    public void switchTo(InventorySource next) {
+        this.source = Objects.requireNonNull(next, "next source");
     }
 
     @Override

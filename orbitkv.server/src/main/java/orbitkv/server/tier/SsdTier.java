@@ -237,6 +237,14 @@ public final class SsdTier implements AutoCloseable {
         }
     }
 
+    /**
+     * Re-announces every SSD residence under a fresh sequence of the current listener (a heal); returns how
+     * many. Writes still queued become residences later and report to the current listener then.
+     */
+    int republish() {
+        return table.republish();
+    }
+
     /** The residence of {@code key} in this tier, without pinning; counts as a use for LRU. */
     public Optional<Residence> residence(StateKey key) {
         return table.residence(key);
