@@ -21,6 +21,7 @@ import orbitkv.server.http.ClusterMetadata;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
+import orbitkv.server.transfer.PeerTransfer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,10 +35,12 @@ import org.slf4j.LoggerFactory;
  * bind the peer listener (both addresses go into the member record); register (one etcd transaction, MEM-2; a Manager never formats:
  * an unformatted cluster is refused naming {@code orbitkv admin format}); create the index for the
  * registered incarnation and subscribe it to membership (IDX-2, IDX-13); create both InventorySession ends
- * and add the source end to the peer listener (SES-1); serve HTTP. A local save never waits on any of this
+ * and add the source end to the peer listener (SES-1); start transfer (its authorization service on the peer
+ * listener, its data listener beside it); serve HTTP. A local save never waits on any of this
  * (INV-1).
  *
- * <p>Shutdown (SIGTERM): stop HTTP admission, drain, close the subscriber and the session server (their
+ * <p>Shutdown (SIGTERM): stop HTTP admission, drain, close transfer (the engine asks sources to release what it
+ * still tracks; the source ends every grant and closes its data listener), close the subscriber and the session server (their
  * sessions end with {@code SHUTTING_DOWN}), revoke the lease ({@link Membership#close()}: peers exclude this
  * incarnation at once), stop the peer listener, close the tiers.
  */
@@ -59,6 +62,7 @@ public final class DistributedManager implements RunningManager {
     private final ThreadPoolExecutor indexCleanup;
     private final ClusterMetadata metadata;
     private final SessionEnds sessions;
+    private final PeerTransfer transfer;
     private final StopSequence stop = new StopSequence();
 
     /** Both InventorySession ends of this Manager and the client channels' event loops (SES-1). */
@@ -89,13 +93,14 @@ public final class DistributedManager implements RunningManager {
     }
 
     private DistributedManager(ManagerCore core, PeerListener peer, Membership membership, ThreadPoolExecutor indexCleanup,
-                               ClusterMetadata metadata, SessionEnds sessions) {
+                               ClusterMetadata metadata, SessionEnds sessions, PeerTransfer transfer) {
         this.core = core;
         this.peer = peer;
         this.membership = membership;
         this.indexCleanup = indexCleanup;
         this.metadata = metadata;
         this.sessions = sessions;
+        this.transfer = transfer;
     }
 
     /**
@@ -123,7 +128,7 @@ public final class DistributedManager implements RunningManager {
             core.local().recordIncarnation(registered.membership().incarnation().toString());
             try {
                 return new Start.Started(wire(core, peer, registered.membership()));
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 registered.membership().close(); // never leave a registered incarnation behind a failed start
                 throw e;
             }
@@ -133,7 +138,8 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    private static DistributedManager wire(ManagerCore core, PeerListener peer, Membership membership) {
+    private static DistributedManager wire(ManagerCore core, PeerListener peer, Membership membership)
+            throws IOException {
         ManagerConfig config = core.config();
         LocalCache local = core.local();
         ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
@@ -145,16 +151,42 @@ public final class DistributedManager implements RunningManager {
         ClusterMetadata metadata = new ClusterMetadata(membership, index, local.source(), config.scope(),
                 config.http().awaitWaitersMax());
         SessionEnds sessions = addPeerServices(config, peer, membership, local, metadata, core.transport());
-        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
+        PeerTransfer transfer;
+        try {
+            transfer = addTransfer(config, peer, membership, local, metadata, sessions, core.transport());
+        } catch (IOException | RuntimeException e) {
+            sessions.close();
+            cleanup.shutdownNow();
+            throw e;
+        }
+        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends and
+        // transfer (a valid view without a requester ends its grants; a fence fences the source).
         membership.addListener(event -> {
             metadata.onMembershipEvent(event);
             sessions.onMembershipEvent(event);
+            transfer.onMembershipEvent(event);
         });
         core.http().serve(metadata); // registers the metrics once, the sessions' included
         LOG.info("registered as {} in cluster {} ({}); peer listener {}", membership.incarnation(),
                 membership.cluster().name(), membership.cluster().uuid(),
                 config.peerTls().isPresent() ? "with mutual TLS" : "in plaintext (trusted cluster)");
-        return new DistributedManager(core, peer, membership, cleanup, metadata, sessions);
+        return new DistributedManager(core, peer, membership, cleanup, metadata, sessions, transfer);
+    }
+
+    /**
+     * Transfer (DESIGN §8; issue 13): the source over the tiers (the {@code PayloadSource}) with its authorization
+     * service on the peer listener and its data listener on the peer listener's host ({@code --transfer-data-port},
+     * named in grants), and the requester engine whose Authorize and Release calls use the peer channels (mutual
+     * TLS when configured). Restores reach it through the metadata; status and metrics show both ends.
+     */
+    private static PeerTransfer addTransfer(ManagerConfig config, PeerListener peer, Membership membership,
+                                            LocalCache local, ClusterMetadata metadata, SessionEnds sessions,
+                                            NativeTransport transport) throws IOException {
+        PeerTransfer transfer = PeerTransfer.start(config, local.tiers(), membership, sessions.channels(), transport,
+                advertised(peer.boundAddress()).host());
+        metadata.attachTransfer(transfer);
+        peer.addService(transfer.authorizationService());
+        return transfer;
     }
 
     /**
@@ -238,6 +270,7 @@ public final class DistributedManager implements RunningManager {
     public boolean shutdown() throws InterruptedException {
         return stop.runOnce(() -> {
             boolean drained = core.stopAndDrain();
+            transfer.close(); // no restore runs any more: releases sent, grants ended, data listener closed
             sessions.close(); // sessions end with SHUTTING_DOWN before the lease goes
             membership.close(); // revokes the lease: the member record goes, peers exclude this incarnation
             LOG.info("deregistered {}", membership.incarnation());

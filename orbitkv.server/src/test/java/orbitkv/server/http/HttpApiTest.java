@@ -128,7 +128,7 @@ class HttpApiTest {
         assertThat(restored.status()).isEqualTo(200);
         assertThat(restored.header("content-type")).isEqualTo(BlockFraming.CONTENT_TYPE);
         assertThat(restored.header(CacheApi.RESTORED_HEADER)).isEqualTo("2");
-        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=2;local-ssd=0;stop=not-local");
+        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=metadata-unavailable routes=local-dram[0,2):ready");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(blocks.get(1), blocks.get(0));
@@ -166,7 +166,7 @@ class HttpApiTest {
         assertThat(json(evicted).get("evicted").asLong()).isEqualTo(1);
         RawHttp.Response restored = http.postJson("/cache/restore",
                 "{\"namespace\": \"model-a\", \"keys\": [\"" + hex(1) + "\", \"" + hex(3) + "\"]}");
-        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=1;local-ssd=1;stop=none");
+        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=complete routes=local-ssd[0,1):ready,local-dram[1,2):ready");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(block(1, 7, 300), block(3, 7, 16));
