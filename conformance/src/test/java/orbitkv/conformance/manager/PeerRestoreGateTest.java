@@ -170,8 +170,8 @@ class PeerRestoreGateTest {
             ofA.put(key(i), payload(1, i));
             ofB.put(key(10 + i), payload(2, 10 + i));
         }
-        byte[] y = payload(9, 20); // on A's SSD and B's DRAM: peer DRAM first, whoever owns it
-        byte[] z = payload(9, 21); // on both DRAMs: the tie goes to the lower node id, not to the index's order
+        byte[] y = payload(9, 20); // on A's SSD and B's DRAM and SSD
+        byte[] z = payload(9, 21); // on both DRAMs and SSDs
         save(a, ofA);
         save(a, Map.of(key(20), y, key(21), z));
         save(b, ofB);
@@ -197,10 +197,12 @@ class PeerRestoreGateTest {
             ManagerApi.Reply r = api(c).restore(NS, prefix, backend, 10_000);
             assertThat(r.status()).as(r.text()).isEqualTo(200);
             assertThat(r.header("X-OrbitKV-Restored")).isEqualTo("11");
-            // SSD blocks travel over TCP under either policy (the shared arena maps DRAM only)
+            // ROUTE-4, the fixed policy: local first; then the longest legal span (A's DRAM and SSD both hold 1..4:
+            // DRAM wins; B's SSD holds 5..10, longer than any DRAM span from 5). SSD blocks travel over TCP under
+            // either backend policy (the shared arena maps DRAM only).
             assertThat(r.header("X-OrbitKV-Route")).as(backend).isEqualTo("r=11 stop=complete routes="
-                    + "local-dram[0,1):ready,peer-dram@a/1[1,5):ready" + dram + ",peer-ssd@b/1[5,9):ready+tcp,"
-                    + "peer-dram@b/1[9,10):ready" + dram + ",peer-dram@a/1[10,11):ready" + dram);
+                    + "local-dram[0,1):ready,peer-dram@a/1[1,5):ready" + dram + ",peer-ssd@b/1[5,11):ready+tcp");
+            assertThat(r.header("X-OrbitKV-Route-Trace")).startsWith("v1 k=11 r=11 stop=complete plan=11:complete");
             assertBytes(r, expected);
         }
         JsonNode routes = api(c).status().at("/transfer/requester/routes");
@@ -213,8 +215,8 @@ class PeerRestoreGateTest {
                 tcpReads += route.get("reads").asLong();
             }
         }
-        assertThat(shmReads).as(routes.toString()).isEqualTo(6);
-        assertThat(tcpReads).as(routes.toString()).isEqualTo(6 + 8);
+        assertThat(shmReads).as(routes.toString()).isEqualTo(4);
+        assertThat(tcpReads).as(routes.toString()).isEqualTo(4 + 6 + 6);
         // Fetched blocks are not retained on the requester; release follows every READ (INV-8, BND-2).
         assertThat(api(c).query(NS, List.of(key(0))).json().at("/candidates/0/replicas").findValues("local")
                 .stream().noneMatch(JsonNode::asBoolean)).isTrue();
@@ -255,7 +257,7 @@ class PeerRestoreGateTest {
 
     @Test
     @Order(3)
-    @DisplayName("INV-9 BND-1 the source's pin bound refuses by name (PINS_EXHAUSTED): the restore serves what was granted and stops with an explicit miss; local save/query/restore on both sides are unaffected")
+    @DisplayName("INV-9 BND-1 ROUTE-7 the source's pin bound refuses by name (PINS_EXHAUSTED): a route is granted whole or not at all, the source is left out for the request and the prefix stops with an explicit miss; local save/query/restore on both sides are unaffected")
     void pinBoundRefusesByName() {
         Map<String, byte[]> ofD = new LinkedHashMap<>();
         for (int i = 0; i < 3; i++) {
@@ -265,11 +267,15 @@ class PeerRestoreGateTest {
         published(c, d);
         ManagerApi.Reply r = api(c).restore(NS, List.copyOf(ofD.keySet()), "tcp", 10_000);
         assertThat(r.status()).as(r.text()).isEqualTo(200);
-        assertThat(r.header("X-OrbitKV-Route"))
-                .isEqualTo("r=2 stop=rejected-in-request refusal=pins-exhausted routes=peer-dram@d/1[0,2):ready+tcp");
-        Map<String, byte[]> two = new LinkedHashMap<>(ofD);
-        two.remove(key(52));
-        assertBytes(r, two);
+        // 2 of 3 blocks could be pinned: the partial grant is released unread; pins-exhausted leaves D out
+        assertThat(r.header("X-OrbitKV-Route")).isEqualTo("r=0 stop=rejected-in-request refusal=pins-exhausted");
+        assertThat(r.header("X-OrbitKV-Route-Trace")).contains("replan=pins-exhausted");
+        assertThat(r.body()).isEmpty();
+        ManagerApi.Reply two = api(c).restore(NS, List.of(key(50), key(51)), "tcp", 10_000);
+        assertThat(two.header("X-OrbitKV-Route")).isEqualTo("r=2 stop=complete routes=peer-dram@d/1[0,2):ready+tcp");
+        Map<String, byte[]> first = new LinkedHashMap<>(ofD);
+        first.remove(key(52));
+        assertBytes(two, first);
         assertThat(source(d).at("/refusals/pins_exhausted").asLong()).isGreaterThanOrEqualTo(1);
         localOpsUnaffected(c, 60);
         localOpsUnaffected(d, 61);

@@ -19,6 +19,7 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
+import orbitkv.recovery.RoutePolicy;
 import orbitkv.transfer.BackendPolicy;
 import orbitkv.transfer.TransferConfig;
 
@@ -142,6 +143,19 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         };
     }
 
+    /**
+     * The recovery planner's settings: the four {@code --route-*} options, the rest the planner's defaults
+     * (SHADOW selection: the fixed plan executes, the cost-driven choice is traced).
+     */
+    public RoutePolicy routePolicy() {
+        return routePolicy(route);
+    }
+
+    private static RoutePolicy routePolicy(Route r) {
+        return RoutePolicy.fromManagerOptions(r.alternativesPerBoundaryMax(), r.alternativesPerBatchMax(),
+                r.observationsMin(), r.replansMax());
+    }
+
     /** DESIGN §9 route search bounds. */
     public record Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin,
                         int replansMax) {}
@@ -162,7 +176,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         Objects.requireNonNull(transfer, "transfer");
         validate(cluster, etcd, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route, lease);
         validateTransfer(tiers, transfer);
-        consumersAccept(inventory, index, lease, tiers, transfer);
+        consumersAccept(inventory, index, lease, tiers, transfer, route);
     }
 
     /**
@@ -217,8 +231,11 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000));
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
-        Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX), v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX),
-                v.count(ROUTE_OBSERVATIONS_MIN), v.count(ROUTE_REPLANS_MAX, 0, 16));
+        // the planner's own limits (RoutePolicy): search bounds, observations within one class window, two replans
+        Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BOUNDARY_LIMIT),
+                v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BATCH_LIMIT),
+                v.count(ROUTE_OBSERVATIONS_MIN, 1, RoutePolicy.OBSERVATIONS_PER_CLASS_MAX_DEFAULT),
+                v.count(ROUTE_REPLANS_MAX, 0, RoutePolicy.REPLANS_MAX_DEFAULT));
         Optional<EtcdEndpoints> etcd = standalone ? Optional.empty() : Optional.of(EtcdOptions.parse(v.text(ETCD),
                 path(v, ETCD_CA_FILE), path(v, ETCD_CERT_FILE), path(v, ETCD_KEY_FILE)));
         return new ManagerConfig(cluster, nodeId, etcd,
@@ -377,13 +394,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * Whatever {@link #validate} accepts, the consumers accept: their constructors check the same relations.
      * A refusal here is a relation missing from {@link #validate}, a bug, not an operator error.
      */
-    private static void consumersAccept(Inventory i, Index x, Lease l, Tiers t, Transfer tr) {
+    private static void consumersAccept(Inventory i, Index x, Lease l, Tiers t, Transfer tr, Route r) {
         try {
             inventoryConfig(i);
             sessionConfig(i, x).requireCompatible(inventoryConfig(i));
             indexConfig(x);
             membershipConfig(l);
             transferConfig(t, tr);
+            routePolicy(r);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("a relation is missing from ManagerConfig.validate: " + e.getMessage(), e);
         }

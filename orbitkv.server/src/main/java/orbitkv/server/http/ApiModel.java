@@ -25,7 +25,17 @@ final class ApiModel {
 
     record Candidate(String key, List<Replica> replicas, boolean truncated) {}
 
-    record QueryResponse(String coverage, long viewGeneration, int recoverablePrefix, List<Candidate> candidates) {}
+    record QueryResponse(String coverage, long viewGeneration, int recoverablePrefix, String prefixStop,
+                         List<Candidate> candidates) {}
+
+    /** One retained restore route trace (ROUTE-3): its header form plus the fields a dashboard filters on. */
+    record RouteTraceView(long id, String trace, int demandKeys, int restoredKeys, String stop, int plannedPrefixKeys,
+                          String plannedStop, String selectionMode, String decision, List<String> replans,
+                          long readyNanos, int drainPending) {}
+
+    /** {@code GET /cache/metadata/routes}: newest first; {@code next_before_id} pages to older ones. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record RouteTracesResponse(List<RouteTraceView> traces, String nextBeforeId) {}
 
     record EvictResponse(long evicted, long headSequence) {}
 

@@ -18,6 +18,7 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import orbitkv.server.tier.CopyOutBudget;
+import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SaveBatch;
 import orbitkv.server.tier.Residence;
@@ -38,6 +39,8 @@ final class CacheApi {
     private static final Logger LOG = LoggerFactory.getLogger(CacheApi.class);
     static final String ROUTE_HEADER = "X-OrbitKV-Route";
     static final String RESTORED_HEADER = "X-OrbitKV-Restored";
+    /** The recovery planner's bounded trace of one restore (ROUTE-3; at most 512 bytes). */
+    static final String ROUTE_TRACE_HEADER = "X-OrbitKV-Route-Trace";
     /** Replicas per medium in a candidate list (IDX-9). */
     static final int REPLICAS_PER_MEDIUM_MAX = 4;
 
@@ -49,12 +52,15 @@ final class CacheApi {
     private final ApiMetrics metrics;
     private final long restoreBodyBytesMax;
     private final long syncWaitMs;
+    private final RouteSelection routes;
 
     /**
      * @param restoreBodyBytesMax bound on one restore response body (the prefix stops before exceeding it)
      * @param syncWaitMs bound on waiting for submitted saves in /cache/sync
      */
-    CacheApi(LocalTiers tiers, DistributedMetadata metadata, ApiMetrics metrics, long restoreBodyBytesMax, long syncWaitMs) {
+    CacheApi(LocalTiers tiers, DistributedMetadata metadata, ApiMetrics metrics, long restoreBodyBytesMax, long syncWaitMs,
+             RouteSelection routes) {
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.tiers = Objects.requireNonNull(tiers, "tiers");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -144,14 +150,16 @@ final class CacheApi {
         }
     }
 
-    /** {@code POST /cache/query}: local candidates plus the index's remote ones, coverage and prefix. */
+    /**
+     * {@code POST /cache/query}: local candidates plus the index's remote ones, coverage, and the demand-aware
+     * recoverable prefix (IDX-14): the longest prefix legal routes can complete, planned by the recovery planner on
+     * the same evidence a restore would use, and why it stops ({@code prefix_stop}).
+     */
     ApiResponse query(byte[] body) {
         JsonRequests.KeysRequest req = JsonRequests.query(body);
         DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
         ApiModel.Owner self = metadata.self();
         List<ApiModel.Candidate> candidates = new ArrayList<>(req.keys().size());
-        int prefix = 0;
-        boolean prefixOpen = true;
         for (int i = 0; i < req.keys().size(); i++) {
             StateKey key = req.keys().get(i);
             List<ApiModel.Replica> replicas = new ArrayList<>();
@@ -159,28 +167,42 @@ final class CacheApi {
                 replicas.add(new ApiModel.Replica(self, r.medium().name(), r.sequence(), r.sizeBytes(), true, false));
             }
             replicas.addAll(lookup.remote().get(i));
-            boolean usable = replicas.stream().anyMatch(r -> !r.stale());
-            if (prefixOpen && usable) {
-                prefix++;
-            } else {
-                prefixOpen = false;
-            }
             candidates.add(new ApiModel.Candidate(key.keyHex(), replicas, lookup.truncated().get(i)));
         }
-        return json(200, new ApiModel.QueryResponse(lookup.coverage().name(), lookup.viewGeneration(), prefix, candidates));
+        orbitkv.recovery.Plan plan = routes.plan(orbitkv.recovery.Demand.hostReady(req.namespace(), req.keys(),
+                System.nanoTime() + JsonRequests.DEADLINE_MS_DEFAULT * 1_000_000L),
+                PlannedRestore.evidence(tiers, req.keys(), lookup, metadata.transfer()));
+        return json(200, new ApiModel.QueryResponse(lookup.coverage().name(), lookup.viewGeneration(), plan.prefixKeys(),
+                plan.stop().traceName(), candidates));
+    }
+
+    /** {@code GET /cache/metadata/routes}: retained restore route traces, newest first, paginated by trace id. */
+    ApiResponse routeTraces(int limit, java.util.OptionalLong beforeId) {
+        orbitkv.recovery.TracePage page = routes.traces(limit, beforeId);
+        List<ApiModel.RouteTraceView> traces = new ArrayList<>(page.traces().size());
+        for (orbitkv.recovery.RouteTrace t : page.traces()) {
+            traces.add(new ApiModel.RouteTraceView(t.id(), t.header(), t.demandKeys(), t.restoredKeys(),
+                    t.stop().traceName(), t.plannedPrefixKeys(), t.plannedStop().traceName(),
+                    t.decision().mode().name().toLowerCase(java.util.Locale.ROOT), t.decision().reason().traceName(),
+                    t.replans().stream().map(orbitkv.recovery.AdmissionRefusal::traceName).toList(), t.readyNanos(),
+                    t.drainPending()));
+        }
+        return json(200, new ApiModel.RouteTracesResponse(traces,
+                page.nextBeforeId().isPresent() ? Long.toString(page.nextBeforeId().getAsLong()) : null));
     }
 
     /**
-     * {@code POST /cache/restore}: the recoverable prefix in request order, each key from the best listed replica
-     * in the fixed order local DRAM, local SSD, peer DRAM, peer SSD ({@link FixedOrderRestore}); peer blocks are
-     * authorized by their source and READ into the response's own records. Every block is verified against the
+     * {@code POST /cache/restore}: the recoverable prefix in request order, planned and executed by the recovery
+     * planner ({@link PlannedRestore}): the fixed order local DRAM, local SSD, peer DRAM, peer SSD unless executed
+     * observations earn a switch; peer blocks are authorized by their source and READ into the response's own
+     * records. Every block is verified against the
      * CRC32C computed at save time; a block no route can serve ends the prefix with a named stop in
      * {@code X-OrbitKV-Route} (never a 500, never wrong bytes).
      */
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
         JsonRequests.RestoreRequest req = JsonRequests.restore(body);
         DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
-        return new FixedOrderRestore(tiers, metadata.transfer(), metrics, alloc, req, lookup, restoreBodyBytesMax).run();
+        return new PlannedRestore(tiers, metadata.transfer(), metrics, alloc, req, lookup, routes, restoreBodyBytesMax).run();
     }
 
     /** {@code POST /cache/evict}: {@code evicted} counts removed (key, medium) residences. */

@@ -7,8 +7,9 @@ import orbitkv.server.tier.CopyOutBudget;
 /**
  * A restore response body whose bytes are charged to the tiers' {@link CopyOutBudget} until Netty frees it
  * (after the response is written, or on any failure): restore responses never hold more direct memory than
- * the budget ({@code --restore-bytes-in-flight-max}), however many run at once. Peer READs write straight into
- * the records of this body (requester-owned memory, INV-8), so the same bound covers them.
+ * the budget ({@code --restore-bytes-in-flight-max}), however many run at once. Each route's records were charged
+ * when the route took its receive credits (peer READs write straight into them: requester-owned memory, INV-8);
+ * a delivered route's charge moves to this body ({@link #adopt}).
  */
 final class RestoreBody extends CompositeByteBuf {
     private final CopyOutBudget budget;
@@ -19,19 +20,12 @@ final class RestoreBody extends CompositeByteBuf {
         this.budget = budget;
     }
 
-    /** Charges {@code bytes} to the budget; false (nothing charged) when it is full. */
-    boolean take(long bytes) {
-        if (!budget.tryTake(bytes)) {
-            return false;
+    /** Takes over {@code bytes} already charged to the budget: returned when this body is freed. */
+    synchronized void adopt(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must be >= 0, got " + bytes);
         }
         taken += bytes;
-        return true;
-    }
-
-    /** Returns bytes charged for a record that will not be part of the body. */
-    void giveBack(long bytes) {
-        budget.release(bytes);
-        taken -= bytes;
     }
 
     @Override
@@ -39,8 +33,12 @@ final class RestoreBody extends CompositeByteBuf {
         try {
             super.deallocate();
         } finally {
-            budget.release(taken);
-            taken = 0;
+            long bytes;
+            synchronized (this) {
+                bytes = taken;
+                taken = 0;
+            }
+            budget.release(bytes);
         }
     }
 }

@@ -132,6 +132,14 @@ class HttpApiTest {
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(blocks.get(1), blocks.get(0));
+        // ROUTE-3: the planner's bounded trace of this restore, in the response and in the paginated route status
+        String trace = restored.header(CacheApi.ROUTE_TRACE_HEADER);
+        assertThat(trace).startsWith("v1 k=4 r=2 stop=metadata-unavailable plan=2:metadata-unavailable cov=unavailable")
+                .contains("routes=").hasSizeLessThanOrEqualTo(512);
+        JsonNode page = json(http.get("/cache/metadata/routes?limit=1"));
+        assertThat(page.at("/traces/0/trace").asText()).isEqualTo(trace);
+        assertThat(page.at("/traces/0/restored_keys").asInt()).isEqualTo(2);
+        assertThat(page.at("/traces/0/selection_mode").asText()).isEqualTo("shadow");
     }
 
     @Test
@@ -145,6 +153,7 @@ class HttpApiTest {
         assertThat(q.get("coverage").asText()).isEqualTo("Unavailable");
         assertThat(q.get("view_generation").asLong()).isZero();
         assertThat(q.get("recoverable_prefix").asInt()).isEqualTo(2);
+        assertThat(q.get("prefix_stop").asText()).as("IDX-14: why the prefix stops").isEqualTo("metadata-unavailable");
         assertThat(q.at("/candidates/0/replicas/0/local").asBoolean()).isTrue();
         assertThat(q.at("/candidates/0/replicas/0/owner/node_id").asText()).isEqualTo("n1");
         assertThat(q.at("/candidates/2/replicas")).isEmpty();
