@@ -227,7 +227,7 @@ class PeerRestoreGateTest {
 
     @Test
     @Order(2)
-    @DisplayName("INV-2 ROUTE-7 an eviction on the source between the index listing and the READ is refused by the source: another replica serves the key, or the prefix stops with an explicit miss; never stale bytes")
+    @DisplayName("INV-2 ROUTE-7 IDX-14 an eviction on the source between the index listing and the READ is refused by the source: another replica serves the key, or the prefix stops with an explicit miss; never stale bytes")
     void evictionBetweenQueryAndRead() {
         byte[] shared = payload(7, 40);
         byte[] onlyA = payload(7, 41);
@@ -246,6 +246,8 @@ class PeerRestoreGateTest {
         assertThat(r.header("X-OrbitKV-Route"))
                 .isEqualTo("r=1 stop=rejected-in-request refusal=not-resident routes=peer-dram@b/1[0,1):ready+tcp");
         assertBytes(r, Map.of(key(40), shared));
+        // the planner replanned on request-local evidence (A's DRAM, then A's SSD refused both keys), within two replans
+        assertThat(r.header("X-OrbitKV-Route-Trace")).contains("replan=not-resident");
         assertThat(api(c).status().at("/transfer/requester/authorize_refusals/not_resident").asLong())
                 .isGreaterThanOrEqualTo(refusedBefore + 2);
         // The refusal was request-local (ROUTE-7): the index changes only by A's own publication.

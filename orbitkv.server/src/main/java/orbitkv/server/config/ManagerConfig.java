@@ -20,6 +20,8 @@ import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
 import orbitkv.recovery.RoutePolicy;
+import orbitkv.recovery.SelectionMode;
+import orbitkv.recovery.TraceSampling;
 import orbitkv.transfer.BackendPolicy;
 import orbitkv.transfer.TransferConfig;
 
@@ -153,12 +155,40 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
 
     private static RoutePolicy routePolicy(Route r) {
         return RoutePolicy.fromManagerOptions(r.alternativesPerBoundaryMax(), r.alternativesPerBatchMax(),
-                r.observationsMin(), r.replansMax());
+                r.observationsMin(), r.replansMax()).withSelectionMode(r.selection());
+    }
+
+    private static SelectionMode selection(String text) {
+        SelectionMode m = switch (text) {
+            case "fixed" -> SelectionMode.FIXED;
+            case "shadow" -> SelectionMode.SHADOW;
+            case "cost-driven" -> SelectionMode.COST_DRIVEN;
+            default -> null;
+        };
+        requireRelation(m != null, "--route-selection must be fixed, shadow or cost-driven, got '" + text + "'");
+        return m;
     }
 
     /** DESIGN §9 route search bounds. */
     public record Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin,
-                        int replansMax) {}
+                        int replansMax, SelectionMode selection, Optional<Path> traceDir, int traceSampleEvery) {
+        public Route {
+            Objects.requireNonNull(selection, "selection");
+            Objects.requireNonNull(traceDir, "traceDir");
+        }
+
+        /** The search and replan bounds with the default selection (shadow) and no trace file. */
+        public Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin, int replansMax) {
+            this(alternativesPerBoundaryMax, alternativesPerBatchMax, observationsMin, replansMax, SelectionMode.SHADOW,
+                    Optional.empty(), 64);
+        }
+    }
+
+    /** The sampled route-trace file of {@code --route-trace-dir} (off without it). */
+    public TraceSampling routeTraceSampling() {
+        return route.traceDir().map(d -> TraceSampling.every(route.traceSampleEvery()).withDirectory(d))
+                .orElse(TraceSampling.off());
+    }
 
     public ManagerConfig {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -235,7 +265,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BOUNDARY_LIMIT),
                 v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BATCH_LIMIT),
                 v.count(ROUTE_OBSERVATIONS_MIN, 1, RoutePolicy.OBSERVATIONS_PER_CLASS_MAX_DEFAULT),
-                v.count(ROUTE_REPLANS_MAX, 0, RoutePolicy.REPLANS_MAX_DEFAULT));
+                v.count(ROUTE_REPLANS_MAX, 0, RoutePolicy.REPLANS_MAX_DEFAULT), selection(v.text(ROUTE_SELECTION)),
+                Optional.ofNullable(path(v, ROUTE_TRACE_DIR)), v.count(ROUTE_TRACE_SAMPLE_EVERY, 1, 1_000_000));
         Optional<EtcdEndpoints> etcd = standalone ? Optional.empty() : Optional.of(EtcdOptions.parse(v.text(ETCD),
                 path(v, ETCD_CA_FILE), path(v, ETCD_CERT_FILE), path(v, ETCD_KEY_FILE)));
         return new ManagerConfig(cluster, nodeId, etcd,

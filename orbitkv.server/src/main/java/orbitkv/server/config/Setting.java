@@ -95,7 +95,10 @@ public enum Setting {
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),
     ROUTE_OBSERVATIONS_MIN("route-observations-min", Kind.COUNT, "32", "comparable successes before cost-driven switching"),
-    ROUTE_REPLANS_MAX("route-replans-max", Kind.COUNT, "2", "replans within the original deadline");
+    ROUTE_REPLANS_MAX("route-replans-max", Kind.COUNT, "2", "replans within the original deadline"),
+    ROUTE_SELECTION("route-selection", Kind.TEXT, "shadow", "restore route selection: fixed (the fixed policy only), shadow (the fixed plan executes; the cost-driven choice is traced) or cost-driven (a switch earned by --route-observations-min executed observations executes)"),
+    ROUTE_TRACE_DIR("route-trace-dir", Kind.TEXT, null, "directory, outside any git checkout, of the sampled JSONL route-trace file (bounded: 16 MiB, 100,000 lines); none: no file"),
+    ROUTE_TRACE_SAMPLE_EVERY("route-trace-sample-every", Kind.COUNT, "64", "with --route-trace-dir: write every n-th restore's route trace");
 
     /** How a raw value is parsed. */
     public enum Kind {

@@ -55,9 +55,8 @@ public final class HttpApiServer implements AutoCloseable {
     /**
      * The recovery planner of this Manager (issue 14): restores and queries plan with it, its cost model learns
      * from executed restores; settings from the {@code --route-*} options ({@link #bind(ManagerConfig, LocalTiers,
-     * NativeTransport)}), else the planner's defaults.
+     * NativeTransport)}), else the planner's defaults. Closed with the server.
      */
-    private volatile RoutePolicy routePolicy = RoutePolicy.defaults();
     private volatile RouteSelection routes;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
@@ -78,9 +77,16 @@ public final class HttpApiServer implements AutoCloseable {
      */
     public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport)
             throws InterruptedException {
-        HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
-        server.routePolicy = config.routePolicy();
-        return server;
+        // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
+        RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
+        try {
+            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
+            server.routes = routes;
+            return server;
+        } catch (InterruptedException | RuntimeException e) {
+            routes.close();
+            throw e;
+        }
     }
 
     /** Starts accepting connections with the distributed metadata of a registered incarnation. */
@@ -153,7 +159,9 @@ public final class HttpApiServer implements AutoCloseable {
         }
         ApiMetrics metrics = new ApiMetrics(tiers, admission);
         metadata.registerMetrics(metrics.registry());
-        routes = RouteSelection.create(routePolicy);
+        if (routes == null) {
+            routes = RouteSelection.create(RoutePolicy.defaults());
+        }
         RouteMetricFamilies.register(metrics.registry(), routes::metrics);
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs(), routes), metrics);

@@ -164,7 +164,7 @@ class HttpApiTest {
 
     @Test
     @Order(3)
-    @DisplayName("API-1 API-3 sync waits for SSD write-through and answers standalone; PUB-8 a DRAM evict leaves SSD serving")
+    @DisplayName("API-1 API-3 ROUTE-4 sync waits for SSD write-through and answers standalone; PUB-8 a DRAM evict leaves SSD serving")
     void syncEvictRestoreFromSsd() throws Exception {
         RawHttp.Response sync = http.post("/cache/sync", null, null);
         assertThat(sync.status()).isEqualTo(200);
@@ -175,7 +175,8 @@ class HttpApiTest {
         assertThat(json(evicted).get("evicted").asLong()).isEqualTo(1);
         RawHttp.Response restored = http.postJson("/cache/restore",
                 "{\"namespace\": \"model-a\", \"keys\": [\"" + hex(1) + "\", \"" + hex(3) + "\"]}");
-        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=complete routes=local-ssd[0,1):ready,local-dram[1,2):ready");
+        // ROUTE-4: the longest legal span wins; the SSD holds both keys, DRAM only the second
+        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=complete routes=local-ssd[0,2):ready");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(block(1, 7, 300), block(3, 7, 16));
