@@ -162,7 +162,7 @@ class PeerRestoreGateTest {
 
     @Test
     @Order(1)
-    @DisplayName("INV-2 INV-8 BND-2 ROUTE-4 peer restore across 3 Managers is byte-exact from DRAM and SSD sources over TCP and shared memory, in the fixed order; sources release every pin")
+    @DisplayName("INV-2 INV-8 BND-2 ROUTE-1 ROUTE-3 ROUTE-4 ROUTE-10 peer restore across 3 Managers is byte-exact from DRAM and SSD sources over TCP and shared memory, in the fixed order; sources release every pin")
     void peerRestoreByteExact() {
         Map<String, byte[]> ofA = new LinkedHashMap<>();
         Map<String, byte[]> ofB = new LinkedHashMap<>();
@@ -222,7 +222,8 @@ class PeerRestoreGateTest {
                 .stream().noneMatch(JsonNode::asBoolean)).isTrue();
         pinsReturnToZero(a, BOUND);
         pinsReturnToZero(b, BOUND);
-        assertThat(source(a).at("/grants_ended/released").asLong()).isGreaterThanOrEqualTo(4);
+        // one grant per route: A's DRAM run in each of the two restores, each released after its READs
+        assertThat(source(a).at("/grants_ended/released").asLong()).isGreaterThanOrEqualTo(2);
     }
 
     @Test
