@@ -45,12 +45,23 @@ public interface TransferSource extends AutoCloseable {
         return start(payloads, cluster, self, membership, config, dataBind, transport, System::nanoTime);
     }
 
+    /**
+     * As {@link #start}, but grants name {@code advertised} instead of the bound address: a proxy or NAT in front of
+     * the data listener (the operator's {@code --transfer-data-advertise}).
+     */
+    static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            TransferTransport transport) throws IOException {
+        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind,
+                java.util.Objects.requireNonNull(advertised, "advertised"), transport, System::nanoTime);
+    }
+
     /** As {@link #start}, with an injected monotonic clock (nanoseconds) for grant expiry. */
     static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
             TransferTransport transport, LongSupplier monotonicNanos) throws IOException {
-        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind, transport,
-                monotonicNanos);
+        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind, null,
+                transport, monotonicNanos);
     }
 
     /** The {@code orbitkv.transfer.v1.TransferAuthorization} service to add to the peer gRPC listener. */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DemoGateTest {
     @Test
-    @DisplayName("PERF-1 PERF-2 PERF-4 INV-7 API-5 IDX-13 orbitkv demo runs its workload against real processes, verifies payloads, prints the summary and exits 0")
+    @DisplayName("PERF-1 PERF-2 PERF-4 INV-2 INV-7 API-5 IDX-13 orbitkv demo runs its workload against real processes, verifies payloads, prints the summary and exits 0")
     void demo(@TempDir Path dir) throws Exception {
         try (ManagerProcess demo = ManagerProcess.launch("demo", dir, List.of("demo", "--blocks", "8",
                 "--block-bytes", "4096", "--etcd-binary", EtcdRuntimeSelection.DEBIAN_ETCD.toString()))) {
@@ -28,6 +28,10 @@ class DemoGateTest {
             assertThat(out).contains("[demo] manager n1 ready", "[demo] kill -9 n1", "all Managers stopped with SIGTERM")
                     .contains("| blocks saved / bytes", "32 / 131072")
                     .contains("| blocks restored and verified / bytes", "24 / 98304")
+                    // issue 13 item 7: every Manager restored another's 8 blocks once per backend, byte-exact
+                    .contains("| peer restores verified, blocks / bytes per route",
+                            "peer-dram+shm 24 / 98304, peer-dram+tcp 24 / 98304")
+                    .containsPattern("peer READ throughput .*\\{shm=[0-9.]+ MiB/s, tcp=[0-9.]+ MiB/s\\}")
                     .contains("SIGTERM exit codes", "{0=3}")
                     .contains("| errors", "restart (new incarnation)", "n1/1/", "-> n1/2/")
                     .contains("await outcomes (peer fences)", "{OK=6}", "0 still listed on n2 after await",

@@ -233,14 +233,17 @@ class DistributedManagerGateTest {
         ManagerApi.Reply own = api(a).await(aFence, api(a).status().at("/scope/digest").asText(), 1000);
         assertThat(own.status()).as(own.text()).isEqualTo(200);
         assertThat(own.json().get("view_id").asText()).isEqualTo("local");
-        // A key held only by A: B's restore names the missing transfer engine explicitly, invents no bytes.
+        // A key held only by A: B's restore fetches it from A through the transfer engine (INV-2: A authorizes the
+        // exact generation B's index listed), byte-exact.
         ManagerApi.Reply peerOnly = api(b).restore("ns-a", List.of(key(0)));
         assertThat(peerOnly.status()).as(peerOnly.text()).isEqualTo(200);
-        assertThat(peerOnly.header("X-OrbitKV-Restored")).isEqualTo("0");
-        assertThat(peerOnly.header("X-OrbitKV-Route")).contains("stop=peer-transfer-unavailable");
-        assertThat(peerOnly.body()).isEmpty();
+        assertThat(peerOnly.header("X-OrbitKV-Restored")).isEqualTo("1");
+        assertThat(peerOnly.header("X-OrbitKV-Route")).contains("stop=complete").contains("peer-dram@a/1[0,1):ready");
+        assertThat(ManagerApi.unframe(peerOnly.body()).get(key(0))).isEqualTo(ManagerApi.payload(1, 0, 4096));
         ManagerApi.Reply nowhere = api(b).restore("ns-a", List.of(key(99)));
-        assertThat(nowhere.header("X-OrbitKV-Route")).contains("stop=not-local");
+        assertThat(nowhere.header("X-OrbitKV-Restored")).isEqualTo("0");
+        assertThat(nowhere.header("X-OrbitKV-Route")).startsWith("r=0 stop=") // nobody lists it: named by coverage
+                .containsAnyOf("stop=absent-at-watermarks", "stop=not-in-partial-hints");
         // Payload integrity stays checked on restore after the distributed round trip (PERF-4).
         assertThat(ManagerApi.unframe(api(a).restore("ns-a", List.of(key(3))).body()).get(key(3)))
                 .isEqualTo(ManagerApi.payload(1, 3, 4096 + 3));
@@ -367,7 +370,7 @@ class DistributedManagerGateTest {
         }
         ManagerApi.Reply restoreOnC = api(c).restore("ns-out", outKeys.subList(0, 1));
         assertThat(restoreOnC.header("X-OrbitKV-Restored")).isEqualTo("0");
-        assertThat(restoreOnC.header("X-OrbitKV-Route")).contains("stop=not-local"); // no peer route claimed either
+        assertThat(restoreOnC.header("X-OrbitKV-Route")).isEqualTo("r=0 stop=metadata-unavailable"); // no peer route claimed either
 
         // B subscribes to all namespaces: after its own await of the same fence it lists A for every key.
         ManagerApi.Reply onB = api(b).await(fence, api(b).status().at("/scope/digest").asText(), 10_000);

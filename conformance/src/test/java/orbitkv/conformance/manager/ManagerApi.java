@@ -106,6 +106,12 @@ public final class ManagerApi {
                 + ", \"deadline_ms\": 10000}");
     }
 
+    /** A restore naming its READ backend for peer blocks ({@code tcp} or {@code shared-memory-preferred}). */
+    public Reply restore(String namespace, List<String> keys, String transferBackend, long deadlineMs) {
+        return postJson("/cache/restore", "{\"namespace\": \"" + namespace + "\", \"keys\": " + jsonList(keys)
+                + ", \"deadline_ms\": " + deadlineMs + ", \"transfer_backend\": \"" + transferBackend + "\"}");
+    }
+
     public Reply evict(String namespace, List<String> keys, String medium) {
         return postJson("/cache/evict", "{\"namespace\": \"" + namespace + "\", \"keys\": " + jsonList(keys)
                 + ", \"medium\": \"" + medium + "\"}");

@@ -60,7 +60,7 @@ class SaveMemoryBoundTest {
             for (Map<String, byte[]> blocks : saves) {
                 for (Map.Entry<String, byte[]> e : blocks.entrySet()) { // one 8 MiB block per restore: 24 MiB budget
                     ManagerApi.Reply r = api.restore("big", List.of(e.getKey()));
-                    assertThat(r.header("X-OrbitKV-Route")).isEqualTo("local-dram=1;local-ssd=0;stop=none");
+                    assertThat(r.header("X-OrbitKV-Route")).isEqualTo("r=1 stop=complete routes=local-dram[0,1):ready");
                     assertThat(ManagerApi.unframe(r.body()).get(e.getKey())).isEqualTo(e.getValue());
                 }
             }

@@ -61,7 +61,7 @@ class SharedDirectoryTest {
 
             assertThat(apiA.evict("ns", List.of("aa"), "DRAM").status()).isEqualTo(200);
             ManagerApi.Reply r = apiA.restore("ns", List.of("aa"));
-            assertThat(r.header("X-OrbitKV-Route")).isEqualTo("local-dram=0;local-ssd=1;stop=none");
+            assertThat(r.header("X-OrbitKV-Route")).isEqualTo("r=1 stop=complete routes=local-ssd[0,1):ready");
             assertThat(ManagerApi.unframe(r.body()).get("aa")).as("A serves its own bytes").isEqualTo(mine);
 
             List<String> arenaOfA = names(dram, ".arena");
@@ -76,7 +76,7 @@ class SharedDirectoryTest {
                     .allMatch(n -> n.startsWith("orbitkv-dram-c-"));
             assertThat(names(ssd, ".okv")).as("OPS-4: the SSD tier starts cold").isEmpty();
             ManagerApi apiC = new ManagerApi(c.httpBase());
-            assertThat(apiC.restore("ns", List.of("aa")).header("X-OrbitKV-Route")).isEqualTo("local-dram=0;local-ssd=0;stop=not-local");
+            assertThat(apiC.restore("ns", List.of("aa")).header("X-OrbitKV-Route")).isEqualTo("r=0 stop=metadata-unavailable");
             c.sigterm();
             assertThat(c.awaitExit(BOUND)).isZero();
             assertThat(names(dram, ".arena")).isEmpty();

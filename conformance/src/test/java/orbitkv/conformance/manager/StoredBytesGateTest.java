@@ -77,7 +77,7 @@ class StoredBytesGateTest {
 
         ManagerApi.Reply r = api.restore("ns", List.of("c1", "c2"));
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.header("X-OrbitKV-Route")).isEqualTo("local-dram=0;local-ssd=1;stop=corrupt-ssd;corrupt=checksum-mismatch");
+        assertThat(r.header("X-OrbitKV-Route")).isEqualTo("r=1 stop=corrupt-ssd corrupt=checksum-mismatch routes=local-ssd[0,1):ready");
         assertThat(ManagerApi.unframe(r.body())).containsOnlyKeys("c1");
         assertThat(ManagerApi.unframe(r.body()).get("c1")).isEqualTo(blocks.get("c1"));
         assertThat(resident("c2")).as("the broken residence left the resident map").isFalse();

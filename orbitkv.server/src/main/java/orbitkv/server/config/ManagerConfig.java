@@ -19,6 +19,11 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
+import orbitkv.recovery.RoutePolicy;
+import orbitkv.recovery.SelectionMode;
+import orbitkv.recovery.TraceSampling;
+import orbitkv.transfer.BackendPolicy;
+import orbitkv.transfer.TransferConfig;
 
 /**
  * The validated configuration of one Manager (DESIGN §7 CLI, §9 bounds). Built only by {@link #from}: one
@@ -42,6 +47,7 @@ import orbitkv.membership.NodeId;
  * @param inventory DESIGN §9 settings passed to orbitkv.inventory
  * @param index DESIGN §9 settings passed to orbitkv.index
  * @param route DESIGN §9 settings passed to orbitkv.recovery
+ * @param transfer DESIGN §8 settings passed to orbitkv.transfer ({@link #transferConfig()})
  * @param lease DESIGN §3 lease timing passed to orbitkv.membership ({@link #membershipConfig()})
  * @param peerTls mutual TLS of the peer listener and channels (empty: plaintext, the trusted-cluster posture)
  * @param heal how a fenced incarnation heals itself (issue 17 item 5)
@@ -49,7 +55,7 @@ import orbitkv.membership.NodeId;
 public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoints> etcd, ListenAddress peerListen,
                             ListenAddress httpListen, boolean standalone, Scope scope, String logLevel,
                             Tiers tiers, Http http, Inventory inventory, Index index, Route route,
-                            Lease lease, Optional<PeerTls> peerTls, Heal heal) {
+                            Lease lease, Optional<PeerTls> peerTls, Transfer transfer, Heal heal) {
     /** The await timeout cap of the API contract (API-4). */
     public static final long AWAIT_TIMEOUT_MS_CAP = 30_000;
     /** Node id of a standalone Manager started without --node-id. */
@@ -128,9 +134,77 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         }
     }
 
+    /**
+     * DESIGN §8 transfer settings (docs/transfer.md): the data listener, the default READ backend, the source's
+     * pin bounds, grant expiry and egress cap, the requester's receive window.
+     *
+     * @param dataPort the data listener's port on the peer listener's host (0: any)
+     * @param dataAdvertise the endpoint named in grants instead of the bound one, or empty
+     * @param backend the default READ backend policy of peer restores
+     */
+    public record Transfer(int dataPort, Optional<ListenAddress> dataAdvertise, BackendPolicy backend,
+                           int pinsPerRequesterMax, long pinnedBytesPerRequesterMax, int pinsTotalMax,
+                           long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
+                           long receiveInFlightBytesMax) {
+        public Transfer {
+            Objects.requireNonNull(dataAdvertise, "dataAdvertise");
+            Objects.requireNonNull(backend, "backend");
+        }
+    }
+
+    /** The option values of {@code --transfer-backend} and the restore field {@code transfer_backend}. */
+    public static BackendPolicy backendPolicy(String text) {
+        return switch (text) {
+            case "shared-memory-preferred" -> BackendPolicy.SHARED_MEMORY_PREFERRED;
+            case "tcp" -> BackendPolicy.TCP_ONLY;
+            default -> null;
+        };
+    }
+
+    /**
+     * The recovery planner's settings: the four {@code --route-*} options, the rest the planner's defaults
+     * (SHADOW selection: the fixed plan executes, the cost-driven choice is traced).
+     */
+    public RoutePolicy routePolicy() {
+        return routePolicy(route);
+    }
+
+    private static RoutePolicy routePolicy(Route r) {
+        return RoutePolicy.fromManagerOptions(r.alternativesPerBoundaryMax(), r.alternativesPerBatchMax(),
+                r.observationsMin(), r.replansMax()).withSelectionMode(r.selection());
+    }
+
+    private static SelectionMode selection(String text) {
+        SelectionMode m = switch (text) {
+            case "fixed" -> SelectionMode.FIXED;
+            case "shadow" -> SelectionMode.SHADOW;
+            case "cost-driven" -> SelectionMode.COST_DRIVEN;
+            default -> null;
+        };
+        requireRelation(m != null, "--route-selection must be fixed, shadow or cost-driven, got '" + text + "'");
+        return m;
+    }
+
     /** DESIGN §9 route search bounds. */
     public record Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin,
-                        int replansMax) {}
+                        int replansMax, SelectionMode selection, Optional<Path> traceDir, int traceSampleEvery) {
+        public Route {
+            Objects.requireNonNull(selection, "selection");
+            Objects.requireNonNull(traceDir, "traceDir");
+        }
+
+        /** The search and replan bounds with the default selection (shadow) and no trace file. */
+        public Route(int alternativesPerBoundaryMax, int alternativesPerBatchMax, int observationsMin, int replansMax) {
+            this(alternativesPerBoundaryMax, alternativesPerBatchMax, observationsMin, replansMax, SelectionMode.SHADOW,
+                    Optional.empty(), 64);
+        }
+    }
+
+    /** The sampled route-trace file of {@code --route-trace-dir} (off without it). */
+    public TraceSampling routeTraceSampling() {
+        return route.traceDir().map(d -> TraceSampling.every(route.traceSampleEvery()).withDirectory(d))
+                .orElse(TraceSampling.off());
+    }
 
     public ManagerConfig {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -148,8 +222,10 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         Objects.requireNonNull(heal, "heal");
         requireRelation(heal.backoffMinMs() <= heal.backoffMaxMs(), "--heal-backoff-min-ms (" + heal.backoffMinMs()
                 + ") must not exceed --heal-backoff-max-ms (" + heal.backoffMaxMs() + ")");
+        Objects.requireNonNull(transfer, "transfer");
         validate(cluster, etcd, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route, lease);
-        consumersAccept(inventory, index, lease);
+        validateTransfer(tiers, transfer);
+        consumersAccept(inventory, index, lease, tiers, transfer, route);
     }
 
     /**
@@ -204,19 +280,85 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000));
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
-        Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX), v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX),
-                v.count(ROUTE_OBSERVATIONS_MIN), v.count(ROUTE_REPLANS_MAX, 0, 16));
+        // the planner's own limits (RoutePolicy): search bounds, observations within one class window, two replans
+        Route route = new Route(v.count(ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BOUNDARY_LIMIT),
+                v.count(ROUTE_ALTERNATIVES_PER_BATCH_MAX, 1, RoutePolicy.ALTERNATIVES_PER_BATCH_LIMIT),
+                v.count(ROUTE_OBSERVATIONS_MIN, 1, RoutePolicy.OBSERVATIONS_PER_CLASS_MAX_DEFAULT),
+                v.count(ROUTE_REPLANS_MAX, 0, RoutePolicy.REPLANS_MAX_DEFAULT), selection(v.text(ROUTE_SELECTION)),
+                Optional.ofNullable(path(v, ROUTE_TRACE_DIR)), v.count(ROUTE_TRACE_SAMPLE_EVERY, 1, 1_000_000));
         Optional<EtcdEndpoints> etcd = standalone ? Optional.empty() : Optional.of(EtcdOptions.parse(v.text(ETCD),
                 path(v, ETCD_CA_FILE), path(v, ETCD_CERT_FILE), path(v, ETCD_KEY_FILE)));
         return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v), peerTls(v), heal(v));
+                tiers, http, inventory, index, route, lease(v), peerTls(v), transfer(v), heal(v));
     }
 
     private static Heal heal(RawValues v) {
         return new Heal(!v.flag(SELF_HEAL_DISABLED), v.ms(HEAL_BACKOFF_MIN_MS, 1, 3_600_000),
                 v.ms(HEAL_BACKOFF_MAX_MS, 1, 3_600_000), v.count(HEAL_ATTEMPTS_MAX, 0, 1_000_000));
+    }
+
+    private static Transfer transfer(RawValues v) {
+        String backend = v.text(TRANSFER_BACKEND);
+        BackendPolicy policy = backendPolicy(backend);
+        requireRelation(policy != null, "--transfer-backend must be shared-memory-preferred or tcp, got '" + backend + "'");
+        Optional<ListenAddress> advertise = v.given(TRANSFER_DATA_ADVERTISE)
+                ? Optional.of(ListenAddress.parse(TRANSFER_DATA_ADVERTISE, v.text(TRANSFER_DATA_ADVERTISE)))
+                : Optional.empty();
+        advertise.ifPresent(a -> requireRelation(a.port() != 0, "--transfer-data-advertise must name a port, got "
+                + a + ": a grant names where to connect"));
+        return new Transfer(v.count(TRANSFER_DATA_PORT, 0, 65535), advertise, policy,
+                v.count(TRANSFER_PINS_PER_REQUESTER_MAX), v.size(TRANSFER_PINNED_BYTES_PER_REQUESTER_MAX, 1),
+                v.count(TRANSFER_PINS_TOTAL_MAX), v.size(TRANSFER_PINNED_BYTES_TOTAL_MAX, 1),
+                v.ms(TRANSFER_GRANT_EXPIRY_MS, 1, 3_600_000), v.size(TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX, 1),
+                v.size(TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX, 1));
+    }
+
+    /**
+     * The transfer settings in orbitkv.transfer's terms: the options above, {@code --block-bytes-max} as the
+     * block bound of both sides, the prefetch share capped by the total pinned bytes, the rest transfer's
+     * defaults.
+     */
+    public TransferConfig transferConfig() {
+        return transferConfig(tiers, transfer);
+    }
+
+    private static TransferConfig transferConfig(Tiers t, Transfer x) {
+        TransferConfig d = TransferConfig.defaults();
+        // the block bound first: every other bound is checked against it
+        return d.withWindows(t.blockBytesMax(), Math.max(d.sourceEgressInFlightBytesMax(), t.blockBytesMax()),
+                        Math.max(d.receiveInFlightBytesMax(), t.blockBytesMax()), d.readsInFlightMax(),
+                        d.connectionsPerSourceMax())
+                .withPins(x.pinsPerRequesterMax(), x.pinnedBytesPerRequesterMax(), x.pinsTotalMax(),
+                        x.pinnedBytesTotalMax(), Math.min(d.prefetchPinnedBytesTotalMax(), x.pinnedBytesTotalMax()))
+                .withWindows(t.blockBytesMax(), x.egressInFlightBytesMax(), x.receiveInFlightBytesMax(),
+                        d.readsInFlightMax(), d.connectionsPerSourceMax())
+                .withGrantTiming(x.grantExpiryMs(), Math.min(d.expirySweepIntervalMs(), x.grantExpiryMs()),
+                        d.grantSafetyMarginMs());
+    }
+
+    /** Relations of the transfer settings (BND-6), in the option names as typed. */
+    private static void validateTransfer(Tiers t, Transfer x) {
+        requireRelation(t.blockBytesMax() <= Integer.MAX_VALUE, "--block-bytes-max (" + t.blockBytesMax()
+                + ") must not exceed " + Integer.MAX_VALUE + " bytes: a peer READ fills one buffer per block");
+        requireRelation(t.blockBytesMax() <= x.pinnedBytesPerRequesterMax(), "--transfer-pinned-bytes-per-requester-max ("
+                + x.pinnedBytesPerRequesterMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
+                + "): one block must be grantable");
+        requireRelation(x.pinsPerRequesterMax() <= x.pinsTotalMax(), "--transfer-pins-total-max (" + x.pinsTotalMax()
+                + ") must be at least --transfer-pins-per-requester-max (" + x.pinsPerRequesterMax() + ")");
+        requireRelation(x.pinnedBytesPerRequesterMax() <= x.pinnedBytesTotalMax(), "--transfer-pinned-bytes-total-max ("
+                + x.pinnedBytesTotalMax() + ") must be at least --transfer-pinned-bytes-per-requester-max ("
+                + x.pinnedBytesPerRequesterMax() + ")");
+        requireRelation(x.grantExpiryMs() > TransferConfig.DEFAULT_GRANT_SAFETY_MARGIN_MS, "--transfer-grant-expiry-ms ("
+                + x.grantExpiryMs() + ") must be more than the requester's grant safety margin ("
+                + TransferConfig.DEFAULT_GRANT_SAFETY_MARGIN_MS + " ms): no READ could start before a grant ends");
+        requireRelation(t.blockBytesMax() <= x.egressInFlightBytesMax(), "--transfer-egress-in-flight-bytes-max ("
+                + x.egressInFlightBytesMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
+                + "): one block must fit the egress window");
+        requireRelation(t.blockBytesMax() <= x.receiveInFlightBytesMax(), "--transfer-receive-in-flight-bytes-max ("
+                + x.receiveInFlightBytesMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
+                + "): one block must fit the receive window");
     }
 
     private static Path path(RawValues v, Setting s) {
@@ -307,12 +449,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * Whatever {@link #validate} accepts, the consumers accept: their constructors check the same relations.
      * A refusal here is a relation missing from {@link #validate}, a bug, not an operator error.
      */
-    private static void consumersAccept(Inventory i, Index x, Lease l) {
+    private static void consumersAccept(Inventory i, Index x, Lease l, Tiers t, Transfer tr, Route r) {
         try {
             inventoryConfig(i);
             sessionConfig(i, x).requireCompatible(inventoryConfig(i));
             indexConfig(x);
             membershipConfig(l);
+            transferConfig(t, tr);
+            routePolicy(r);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("a relation is missing from ManagerConfig.validate: " + e.getMessage(), e);
         }

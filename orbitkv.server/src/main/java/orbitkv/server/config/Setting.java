@@ -85,11 +85,25 @@ public enum Setting {
     FRESHNESS_BUDGET_MS("freshness-budget-ms", Kind.MS, "5000", "receipt age beyond which an owner view is stale"),
     INDEX_BUDGET_BYTES("index-budget-bytes", Kind.SIZE, "256MiB", "GlobalIndex bytes (rows + reverse index + staging)"),
     PEER_SESSIONS_MAX("peer-sessions-max", Kind.COUNT, "128", "subscriber sessions of this requester"),
+    // DESIGN §8, passed to orbitkv.transfer (TransferConfig; source and requester sides)
+    TRANSFER_DATA_PORT("transfer-data-port", Kind.COUNT, "0", "TCP port of the transfer data listener, bound on the --peer-listen host (0 picks one); advertised in every grant, never in etcd"),
+    TRANSFER_DATA_ADVERTISE("transfer-data-advertise", Kind.TEXT, null, "HOST:PORT named in grants instead of the bound data listener (a proxy or NAT in front of it); default: the bound address"),
+    TRANSFER_BACKEND("transfer-backend", Kind.TEXT, "shared-memory-preferred", "READ backend of peer restores: shared-memory-preferred (same host: copy from the source's mapped DRAM arena; otherwise and for SSD blocks TCP) or tcp (always TCP); a restore's transfer_backend field overrides it"),
+    TRANSFER_PINS_PER_REQUESTER_MAX("transfer-pins-per-requester-max", Kind.COUNT, "1024", "source side: blocks one requester incarnation may hold pinned through grants"),
+    TRANSFER_PINNED_BYTES_PER_REQUESTER_MAX("transfer-pinned-bytes-per-requester-max", Kind.SIZE, "1GiB", "source side: payload bytes one requester incarnation may hold pinned; at least --block-bytes-max"),
+    TRANSFER_PINS_TOTAL_MAX("transfer-pins-total-max", Kind.COUNT, "8192", "source side: blocks pinned through grants for all requesters"),
+    TRANSFER_PINNED_BYTES_TOTAL_MAX("transfer-pinned-bytes-total-max", Kind.SIZE, "4GiB", "source side: payload bytes pinned through grants for all requesters"),
+    TRANSFER_GRANT_EXPIRY_MS("transfer-grant-expiry-ms", Kind.MS, "10000", "source side: a grant (and its pins) ends this long after it was issued unless released first"),
+    TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX("transfer-egress-in-flight-bytes-max", Kind.SIZE, "256MiB", "source side: payload bytes handed to data connections and not yet written; a READ beyond it is refused (EGRESS_LIMIT), never queued"),
+    TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX("transfer-receive-in-flight-bytes-max", Kind.SIZE, "256MiB", "requester side: receive window, bytes of admitted peer READs not yet physically ended (apart from the --receive-window-bytes metadata credits); beyond it a READ is refused (CREDITS_EXHAUSTED)"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),
     ROUTE_OBSERVATIONS_MIN("route-observations-min", Kind.COUNT, "32", "comparable successes before cost-driven switching"),
-    ROUTE_REPLANS_MAX("route-replans-max", Kind.COUNT, "2", "replans within the original deadline");
+    ROUTE_REPLANS_MAX("route-replans-max", Kind.COUNT, "2", "replans within the original deadline"),
+    ROUTE_SELECTION("route-selection", Kind.TEXT, "shadow", "restore route selection: fixed (the fixed policy only), shadow (the fixed plan executes; the cost-driven choice is traced) or cost-driven (a switch earned by --route-observations-min executed observations executes)"),
+    ROUTE_TRACE_DIR("route-trace-dir", Kind.TEXT, null, "directory, outside any git checkout, of the sampled JSONL route-trace file (bounded: 16 MiB, 100,000 lines); none: no file"),
+    ROUTE_TRACE_SAMPLE_EVERY("route-trace-sample-every", Kind.COUNT, "64", "with --route-trace-dir: write every n-th restore's route trace");
 
     /** How a raw value is parsed. */
     public enum Kind {

@@ -37,7 +37,16 @@ final class DemoClient {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** One answer. */
-    record Reply(int status, byte[] body) {
+    record Reply(int status, byte[] body, java.net.http.HttpHeaders headers) {
+        Reply(int status, byte[] body) {
+            this(status, body, java.net.http.HttpHeaders.of(Map.of(), (a, b) -> true));
+        }
+
+        /** The first value of header {@code name}, or "" when absent. */
+        String header(String name) {
+            return headers.firstValue(name).orElse("");
+        }
+
         JsonNode json() throws IOException {
             return JSON.readTree(body);
         }
@@ -61,7 +70,7 @@ final class DemoClient {
             b.header("Content-Type", contentType);
         }
         HttpResponse<byte[]> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-        return new Reply(r.statusCode(), r.body());
+        return new Reply(r.statusCode(), r.body(), r.headers());
     }
 
     Reply postJson(String path, Object body) throws IOException, InterruptedException {
@@ -84,6 +93,12 @@ final class DemoClient {
 
     Reply restore(String namespace, List<String> keys) throws IOException, InterruptedException {
         return postJson("/cache/restore", Map.of("namespace", namespace, "keys", keys, "deadline_ms", 10_000));
+    }
+
+    /** A restore naming its READ backend ({@code tcp} or {@code shared-memory-preferred}) for peer blocks. */
+    Reply restore(String namespace, List<String> keys, String transferBackend) throws IOException, InterruptedException {
+        return postJson("/cache/restore", Map.of("namespace", namespace, "keys", keys, "deadline_ms", 10_000,
+                "transfer_backend", transferBackend));
     }
 
     Reply evict(String namespace, List<String> keys, String medium) throws IOException, InterruptedException {

@@ -23,6 +23,9 @@ final class DemoSummary {
     private String rebootstrap = "-";
     private String visibility = "-";
     private final Map<String, Long> coverage = new TreeMap<>();
+    /** Peer-restored blocks and bytes per route (route class + backend, a closed set of four). */
+    private final Map<String, long[]> peerRoutes = new TreeMap<>();
+    private final Map<String, String> readThroughput = new TreeMap<>();
     private final Map<String, Long> awaits = new TreeMap<>();
     private final Map<Integer, Long> sigtermExits = new TreeMap<>();
     private final List<String> errorMessages = new ArrayList<>();
@@ -36,6 +39,18 @@ final class DemoSummary {
     synchronized void restored(long bytes) {
         blocksRestored++;
         bytesRestored += bytes;
+    }
+
+    synchronized void peerRestored(String route, long bytes) {
+        long[] c = peerRoutes.computeIfAbsent(route, r -> new long[2]);
+        c[0]++;
+        c[1] += bytes;
+    }
+
+    /** READ throughput of one backend: completed READ bytes over their summed latency. */
+    synchronized void readThroughput(String backend, long bytes, long latencyNanos) {
+        readThroughput.put(backend, latencyNanos <= 0 ? "-" : String.format(java.util.Locale.ROOT, "%.1f MiB/s",
+                bytes / (latencyNanos / 1e9) / (1 << 20)));
     }
 
     synchronized void coverage(String state) {
@@ -96,6 +111,12 @@ final class DemoSummary {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"blocks saved / bytes", blocksSaved + " / " + bytesSaved});
         rows.add(new String[] {"blocks restored and verified / bytes", blocksRestored + " / " + bytesRestored});
+        StringBuilder routes = new StringBuilder();
+        peerRoutes.forEach((r, c) -> routes.append(routes.isEmpty() ? "" : ", ").append(r).append(' ').append(c[0])
+                .append(" / ").append(c[1]));
+        rows.add(new String[] {"peer restores verified, blocks / bytes per route", routes.isEmpty() ? "-" : routes.toString()});
+        rows.add(new String[] {"peer READ throughput (bytes / summed READ latency)", readThroughput.isEmpty() ? "-"
+                : readThroughput.toString()});
         rows.add(new String[] {"coverage states observed (cross-node queries)", coverage.toString()});
         rows.add(new String[] {"remote candidates seen", Long.toString(remoteCandidates)});
         rows.add(new String[] {"await outcomes (peer fences)", awaits.toString()});

@@ -18,7 +18,8 @@ import orbitkv.membership.MembershipAdmin;
 /**
  * {@code orbitkv demo}: a local etcd, three Managers on loopback (child processes of this program's own
  * launcher) and a workload with known payloads: saves, sync, restore with integrity checks, cross-node queries
- * and awaits, evictions, a Manager killed with SIGKILL and restarted as a new incarnation, then SIGTERM of all.
+ * and awaits, peer restores (each Manager restores another's blocks through the source's authorization and a TCP
+ * or same-host shared-memory READ, verified byte for byte), evictions, a Manager killed with SIGKILL and restarted as a new incarnation, then SIGTERM of all.
  * It prints progress and a summary table, and always stops everything it started.
  *
  * <p>Publication-to-visibility (PERF-1, PERF-2) is measured on the ordinary publication path, without sync or
@@ -161,6 +162,7 @@ public final class DemoWorkload {
                 }
             }
         }
+        peerRestores(nodes, keysOf);
         Node first = nodes.get(0);
         List<String> half = keysOf.get(first.name()).subList(0, Math.max(1, options.blocks() / 2));
         JsonNode ev = first.client().evict(NAMESPACE, half, "ALL").json();
@@ -170,6 +172,53 @@ public final class DemoWorkload {
         evictionVisible(first, nodes.get(1), half);
         publicationToVisibility(first, nodes.get(1));
         killAndRestart(nodes, etcd, keysOf.get(first.name()));
+    }
+
+    /** The READ backends of peer restores, as the restore field {@code transfer_backend} names them. */
+    static final List<String> BACKENDS = List.of("tcp", "shared-memory-preferred");
+
+    /**
+     * Issue 13 item 7: each Manager restores the next Manager's blocks (held only there) once per READ backend;
+     * every block must come back byte for byte over a peer route of that backend, which the route header names.
+     * READ throughput is the requesters' completed peer READ bytes over their summed READ latency (status).
+     */
+    private void peerRestores(List<Node> nodes, Map<String, List<String>> keysOf) throws IOException, InterruptedException {
+        for (int i = 0; i < nodes.size(); i++) {
+            Node requester = nodes.get(i);
+            Node source = nodes.get((i + 1) % nodes.size());
+            int generation = Integer.parseInt(source.name().substring(1));
+            List<String> keys = keysOf.get(source.name());
+            for (String backend : BACKENDS) {
+                DemoClient.Reply r = requester.client().restore(NAMESPACE, keys, backend);
+                String route = r.header("X-OrbitKV-Route");
+                Map<String, byte[]> back = r.status() == 200 ? DemoClient.unframe(r.body()) : Map.of();
+                String expected = backend.equals("tcp") ? "+tcp" : "+shm";
+                for (int j = 0; j < keys.size(); j++) {
+                    byte[] p = back.get(keys.get(j));
+                    if (p == null || !Arrays.equals(p, DemoClient.payload(generation, j, options.blockBytes()))) {
+                        summary.error(requester.name() + " peer restore (" + backend + ") of " + source.name() + "'s "
+                                + keys.get(j) + ": " + (p == null ? "missing; route " + route : "payload mismatch"));
+                    } else {
+                        summary.peerRestored("peer-dram" + expected, p.length);
+                    }
+                }
+                if (!route.contains("stop=complete") || !route.contains("peer-dram@") || !route.contains(expected)) {
+                    summary.error(requester.name() + " peer restore (" + backend + ") route: " + route);
+                }
+            }
+        }
+        long[] tcp = new long[2];
+        long[] shm = new long[2];
+        for (Node n : nodes) {
+            for (JsonNode route : n.client().status().at("/transfer/requester/routes")) {
+                long[] sum = route.get("backend").asText().equals("tcp") ? tcp : shm;
+                sum[0] += route.get("bytes").asLong();
+                sum[1] += route.get("latency_sum_nanos").asLong();
+            }
+        }
+        summary.readThroughput("tcp", tcp[0], tcp[1]);
+        summary.readThroughput("shm", shm[0], shm[1]);
+        progress("every Manager restored another's blocks over tcp and shared memory, verified byte for byte");
     }
 
     /** After evict + sync on {@code source} and await on {@code observer}, the observer lists none of them. */

@@ -31,6 +31,8 @@ final class ApiMetrics {
     private final Counter connectionsOpened;
     private final Counter connectionsClosed;
     private final Counter lingeredBytes;
+    private final Counter restoredBlocks;
+    private final Counter restoredBytes;
 
     ApiMetrics(LocalTiers tiers, HttpAdmission admission) {
         requests = Counter.builder().name("orbitkv_http_requests").help("HTTP requests answered, by endpoint and status class")
@@ -45,6 +47,13 @@ final class ApiMetrics {
                 .labelNames("cause").register(registry);
         lingeredBytes = Counter.builder().name("orbitkv_http_lingered_bytes")
                 .help("request bytes read and discarded after an early refusal").register(registry);
+        restoredBlocks = Counter.builder().name("orbitkv_restore_blocks")
+                .help("blocks delivered by /cache/restore, by route class (local_dram, local_ssd, peer_dram, peer_ssd)"
+                        + " and backend (local, tcp, shared_memory)")
+                .labelNames("route", "backend").register(registry);
+        restoredBytes = Counter.builder().name("orbitkv_restore_bytes")
+                .help("payload bytes delivered by /cache/restore, by route class and backend")
+                .labelNames("route", "backend").register(registry);
         GaugeWithCallback.builder().name("orbitkv_http_requests_in_flight").help("request slots taken")
                 .callback(cb -> cb.call(admission.requestsInFlight())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_http_body_bytes_in_flight")
@@ -132,6 +141,14 @@ final class ApiMetrics {
 
     void connectionClosed(String cause) {
         connectionsClosed.labelValues(cause).inc();
+    }
+
+    /** One delivered restore block: {@code kind} is local-dram, local-ssd, peer-dram or peer-ssd; backend null = local. */
+    void restored(String kind, orbitkv.transfer.Backend backend, long bytes) {
+        String route = kind.replace('-', '_');
+        String b = backend == null ? "local" : backend == orbitkv.transfer.Backend.TCP ? "tcp" : "shared_memory";
+        restoredBlocks.labelValues(route, b).inc();
+        restoredBytes.labelValues(route, b).inc(bytes);
     }
 
     void lingered(long bytes) {

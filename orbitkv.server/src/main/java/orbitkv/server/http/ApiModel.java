@@ -25,7 +25,17 @@ final class ApiModel {
 
     record Candidate(String key, List<Replica> replicas, boolean truncated) {}
 
-    record QueryResponse(String coverage, long viewGeneration, int recoverablePrefix, List<Candidate> candidates) {}
+    record QueryResponse(String coverage, long viewGeneration, int recoverablePrefix, String prefixStop,
+                         List<Candidate> candidates) {}
+
+    /** One retained restore route trace (ROUTE-3): its header form plus the fields a dashboard filters on. */
+    record RouteTraceView(long id, String trace, int demandKeys, int restoredKeys, String stop, int plannedPrefixKeys,
+                          String plannedStop, String selectionMode, String decision, List<String> replans,
+                          long readyNanos, int drainPending) {}
+
+    /** {@code GET /cache/metadata/routes}: newest first; {@code next_before_id} pages to older ones. */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record RouteTracesResponse(List<RouteTraceView> traces, String nextBeforeId) {}
 
     record EvictResponse(long evicted, long headSequence) {}
 
@@ -77,7 +87,37 @@ final class ApiModel {
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record StatusResponse(String protocol, Cluster cluster, Owner self, ScopeView scope, MembershipStatus membership,
                           String coverage, InventoryStatus inventory, List<OwnerStatus> owners, String nextPageToken,
-                          SessionsStatus sessions) {}
+                          SessionsStatus sessions, TransferStatus transfer) {
+        StatusResponse(String protocol, Cluster cluster, Owner self, ScopeView scope, MembershipStatus membership,
+                       String coverage, InventoryStatus inventory, List<OwnerStatus> owners, String nextPageToken,
+                       SessionsStatus sessions) {
+            this(protocol, cluster, self, scope, membership, coverage, inventory, owners, nextPageToken, sessions, null);
+        }
+    }
+
+    /**
+     * Both transfer ends of this Manager (issue 13 item 6; docs/transfer.md): the source's grants, pins, refusals
+     * and egress, the requester's READs per backend and route class, refusals, failures and windows. Map keys are
+     * closed enum names in lowercase.
+     */
+    record TransferStatus(TransferSourceView source, TransferRequesterView requester) {}
+
+    record TransferSourceView(String dataEndpoint, long grantsOutstanding, long pinsHeld, long pinnedBytes,
+                              long prefetchPinnedBytes, long grantsIssued, java.util.Map<String, Long> grantsEnded,
+                              java.util.Map<String, Long> refusals, java.util.Map<String, Long> dataRefusals,
+                              java.util.Map<String, Long> readsServed, java.util.Map<String, Long> bytesServed,
+                              long egressInFlightBytes, long egressInFlightBytesMax, long dataConnections) {}
+
+    record TransferRoute(String backend, String route, long reads, long bytes, long latencySumNanos) {}
+
+    record TransferRequesterView(String defaultBackend, List<TransferRoute> routes, long readsAdmitted,
+                                 long readsTerminated, java.util.Map<String, Long> readRefusals,
+                                 java.util.Map<String, Long> readFailures, long checksumFailures, long readsTimedOut,
+                                 long readsCancelled, java.util.Map<String, Long> sharedMemoryFallbacks,
+                                 long receiveInFlightBytes, long receiveInFlightBytesMax, long readsInFlight,
+                                 long authorizeGranted, long authorizeNothingGranted,
+                                 java.util.Map<String, Long> authorizeRefusals, java.util.Map<String, Long> authorizeFailures,
+                                 long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped) {}
 
     /**
      * The InventorySessions of this Manager (DIAG-1, BND-3): the requester end's sessions (one per admitted

@@ -18,6 +18,7 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import orbitkv.server.tier.CopyOutBudget;
+import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SaveBatch;
 import orbitkv.server.tier.Residence;
@@ -38,6 +39,8 @@ final class CacheApi {
     private static final Logger LOG = LoggerFactory.getLogger(CacheApi.class);
     static final String ROUTE_HEADER = "X-OrbitKV-Route";
     static final String RESTORED_HEADER = "X-OrbitKV-Restored";
+    /** The recovery planner's bounded trace of one restore (ROUTE-3; at most 512 bytes). */
+    static final String ROUTE_TRACE_HEADER = "X-OrbitKV-Route-Trace";
     /** Replicas per medium in a candidate list (IDX-9). */
     static final int REPLICAS_PER_MEDIUM_MAX = 4;
 
@@ -49,12 +52,15 @@ final class CacheApi {
     private final ApiMetrics metrics;
     private final long restoreBodyBytesMax;
     private final long syncWaitMs;
+    private final RouteSelection routes;
 
     /**
      * @param restoreBodyBytesMax bound on one restore response body (the prefix stops before exceeding it)
      * @param syncWaitMs bound on waiting for submitted saves in /cache/sync
      */
-    CacheApi(LocalTiers tiers, DistributedMetadata metadata, ApiMetrics metrics, long restoreBodyBytesMax, long syncWaitMs) {
+    CacheApi(LocalTiers tiers, DistributedMetadata metadata, ApiMetrics metrics, long restoreBodyBytesMax, long syncWaitMs,
+             RouteSelection routes) {
+        this.routes = Objects.requireNonNull(routes, "routes");
         this.tiers = Objects.requireNonNull(tiers, "tiers");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -144,14 +150,16 @@ final class CacheApi {
         }
     }
 
-    /** {@code POST /cache/query}: local candidates plus the index's remote ones, coverage and prefix. */
+    /**
+     * {@code POST /cache/query}: local candidates plus the index's remote ones, coverage, and the demand-aware
+     * recoverable prefix (IDX-14): the longest prefix legal routes can complete, planned by the recovery planner on
+     * the same evidence a restore would use, and why it stops ({@code prefix_stop}).
+     */
     ApiResponse query(byte[] body) {
         JsonRequests.KeysRequest req = JsonRequests.query(body);
         DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
         ApiModel.Owner self = metadata.self();
         List<ApiModel.Candidate> candidates = new ArrayList<>(req.keys().size());
-        int prefix = 0;
-        boolean prefixOpen = true;
         for (int i = 0; i < req.keys().size(); i++) {
             StateKey key = req.keys().get(i);
             List<ApiModel.Replica> replicas = new ArrayList<>();
@@ -159,172 +167,42 @@ final class CacheApi {
                 replicas.add(new ApiModel.Replica(self, r.medium().name(), r.sequence(), r.sizeBytes(), true, false));
             }
             replicas.addAll(lookup.remote().get(i));
-            boolean usable = replicas.stream().anyMatch(r -> !r.stale());
-            if (prefixOpen && usable) {
-                prefix++;
-            } else {
-                prefixOpen = false;
-            }
             candidates.add(new ApiModel.Candidate(key.keyHex(), replicas, lookup.truncated().get(i)));
         }
-        return json(200, new ApiModel.QueryResponse(lookup.coverage().name(), lookup.viewGeneration(), prefix, candidates));
+        orbitkv.recovery.Plan plan = routes.plan(orbitkv.recovery.Demand.hostReady(req.namespace(), req.keys(),
+                System.nanoTime() + JsonRequests.DEADLINE_MS_DEFAULT * 1_000_000L),
+                PlannedRestore.evidence(tiers, req.keys(), lookup, metadata.transfer()));
+        return json(200, new ApiModel.QueryResponse(lookup.coverage().name(), lookup.viewGeneration(), plan.prefixKeys(),
+                plan.stop().traceName(), candidates));
+    }
+
+    /** {@code GET /cache/metadata/routes}: retained restore route traces, newest first, paginated by trace id. */
+    ApiResponse routeTraces(int limit, java.util.OptionalLong beforeId) {
+        orbitkv.recovery.TracePage page = routes.traces(limit, beforeId);
+        List<ApiModel.RouteTraceView> traces = new ArrayList<>(page.traces().size());
+        for (orbitkv.recovery.RouteTrace t : page.traces()) {
+            traces.add(new ApiModel.RouteTraceView(t.id(), t.header(), t.demandKeys(), t.restoredKeys(),
+                    t.stop().traceName(), t.plannedPrefixKeys(), t.plannedStop().traceName(),
+                    t.decision().mode().name().toLowerCase(java.util.Locale.ROOT), t.decision().reason().traceName(),
+                    t.replans().stream().map(orbitkv.recovery.AdmissionRefusal::traceName).toList(), t.readyNanos(),
+                    t.drainPending()));
+        }
+        return json(200, new ApiModel.RouteTracesResponse(traces,
+                page.nextBeforeId().isPresent() ? Long.toString(page.nextBeforeId().getAsLong()) : null));
     }
 
     /**
-     * The restore stop reason for a key that is not local but that the index lists on a peer: the transfer
-     * engine does not exist yet, so the answer says so explicitly instead of pretending nobody holds it
-     * (and no bytes are ever invented).
-     */
-    static final String PEER_TRANSFER_UNAVAILABLE = "peer-transfer-unavailable";
-
-    /** True iff the distributed index lists a replica of {@code key} on another owner (positive evidence). */
-    private boolean heldByPeer(Namespace namespace, StateKey key) {
-        DistributedMetadata.Lookup lookup = metadata.lookup(namespace, List.of(key));
-        return !lookup.remote().isEmpty() && !lookup.remote().get(0).isEmpty();
-    }
-
-    /**
-     * {@code POST /cache/restore}: the recoverable prefix from local tiers, in request order. Each block is
-     * read through the one pin contract ({@link orbitkv.transfer.PayloadSource}): DRAM first, then SSD, each
-     * pin naming the exact generation just read from the residence, each copy verified against the block's
-     * CRC32C. A broken copy (checksum mismatch, missing or truncated file) was evicted and counted by the
-     * tier; the restore tries the other medium, and if none serves, stops there with
-     * {@code stop=corrupt-dram|corrupt-ssd;corrupt=<reason>} (a named miss, never a 500, never wrong bytes).
-     * The prefix also stops at the first key that is not local (peer transfer is not wired yet), at a
-     * refused pin, at the deadline, or before the response would exceed its byte bound. One pin is held at
-     * a time, released after its bytes are copied.
+     * {@code POST /cache/restore}: the recoverable prefix in request order, planned and executed by the recovery
+     * planner ({@link PlannedRestore}): the fixed order local DRAM, local SSD, peer DRAM, peer SSD unless executed
+     * observations earn a switch; peer blocks are authorized by their source and READ into the response's own
+     * records. Every block is verified against the
+     * CRC32C computed at save time; a block no route can serve ends the prefix with a named stop in
+     * {@code X-OrbitKV-Route} (never a 500, never wrong bytes).
      */
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
         JsonRequests.RestoreRequest req = JsonRequests.restore(body);
-        long deadlineNs = System.nanoTime() + req.deadlineMs() * 1_000_000L;
-        BudgetedBody out = new BudgetedBody(alloc, Math.max(2, req.keys().size()), tiers.copyOut());
-        int[] served = new int[Medium.values().length];
-        Miss stop = null;
-        long total = 0;
-        try {
-            for (StateKey key : req.keys()) {
-                if (System.nanoTime() - deadlineNs > 0) {
-                    stop = new Miss("deadline", null);
-                    break;
-                }
-                RestoredBlock got = restoreOne(req.namespace(), key, alloc, restoreBodyBytesMax - total, out);
-                if (got.miss() != null) {
-                    stop = got.miss();
-                    break;
-                }
-                out.addComponent(true, got.record());
-                total += got.record().readableBytes();
-                served[got.medium().ordinal()]++;
-            }
-        } catch (RuntimeException e) {
-            out.release();
-            throw e;
-        }
-        String route = "local-dram=" + served[Medium.DRAM.ordinal()] + ";local-ssd=" + served[Medium.SSD.ordinal()]
-                + ";stop=" + (stop == null ? "none" : stop.reason()) + (stop != null && stop.corrupt() != null
-                        ? ";corrupt=" + stop.corrupt() : "");
-        return new ApiResponse(200, BlockFraming.CONTENT_TYPE, out, Map.of(RESTORED_HEADER,
-                Integer.toString(served[Medium.DRAM.ordinal()] + served[Medium.SSD.ordinal()]), ROUTE_HEADER, route));
-    }
-
-    /**
-     * A restore response body whose bytes are charged to the tiers' {@link CopyOutBudget} until Netty frees
-     * it (after the response is written, or on any failure): restore responses never hold more direct
-     * memory than the budget, however many run at once.
-     */
-    private static final class BudgetedBody extends CompositeByteBuf {
-        private final CopyOutBudget budget;
-        private long taken;
-
-        BudgetedBody(ByteBufAllocator alloc, int maxComponents, CopyOutBudget budget) {
-            super(alloc, true, maxComponents);
-            this.budget = budget;
-        }
-
-        boolean take(long bytes) {
-            if (!budget.tryTake(bytes)) {
-                return false;
-            }
-            taken += bytes;
-            return true;
-        }
-
-        void giveBack(long bytes) {
-            budget.release(bytes);
-            taken -= bytes;
-        }
-
-        @Override
-        protected void deallocate() {
-            try {
-                super.deallocate();
-            } finally {
-                budget.release(taken);
-                taken = 0;
-            }
-        }
-    }
-
-    /** Why a restore prefix stopped: the route header's {@code stop} and, for a broken block, {@code corrupt}. */
-    private record Miss(String reason, String corrupt) {}
-
-    /** One key's outcome: a framed record read from {@code medium}, or the miss that stops the prefix. */
-    private record RestoredBlock(ByteBuf record, Medium medium, Miss miss) {
-        static RestoredBlock missed(String reason, String corrupt) {
-            return new RestoredBlock(null, null, new Miss(reason, corrupt));
-        }
-    }
-
-    /**
-     * Reads {@code key} from its local residences, DRAM first. A residence replaced between the read and the
-     * pin is pinned once more at its current generation; an evicted one is skipped.
-     */
-    private RestoredBlock restoreOne(Namespace namespace, StateKey key, ByteBufAllocator alloc, long roomBytes,
-                                     BudgetedBody body) {
-        List<Residence> residences = tiers.residences(key);
-        Miss failure = null;
-        for (Residence r : residences) {
-            PinResult p = tiers.pin(key, r.medium(), r.sequence());
-            if (p instanceof PinResult.StaleGeneration stale) {
-                p = tiers.pin(key, r.medium(), stale.currentSequence());
-            }
-            switch (p) {
-                case PinResult.Pinned pin -> {
-                    try (pin) {
-                        long record = BlockFraming.RECORD_HEADER_BYTES + key.key().length + pin.sizeBytes();
-                        if (record > roomBytes) {
-                            return RestoredBlock.missed("response-bound", null);
-                        }
-                        if (!body.take(record)) {
-                            return RestoredBlock.missed("response-memory", null);
-                        }
-                        ByteBuf rec = alloc.directBuffer((int) record);
-                        BlockFraming.writeHeader(rec, key.key(), pin.sizeBytes());
-                        ByteBuffer dst = rec.nioBuffer(rec.writerIndex(), (int) pin.sizeBytes());
-                        switch (pin.copyTo(dst)) {
-                            case CopyOutcome.Copied c -> {
-                                rec.writerIndex(rec.writerIndex() + (int) pin.sizeBytes());
-                                return new RestoredBlock(rec, r.medium(), null);
-                            }
-                            case CopyOutcome.Corrupt c -> {
-                                rec.release(); // never exposed: its content is undefined
-                                body.giveBack(record);
-                                LOG.warn("restore: stored block broken and evicted ({}): {}", c.reason(), c.detail());
-                                failure = new Miss("corrupt-" + r.medium().name().toLowerCase(Locale.ROOT), c.reason());
-                            }
-                        }
-                    }
-                }
-                case PinResult.PinLimit limit -> failure = failure != null ? failure : new Miss("pins-exhausted", null);
-                case PinResult.Closed closed -> failure = failure != null ? failure : new Miss("closed", null);
-                case PinResult.NotResident gone -> { } // evicted since it was listed
-                case PinResult.StaleGeneration again -> { } // replaced twice meanwhile: a later restore sees it
-            }
-        }
-        if (failure != null) {
-            return new RestoredBlock(null, null, failure);
-        }
-        return RestoredBlock.missed(heldByPeer(namespace, key) ? PEER_TRANSFER_UNAVAILABLE : "not-local", null);
+        DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
+        return new PlannedRestore(tiers, metadata.transfer(), metrics, alloc, req, lookup, routes, restoreBodyBytesMax).run();
     }
 
     /** {@code POST /cache/evict}: {@code evicted} counts removed (key, medium) residences. */

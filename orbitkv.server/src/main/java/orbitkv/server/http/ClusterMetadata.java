@@ -71,6 +71,7 @@ public final class ClusterMetadata implements DistributedMetadata {
     private final ViewReceiver receiver;
     private volatile FlushThrough flush = FlushThrough.NONE;
     private volatile Sessions sessions;
+    private volatile orbitkv.server.transfer.PeerTransfer transfer;
 
     /**
      * The two session ends of this Manager, attached once before the HTTP API serves (SES-1); their metric
@@ -124,6 +125,23 @@ public final class ClusterMetadata implements DistributedMetadata {
         flushThrough(s.subscriber()::flushThrough);
     }
 
+    /**
+     * Attaches the transfer ends: peer restores use the engine, status and metrics show both ends.
+     *
+     * @throws IllegalStateException if attached twice
+     */
+    public void attachTransfer(orbitkv.server.transfer.PeerTransfer t) {
+        if (transfer != null) {
+            throw new IllegalStateException("transfer is attached once");
+        }
+        transfer = Objects.requireNonNull(t, "transfer");
+    }
+
+    @Override
+    public Optional<orbitkv.server.transfer.PeerTransfer> transfer() {
+        return Optional.ofNullable(transfer);
+    }
+
     /** The membership listener: index first (IDX-13), then waiters re-check (fence, removal). */
     public void onMembershipEvent(MembershipEvent event) {
         index.onMembership(event.view());
@@ -146,8 +164,7 @@ public final class ClusterMetadata implements DistributedMetadata {
     @Override
     public Lookup lookup(Namespace namespace, List<StateKey> keys) {
         if (!remoteAdmission() || !scope.contains(namespace)) {
-            return new Lookup(Coverage.Unavailable, index.status().viewGeneration(),
-                    Collections.nCopies(keys.size(), List.of()), Collections.nCopies(keys.size(), false));
+            return Lookup.none(Coverage.Unavailable, index.status().viewGeneration(), keys.size());
         }
         return switch (index.lookup(keys)) {
             case LookupOutcome.Candidates c -> leaseDegraded(candidates(c));
@@ -162,7 +179,7 @@ public final class ClusterMetadata implements DistributedMetadata {
      */
     private Lookup leaseDegraded(Lookup l) {
         return l.coverage() == Coverage.CompleteAtWatermarks && membership.leaseStatus().degraded()
-                ? new Lookup(Coverage.PartialHints, l.viewGeneration(), l.remote(), l.truncated()) : l;
+                ? new Lookup(Coverage.PartialHints, l.viewGeneration(), l.remote(), l.truncated(), l.replicas()) : l;
     }
 
     /** The coverage status reports: the index's, downgraded like {@link #leaseDegraded}; Unavailable without admission. */
@@ -185,7 +202,9 @@ public final class ClusterMetadata implements DistributedMetadata {
     private static Lookup candidates(LookupOutcome.Candidates c) {
         List<List<ApiModel.Replica>> remote = new ArrayList<>(c.keys().size());
         List<Boolean> truncated = new ArrayList<>(c.keys().size());
+        List<List<orbitkv.index.Replica>> raw = new ArrayList<>(c.keys().size());
         for (KeyCandidates k : c.keys()) {
+            raw.add(k.replicas());
             List<ApiModel.Replica> replicas = new ArrayList<>(k.replicas().size());
             for (orbitkv.index.Replica r : k.replicas()) {
                 replicas.add(new ApiModel.Replica(owner(r.owner()), r.medium().name(), r.sequence(), r.sizeBytes(), false, r.stale()));
@@ -193,7 +212,7 @@ public final class ClusterMetadata implements DistributedMetadata {
             remote.add(replicas);
             truncated.add(k.truncated());
         }
-        return new Lookup(Coverage.valueOf(c.coverage().name()), c.viewGeneration(), remote, truncated);
+        return new Lookup(Coverage.valueOf(c.coverage().name()), c.viewGeneration(), remote, truncated, raw);
     }
 
     @Override
@@ -288,7 +307,12 @@ public final class ClusterMetadata implements DistributedMetadata {
                 membershipStatus(view), reportedCoverage().name(),
                 new ApiModel.InventoryStatus(j.headSequence(), j.oldestRetainedSequence(), j.journalBytes(),
                         j.journalPeakBytes(), new ApiModel.Stamp(j.lastPublication().sequence(), j.lastPublication().monoNanos())),
-                owners, page.nextPageToken().orElse(null), sessionsStatus());
+                owners, page.nextPageToken().orElse(null), sessionsStatus(), transferStatus());
+    }
+
+    private ApiModel.TransferStatus transferStatus() {
+        orbitkv.server.transfer.PeerTransfer t = transfer;
+        return t == null ? null : TransferStatusView.of(t);
     }
 
     private ApiModel.SessionsStatus sessionsStatus() {
@@ -367,6 +391,10 @@ public final class ClusterMetadata implements DistributedMetadata {
         if (s != null) { // registered once: the HTTP server calls this once, when it starts serving
             SessionMetricFamilies.register(registry, () -> current.get().sessions.server().metrics(),
                     () -> current.get().sessions.subscriber().metrics());
+        }
+        if (current.get().transfer != null) { // as the sessions: the current incarnation's transfer ends
+            TransferMetricFamilies.register(registry, () -> current.get().transfer.sourceStatus(),
+                    () -> current.get().transfer.engineStatus());
         }
         GaugeWithCallback.builder().name("orbitkv_inventory_journal_bytes").help("accounted journal bytes retained")
                 .callback(cb -> cb.call(current.get().source.status().journalBytes())).register(registry);

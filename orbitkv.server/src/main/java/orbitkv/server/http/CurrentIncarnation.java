@@ -64,7 +64,13 @@ public final class CurrentIncarnation implements DistributedMetadata {
         ApiModel.StatusResponse s = current.status(ownersLimit, pageToken, headSequence);
         return new ApiModel.StatusResponse(s.protocol(), s.cluster(), s.self(), s.scope(),
                 s.membership().withHeal(heal.get()), s.coverage(), s.inventory(), s.owners(), s.nextPageToken(),
-                s.sessions());
+                s.sessions(), s.transfer());
+    }
+
+    /** The current incarnation's transfer ends (peer restores go through the incarnation that serves now). */
+    @Override
+    public Optional<orbitkv.server.transfer.PeerTransfer> transfer() {
+        return current.transfer();
     }
 
     @Override

@@ -24,8 +24,17 @@ interface DistributedMetadata {
      *
      * @param remote per key (same order), the remote replicas, at most 4 per medium
      * @param truncated per key, whether the replica list was cut at the bound
+     * @param replicas per key (same order), the same remote replicas as the index's records (owner incarnations),
+     *     for restore routes
      */
-    record Lookup(Coverage coverage, long viewGeneration, List<List<ApiModel.Replica>> remote, List<Boolean> truncated) {}
+    record Lookup(Coverage coverage, long viewGeneration, List<List<ApiModel.Replica>> remote, List<Boolean> truncated,
+                  List<List<orbitkv.index.Replica>> replicas) {
+        /** No remote evidence for {@code keys} keys. */
+        static Lookup none(Coverage coverage, long viewGeneration, int keys) {
+            return new Lookup(coverage, viewGeneration, java.util.Collections.nCopies(keys, List.of()),
+                    java.util.Collections.nCopies(keys, false), java.util.Collections.nCopies(keys, List.of()));
+        }
+    }
 
     Lookup lookup(Namespace namespace, List<StateKey> keys);
 
@@ -51,4 +60,9 @@ interface DistributedMetadata {
 
     /** This process as an owner. */
     ApiModel.Owner self();
+
+    /** The transfer ends of a distributed Manager (peer restores, transfer status); empty when standalone. */
+    default Optional<orbitkv.server.transfer.PeerTransfer> transfer() {
+        return Optional.empty();
+    }
 }

@@ -54,6 +54,8 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiHandler.class);
     static final int OWNERS_LIMIT_DEFAULT = 100;
     static final int OWNERS_LIMIT_MAX = 1000;
+    /** Route traces per page of {@code /cache/metadata/routes} (the planner's own bound). */
+    static final int TRACES_LIMIT_MAX = 1024;
 
     private final CacheApi api;
     private final ApiMetrics metrics;
@@ -359,6 +361,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case SYNC -> api.sync();
             case AWAIT -> api.await(ByteBufUtil.getBytes(r.bytes), limits.awaitTimeoutMsMax());
             case STATUS -> api.status(ownersLimit(r.target), r.target.text("owners_page_token"));
+            case ROUTES -> api.routeTraces(tracesLimit(r.target), beforeId(r.target));
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
         };
@@ -588,6 +591,42 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "owners_limit must be an integer 1.." + OWNERS_LIMIT_MAX
                 + ", got " + JsonRequests.clip(v));
+    }
+
+    /** {@code limit} of the route traces page: 1..1024, default 100. */
+    private static int tracesLimit(RequestTarget target) {
+        String v = target.text("limit");
+        if (v == null) {
+            return OWNERS_LIMIT_DEFAULT;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1 && n <= TRACES_LIMIT_MAX) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the refusal
+        }
+        throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "limit must be an integer 1.." + TRACES_LIMIT_MAX
+                + ", got " + JsonRequests.clip(v));
+    }
+
+    /** {@code before_id} of the route traces page: a trace id from {@code next_before_id}, or absent. */
+    private static java.util.OptionalLong beforeId(RequestTarget target) {
+        String v = target.text("before_id");
+        if (v == null) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            long id = Long.parseLong(v);
+            if (id >= 0) {
+                return java.util.OptionalLong.of(id);
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the refusal
+        }
+        throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "before_id must be a trace id (an integer >= 0), got "
+                + JsonRequests.clip(v));
     }
 
     /** The raw-bytes end of a connection, in front of the HTTP decoder (see {@link #onRawBytes}). */

@@ -20,6 +20,8 @@ import orbitkv.membership.Incarnation;
 import orbitkv.server.config.ListenAddress;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.net.NativeTransport;
+import orbitkv.recovery.RoutePolicy;
+import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 
 /**
@@ -50,6 +52,12 @@ public final class HttpApiServer implements AutoCloseable {
     private final LocalTiers tiers;
     /** Set once by {@link #serve}; connections are accepted only afterwards. */
     private volatile HttpApiHandler.Wiring wiring;
+    /**
+     * The recovery planner of this Manager (issue 14): restores and queries plan with it, its cost model learns
+     * from executed restores; settings from the {@code --route-*} options ({@link #bind(ManagerConfig, LocalTiers,
+     * NativeTransport)}), else the planner's defaults. Closed with the server.
+     */
+    private volatile RouteSelection routes;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
                           HttpAdmission admission, HttpLimits limits, LocalTiers tiers) {
@@ -69,7 +77,16 @@ public final class HttpApiServer implements AutoCloseable {
      */
     public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport)
             throws InterruptedException {
-        return bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
+        // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
+        RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
+        try {
+            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
+            server.routes = routes;
+            return server;
+        } catch (InterruptedException | RuntimeException e) {
+            routes.close();
+            throw e;
+        }
     }
 
     /** Starts accepting connections with the distributed metadata of a registered incarnation. */
@@ -150,8 +167,12 @@ public final class HttpApiServer implements AutoCloseable {
         }
         ApiMetrics metrics = new ApiMetrics(tiers, admission);
         metadata.registerMetrics(metrics.registry());
+        if (routes == null) {
+            routes = RouteSelection.create(RoutePolicy.defaults());
+        }
+        RouteMetricFamilies.register(metrics.registry(), routes::metrics);
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
-                limits.syncWaitMs()), metrics);
+                limits.syncWaitMs(), routes), metrics);
         listener.config().setAutoRead(true);
     }
 
@@ -183,5 +204,9 @@ public final class HttpApiServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         executor.shutdownNow();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        RouteSelection r = routes;
+        if (r != null) {
+            r.close();
+        }
     }
 }

@@ -39,8 +39,16 @@ final class JsonRequests {
     /** {@code {"namespace", "keys"}} of /cache/query. */
     record KeysRequest(Namespace namespace, List<StateKey> keys) {}
 
-    /** {@code {"namespace", "keys", "deadline_ms"}} of /cache/restore. */
-    record RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs) {}
+    /**
+     * {@code {"namespace", "keys", "deadline_ms", "transfer_backend"}} of /cache/restore; {@code backend} is empty
+     * when {@code transfer_backend} is absent (the Manager's {@code --transfer-backend} applies).
+     */
+    record RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs,
+                          java.util.Optional<orbitkv.transfer.BackendPolicy> backend) {
+        RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs) {
+            this(namespace, keys, deadlineMs, java.util.Optional.empty());
+        }
+    }
 
     /** {@code {"namespace", "keys", "medium"}} of /cache/evict. */
     record EvictRequest(Namespace namespace, List<StateKey> keys, LocalTiers.EvictTarget target) {}
@@ -51,15 +59,41 @@ final class JsonRequests {
     static KeysRequest query(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
-        return new KeysRequest(ns, keys(root, ns));
+        return new KeysRequest(ns, distinct(keys(root, ns)));
     }
 
     static RestoreRequest restore(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
-        List<StateKey> keys = keys(root, ns);
+        List<StateKey> keys = distinct(keys(root, ns));
         long deadline = optional(root, "deadline_ms") ? integer(root, "deadline_ms", 1, DEADLINE_MS_MAX) : DEADLINE_MS_DEFAULT;
-        return new RestoreRequest(ns, keys, deadline);
+        java.util.Optional<orbitkv.transfer.BackendPolicy> backend = java.util.Optional.empty();
+        if (optional(root, "transfer_backend")) {
+            String b = text(root, "transfer_backend");
+            orbitkv.transfer.BackendPolicy p = orbitkv.server.config.ManagerConfig.backendPolicy(b);
+            if (p == null) {
+                throw new ApiException(ApiError.INVALID_FIELD_VALUE,
+                        "transfer_backend must be \"shared-memory-preferred\" or \"tcp\", got \"" + clip(b) + "\"");
+            }
+            backend = java.util.Optional.of(p);
+        }
+        return new RestoreRequest(ns, keys, deadline, backend);
+    }
+
+    /**
+     * Query and restore name one prefix of an engine's chain, which never repeats a key: a repeated key is refused
+     * (DUPLICATE_KEY, as /cache/save refuses a repeated record), naming both positions.
+     */
+    private static List<StateKey> distinct(List<StateKey> keys) {
+        java.util.Map<StateKey, Integer> seen = new java.util.HashMap<>(keys.size() * 2);
+        for (int i = 0; i < keys.size(); i++) {
+            Integer first = seen.putIfAbsent(keys.get(i), i);
+            if (first != null) {
+                throw new ApiException(ApiError.DUPLICATE_KEY, "keys[" + i + "] repeats keys[" + first + "] ("
+                        + keys.get(i).keyHex() + "): a prefix names each key once");
+            }
+        }
+        return keys;
     }
 
     static EvictRequest evict(byte[] body) {

@@ -31,8 +31,7 @@ final class StandaloneMetadata implements DistributedMetadata {
 
     @Override
     public Lookup lookup(Namespace namespace, List<StateKey> keys) {
-        return new Lookup(Coverage.Unavailable, 0, Collections.nCopies(keys.size(), List.of()),
-                Collections.nCopies(keys.size(), false));
+        return Lookup.none(Coverage.Unavailable, 0, keys.size());
     }
 
     @Override

@@ -24,6 +24,7 @@ import orbitkv.server.http.CurrentIncarnation;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
+import orbitkv.server.transfer.PeerTransfer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,23 +38,30 @@ import org.slf4j.LoggerFactory;
  * bind the peer listener (both addresses go into the member record); register (one etcd transaction, MEM-2; a Manager never formats:
  * an unformatted cluster is refused naming {@code orbitkv admin format}); create the index for the
  * registered incarnation and subscribe it to membership (IDX-2, IDX-13); create both InventorySession ends
- * and add the source end to the peer listener (SES-1); serve HTTP. A local save never waits on any of this
+ * and add the source end to the peer listener (SES-1); start transfer (its authorization service on the peer
+ * listener, its data listener beside it); serve HTTP. A local save never waits on any of this
  * (INV-1).
+ *
+ * <p><b>Transfer</b> (DESIGN §8; issue 13): each incarnation runs a transfer source (its authorization service
+ * on the peer listener, its data listener on the peer listener's host) and a requester engine; restores reach
+ * them through the incarnation's metadata.
  *
  * <p><b>Healing</b> (issue 17 item 5): a fence is irrevocable for the fenced incarnation (INV-7), and the
  * process keeps serving its local cache meanwhile (INV-10). Unless {@code --self-heal-disabled}, the
  * {@link IncarnationHealer} then retries, with backoff, a registration of a <em>new</em> incarnation at
  * the next node epoch that may replace only the fenced incarnation's own member record
- * ({@link Membership#reregister()}). Once it commits, the process starts a new source lineage (a new
- * InventorySource from sequence 1) and re-announces every cached residence into it under fresh sequences
+ * ({@link Membership#reregister()}). Once it commits, the process closes the fenced incarnation's transfer (its
+ * grants ended at the fence; this frees its data port), starts a new source lineage (a new InventorySource from
+ * sequence 1) and re-announces every cached residence into it under fresh sequences
  * ({@link LocalCache#startNewLineage()}: the bytes stay), records the new incarnation in the SSD lock file,
- * builds the new incarnation's index and session ends, replaces the session service on the peer listener,
- * and switches the HTTP API to it ({@link CurrentIncarnation}); peers bootstrap it from scratch. The fenced
- * incarnation's ends were closed by its fence and are released.
+ * builds the new incarnation's index, session ends and transfer, replaces the session and authorization
+ * services on the peer listener, and switches the HTTP API to it ({@link CurrentIncarnation}); peers bootstrap
+ * it from scratch. The fenced incarnation's ends were closed by its fence and are released.
  *
- * <p>Shutdown (SIGTERM): stop healing, stop HTTP admission, drain, close the subscriber and the session
- * server (their sessions end with {@code SHUTTING_DOWN}), revoke the lease ({@link Membership#close()}: peers
- * exclude this incarnation at once), stop the peer listener, close the tiers.
+ * <p>Shutdown (SIGTERM): stop healing, stop HTTP admission, drain, close transfer (the engine asks sources to
+ * release what it still tracks; the source ends every grant and closes its data listener), close the
+ * subscriber and the session server (their sessions end with {@code SHUTTING_DOWN}), revoke the lease
+ * ({@link Membership#close()}: peers exclude this incarnation at once), stop the peer listener, close the tiers.
  */
 public final class DistributedManager implements RunningManager {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedManager.class);
@@ -82,10 +90,12 @@ public final class DistributedManager implements RunningManager {
 
     /**
      * One registered incarnation and what exists for it only: membership, the index and its metadata, both
-     * session ends. Its source is the local cache's source at the time it was wired.
+     * session ends, both transfer ends. Its source is the local cache's source at the time it was wired.
      */
-    private record RegisteredIncarnation(Membership membership, ClusterMetadata metadata, SessionEnds sessions) {
+    private record RegisteredIncarnation(Membership membership, ClusterMetadata metadata, SessionEnds sessions,
+                                         PeerTransfer transfer) {
         void close() {
+            transfer.close(); // idempotent: a heal closes the fenced incarnation's transfer before wiring the next
             sessions.close();
             membership.close(); // fenced: releases the client; otherwise revokes the lease
         }
@@ -152,7 +162,7 @@ public final class DistributedManager implements RunningManager {
             core.local().recordIncarnation(registered.membership().incarnation().toString());
             try {
                 return new Start.Started(started(core, peer, registered.membership()));
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 registered.membership().close(); // never leave a registered incarnation behind a failed start
                 throw e;
             }
@@ -162,7 +172,8 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    private static DistributedManager started(ManagerCore core, PeerListener peer, Membership membership) {
+    private static DistributedManager started(ManagerCore core, PeerListener peer, Membership membership)
+            throws IOException {
         ManagerConfig config = core.config();
         ThreadPoolExecutor cleanup = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(INDEX_CLEANUP_QUEUE_MAX),
@@ -170,7 +181,14 @@ public final class DistributedManager implements RunningManager {
                 new ThreadPoolExecutor.CallerRunsPolicy());
         PeerChannels channels = new PeerChannels(core.transport(), config.peerTls(), config.peerInboundMessageBytesMax());
         DistributedManager m = new DistributedManager(core, peer, channels, cleanup);
-        RegisteredIncarnation first = m.wire(membership, core.local().source());
+        RegisteredIncarnation first;
+        try {
+            first = m.wire(membership, core.local().source());
+        } catch (IOException | RuntimeException e) {
+            cleanup.shutdownNow();
+            closeChannels(channels);
+            throw e;
+        }
         m.metadata = new CurrentIncarnation(first.metadata(), m.healer::report);
         m.running = first;
         m.healer.serving(membership.incarnation().toString());
@@ -183,25 +201,53 @@ public final class DistributedManager implements RunningManager {
     }
 
     /**
-     * The index, metadata and session ends of one registered incarnation over {@code source}; the source
-     * end replaces any earlier one on the peer listener (SES-1).
+     * The index, metadata, session ends and transfer of one registered incarnation over {@code source}; the
+     * session and authorization services replace any earlier ones on the peer listener (SES-1).
+     *
+     * @throws IOException if the transfer data listener cannot bind (the session ends are closed again)
      */
-    private RegisteredIncarnation wire(Membership membership, InventorySource source) {
+    private RegisteredIncarnation wire(Membership membership, InventorySource source) throws IOException {
         ManagerConfig config = core.config();
         GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
                 System::nanoTime, indexCleanup);
         ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(),
                 config.http().awaitWaitersMax());
         SessionEnds sessions = addPeerServices(config, membership, source, metadata);
-        return new RegisteredIncarnation(membership, metadata, sessions);
+        PeerTransfer transfer;
+        try {
+            transfer = addTransfer(config, membership, metadata);
+        } catch (IOException | RuntimeException e) {
+            sessions.close();
+            throw e;
+        }
+        return new RegisteredIncarnation(membership, metadata, sessions, transfer);
     }
 
-    /** Subscribes {@code incarnation}'s ends to its membership; a fence of the running incarnation starts healing. */
+    /**
+     * Transfer (DESIGN §8; issue 13): the source over the tiers (the {@code PayloadSource}) with its authorization
+     * service on the peer listener and its data listener on the peer listener's host ({@code --transfer-data-port},
+     * named in grants), and the requester engine whose Authorize and Release calls use the peer channels (mutual
+     * TLS when configured). Restores reach it through the metadata; status and metrics show both ends.
+     */
+    private PeerTransfer addTransfer(ManagerConfig config, Membership membership, ClusterMetadata metadata)
+            throws IOException {
+        PeerTransfer transfer = PeerTransfer.start(config, core.local().tiers(), membership, channels, core.transport(),
+                advertised(peer.boundAddress()).host());
+        metadata.attachTransfer(transfer);
+        peer.addService(transfer.authorizationService()); // same service name: replaces a fenced incarnation's
+        return transfer;
+    }
+
+    /**
+     * Subscribes {@code incarnation}'s ends to its membership; a fence of the running incarnation starts healing.
+     * The first delivery is the current view (IDX-2): the index sees it first, then the session ends and transfer
+     * (a valid view without a requester ends its grants; a fence fences the source).
+     */
     private void listen(RegisteredIncarnation incarnation) {
-        // The first delivery is the current view (IDX-2): the index sees it first, then the session ends.
         incarnation.membership().addListener(event -> {
             incarnation.metadata().onMembershipEvent(event);
             incarnation.sessions().onMembershipEvent(event);
+            incarnation.transfer().onMembershipEvent(event);
             if (event instanceof MembershipEvent.Fenced f && running == incarnation) {
                 healer.fenced(f.fenced().toString(), f.cause());
             }
@@ -244,9 +290,18 @@ public final class DistributedManager implements RunningManager {
                 next.close(); // shutdown won: deregister at once instead of serving
                 return result;
             }
+            // The fenced incarnation's grants ended at its fence; closing its transfer now frees a fixed data port.
+            fenced.transfer().close();
             LocalCache.Lineage lineage = core.local().startNewLineage();
             core.local().recordIncarnation(next.incarnation().toString());
-            RegisteredIncarnation healed = wire(next, lineage.source());
+            RegisteredIncarnation healed;
+            try {
+                healed = wire(next, lineage.source());
+            } catch (IOException | RuntimeException e) {
+                next.close(); // never leave a registered incarnation behind a failed wiring; the healer retries
+                LOG.warn("wiring the healed incarnation {} failed", next.incarnation(), e);
+                return new RegistrationResult.Unavailable("wiring the healed incarnation failed: " + e);
+            }
             running = healed;
             metadata.install(healed.metadata());
             healer.serving(next.incarnation().toString());
@@ -290,6 +345,14 @@ public final class DistributedManager implements RunningManager {
         };
     }
 
+    private static void closeChannels(PeerChannels channels) {
+        try {
+            channels.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static void closeQuietly(ManagerCore core, PeerListener peer) {
         try {
             if (peer != null) {
@@ -328,14 +391,11 @@ public final class DistributedManager implements RunningManager {
             healer.close();
             boolean drained = core.stopAndDrain();
             RegisteredIncarnation last = running;
+            last.transfer().close(); // no restore runs any more: releases sent, grants ended, data listener closed
             last.sessions().close(); // sessions end with SHUTTING_DOWN before the lease goes
             last.membership().close(); // revokes the lease: the member record goes, peers exclude this incarnation
             LOG.info("deregistered {}", last.membership().incarnation());
-            try {
-                channels.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            closeChannels(channels);
             closeQuietly(core, peer);
             indexCleanup.shutdownNow();
             return drained;

@@ -128,10 +128,18 @@ class HttpApiTest {
         assertThat(restored.status()).isEqualTo(200);
         assertThat(restored.header("content-type")).isEqualTo(BlockFraming.CONTENT_TYPE);
         assertThat(restored.header(CacheApi.RESTORED_HEADER)).isEqualTo("2");
-        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=2;local-ssd=0;stop=not-local");
+        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=metadata-unavailable routes=local-dram[0,2):ready");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(blocks.get(1), blocks.get(0));
+        // ROUTE-3: the planner's bounded trace of this restore, in the response and in the paginated route status
+        String trace = restored.header(CacheApi.ROUTE_TRACE_HEADER);
+        assertThat(trace).startsWith("v1 k=4 r=2 stop=metadata-unavailable plan=2:metadata-unavailable cov=unavailable")
+                .contains("routes=").hasSizeLessThanOrEqualTo(512);
+        JsonNode page = json(http.get("/cache/metadata/routes?limit=1"));
+        assertThat(page.at("/traces/0/trace").asText()).isEqualTo(trace);
+        assertThat(page.at("/traces/0/restored_keys").asInt()).isEqualTo(2);
+        assertThat(page.at("/traces/0/selection_mode").asText()).isEqualTo("shadow");
     }
 
     @Test
@@ -145,6 +153,7 @@ class HttpApiTest {
         assertThat(q.get("coverage").asText()).isEqualTo("Unavailable");
         assertThat(q.get("view_generation").asLong()).isZero();
         assertThat(q.get("recoverable_prefix").asInt()).isEqualTo(2);
+        assertThat(q.get("prefix_stop").asText()).as("IDX-14: why the prefix stops").isEqualTo("metadata-unavailable");
         assertThat(q.at("/candidates/0/replicas/0/local").asBoolean()).isTrue();
         assertThat(q.at("/candidates/0/replicas/0/owner/node_id").asText()).isEqualTo("n1");
         assertThat(q.at("/candidates/2/replicas")).isEmpty();
@@ -155,7 +164,7 @@ class HttpApiTest {
 
     @Test
     @Order(3)
-    @DisplayName("API-1 API-3 sync waits for SSD write-through and answers standalone; PUB-8 a DRAM evict leaves SSD serving")
+    @DisplayName("API-1 API-3 ROUTE-4 sync waits for SSD write-through and answers standalone; PUB-8 a DRAM evict leaves SSD serving")
     void syncEvictRestoreFromSsd() throws Exception {
         RawHttp.Response sync = http.post("/cache/sync", null, null);
         assertThat(sync.status()).isEqualTo(200);
@@ -166,7 +175,8 @@ class HttpApiTest {
         assertThat(json(evicted).get("evicted").asLong()).isEqualTo(1);
         RawHttp.Response restored = http.postJson("/cache/restore",
                 "{\"namespace\": \"model-a\", \"keys\": [\"" + hex(1) + "\", \"" + hex(3) + "\"]}");
-        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=1;local-ssd=1;stop=none");
+        // ROUTE-4: the longest legal span wins; the SSD holds both keys, DRAM only the second
+        assertThat(restored.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=complete routes=local-ssd[0,2):ready");
         BlockFraming.Decoder decoder = new BlockFraming.Decoder(1 << 20, 1 << 20);
         decoder.feed(Unpooled.wrappedBuffer(restored.body()));
         assertThat(decoder.finishBlocks()).containsExactly(block(1, 7, 300), block(3, 7, 16));

@@ -54,7 +54,8 @@ class LeaseHealthTest {
         membership.addListener(metadata::onMembershipEvent);
         ResidencySequence seq = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 4096, 4, seq), null, seq);
-        api = new CacheApi(tiers, metadata, new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000);
+        api = new CacheApi(tiers, metadata, new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
+                orbitkv.recovery.RouteSelection.create(orbitkv.recovery.RoutePolicy.defaults()));
     }
 
     @AfterEach

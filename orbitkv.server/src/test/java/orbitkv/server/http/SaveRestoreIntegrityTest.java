@@ -127,7 +127,7 @@ class SaveRestoreIntegrityTest {
         Files.write(files.get(1), b);
         RawHttp.Response r = restore(1, 2, 3);
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=0;local-ssd=1;stop=corrupt-ssd;corrupt=checksum-mismatch");
+        assertThat(r.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=1 stop=corrupt-ssd corrupt=checksum-mismatch routes=local-ssd[0,1):ready");
         assertThat(r.header(CacheApi.RESTORED_HEADER)).isEqualTo("1");
         BlockFraming.Decoder d = new BlockFraming.Decoder(1 << 20, 1 << 20);
         d.feed(Unpooled.wrappedBuffer(r.body()));
@@ -135,10 +135,10 @@ class SaveRestoreIntegrityTest {
         assertThat(resident(2)).as("the broken residence was evicted (a journal delete)").isFalse();
 
         Files.write(files.get(2), Arrays.copyOf(Files.readAllBytes(files.get(2)), 999));
-        assertThat(restore(3).header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=0;local-ssd=0;stop=corrupt-ssd;corrupt=truncated-file");
+        assertThat(restore(3).header(CacheApi.ROUTE_HEADER)).isEqualTo("r=0 stop=corrupt-ssd corrupt=truncated-file");
         Files.delete(files.get(0));
-        assertThat(restore(1).header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=0;local-ssd=0;stop=corrupt-ssd;corrupt=missing-file");
-        assertThat(restore(1).header(CacheApi.ROUTE_HEADER)).as("once evicted, an ordinary miss").isEqualTo("local-dram=0;local-ssd=0;stop=not-local");
+        assertThat(restore(1).header(CacheApi.ROUTE_HEADER)).isEqualTo("r=0 stop=corrupt-ssd corrupt=missing-file");
+        assertThat(restore(1).header(CacheApi.ROUTE_HEADER)).as("once evicted, an ordinary miss").isEqualTo("r=0 stop=metadata-unavailable");
         assertThat(metric("orbitkv_tier_corrupt_total{medium=\"SSD\",reason=\"checksum-mismatch\"}")).isEqualTo(1);
         assertThat(metric("orbitkv_tier_corrupt_total{medium=\"SSD\",reason=\"truncated-file\"}")).isEqualTo(1);
         assertThat(metric("orbitkv_tier_corrupt_total{medium=\"SSD\",reason=\"missing-file\"}")).isEqualTo(1);
@@ -150,14 +150,14 @@ class SaveRestoreIntegrityTest {
         assertThat(http.post("/cache/save?namespace=ns", BlockFraming.CONTENT_TYPE,
                 frame(List.of(block(11, 1000), block(12, 1000), block(13, 1000)))).status()).isEqualTo(200);
         RawHttp.Response r = restore(11, 12, 13);
-        assertThat(r.header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=2;local-ssd=0;stop=response-memory");
+        assertThat(r.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=response-memory routes=local-dram[0,2):ready");
         assertThat(r.body()).hasSize(2 * 1008);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (tiers.copyOut().heldBytes() != 0 && System.nanoTime() < deadline) {
             Thread.sleep(2); // bounded poll: the budget is returned when Netty frees the written response
         }
         assertThat(tiers.copyOut().heldBytes()).isZero();
-        assertThat(restore(13).header(CacheApi.ROUTE_HEADER)).isEqualTo("local-dram=1;local-ssd=0;stop=none");
+        assertThat(restore(13).header(CacheApi.ROUTE_HEADER)).isEqualTo("r=1 stop=complete routes=local-dram[0,1):ready");
         assertThat(metric("orbitkv_restore_response_memory_refusals_total")).isEqualTo(1);
     }
 

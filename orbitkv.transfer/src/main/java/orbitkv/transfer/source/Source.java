@@ -58,7 +58,7 @@ public final class Source implements TransferSource {
     }
 
     public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
             TransferTransport transport, LongSupplier monotonicNanos) throws IOException {
         if (dataBind.getAddress() != null && dataBind.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("the transfer data listener must bind a specific address (it is named"
@@ -69,7 +69,7 @@ public final class Source implements TransferSource {
                 "orbitkv-transfer-source");
         try {
             return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster),
-                    Objects.requireNonNull(self), Objects.requireNonNull(membership), config, dataBind, null, group,
+                    Objects.requireNonNull(self), Objects.requireNonNull(membership), config, dataBind, advertised, group,
                     EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group);
         } catch (IOException | RuntimeException e) {
             EventLoops.shutdown(group);

@@ -1,0 +1,40 @@
+package orbitkv.server.http;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import orbitkv.server.transfer.PeerTransfer;
+import orbitkv.transfer.TransferEngineStatus;
+import orbitkv.transfer.TransferSourceStatus;
+
+/** The transfer section of {@code /cache/metadata/status}, from transfer's snapshot records. */
+final class TransferStatusView {
+    private TransferStatusView() {}
+
+    static ApiModel.TransferStatus of(PeerTransfer t) {
+        TransferSourceStatus s = t.sourceStatus();
+        TransferEngineStatus e = t.engineStatus();
+        ApiModel.TransferSourceView source = new ApiModel.TransferSourceView(t.dataEndpoint().toString(),
+                s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(), s.prefetchPinnedBytesHeld(), s.grantsIssued(),
+                names(s.grantsEnded()), names(s.refusals()), names(s.dataRefusals()), names(s.readsServed()),
+                names(s.bytesServed()), s.egressInFlightBytes(), t.config().sourceEgressInFlightBytesMax(),
+                s.dataConnections());
+        List<ApiModel.TransferRoute> routes = e.routes().stream().map(r -> new ApiModel.TransferRoute(
+                TransferMetricFamilies.label(r.backend()), TransferMetricFamilies.label(r.route()), r.reads(), r.bytes(),
+                r.latency().sumNanos())).toList();
+        ApiModel.TransferRequesterView requester = new ApiModel.TransferRequesterView(
+                TransferMetricFamilies.label(t.defaultBackend()), routes, e.readsAdmitted(), e.readsTerminated(),
+                names(e.readRefusals()), names(e.readFailures()), e.checksumFailures(), e.readsTimedOut(),
+                e.readsCancelled(), names(e.sharedMemoryFallbacks()), e.receiveInFlightBytes(),
+                t.config().receiveInFlightBytesMax(), e.readsInFlight(), e.authorizeGranted(), e.authorizeNothingGranted(),
+                names(e.authorizeRefusals()), names(e.authorizeFailures()), e.grantsTracked(), e.releasesConfirmed(),
+                e.releasesNotConfirmed(), e.arenasMapped());
+        return new ApiModel.TransferStatus(source, requester);
+    }
+
+    private static <E extends Enum<E>> Map<String, Long> names(Map<E, Long> counts) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        counts.forEach((k, v) -> out.put(TransferMetricFamilies.label(k), v));
+        return out;
+    }
+}
