@@ -184,6 +184,18 @@ class SelfHealGateTest {
             }
         }
         assertRestored(hApi, blocks);
+        // INV-2 across a heal: o fetches h's blocks from the healed incarnation's transfer source (the fenced
+        // incarnation's transfer closed with its fence), byte for byte, over both READ backends.
+        List<String> held = List.copyOf(blocks.keySet());
+        for (String backend : List.of("tcp", "shared-memory-preferred")) {
+            ManagerApi.Reply peer = oApi.restore(NS, held, backend, 20_000);
+            assertThat(peer.status()).as(backend + ": " + peer.header("X-OrbitKV-Route")).isEqualTo(200);
+            assertThat(peer.header("X-OrbitKV-Route")).as(backend).startsWith("r=16 stop=complete").contains("@h/2[")
+                    .doesNotContain("@h/1[");
+            Map<String, byte[]> got = ManagerApi.unframe(peer.body());
+            assertThat(got.keySet()).containsExactlyElementsOf(held);
+            got.forEach((k, v) -> assertThat(v).as(backend + " " + k).isEqualTo(blocks.get(k)));
+        }
         assertThat(hApi.save(NS, Map.of(key(30), ManagerApi.payload(3, 30, 512))).json().at("/saved/0/sequence").asLong())
                 .as("saves continue the new lineage").isEqualTo(33);
     }
