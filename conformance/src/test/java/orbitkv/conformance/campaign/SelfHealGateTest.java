@@ -139,8 +139,8 @@ class SelfHealGateTest {
 
         etcdLink.faults(LinkFaults.BLACKHOLE);
         Await.until("h fenced (503)", BOUND, () -> hApi.get("/health").status() == 503);
-        // The fence is flagged first and delivered to the healer by the membership listener after it: await
-        // the listener's turn instead of reading the state in the same instant.
+        // The fence reaches the index (health 503, remote admission withdrawn) before the healer in the same
+        // membership callback, on purpose: safety first. So healing shows an instant later, not atomically.
         Await.until("h healing", BOUND, () -> hApi.status().at("/membership/heal/state").asText().equals("healing"));
         JsonNode fenced = hApi.status();
         assertThat(fenced.at("/membership/heal/history/0/fenced_cause").asText()).isEqualTo("LEASE_DEADLINE_PASSED");

@@ -105,6 +105,8 @@ class LeaseDegradedGateTest {
             ETCD.put(members + "b", record("b", b.incarnation().epoch().value() + 1)); // a plain put over b's record
             Await.until("a drops b, whose record lost its lease", BOUND, () -> a.view().member(new NodeId("b")).isEmpty());
             Await.until("b fences itself", BOUND, () -> b.fenced());
+            // fenced() turns true before the listeners receive the Fenced event: await its delivery
+            Await.until("b's Fenced event delivered", BOUND, () -> logB.first(MembershipEvent.Fenced.class).isPresent());
             assertThat(((MembershipEvent.Fenced) logB.first(MembershipEvent.Fenced.class).orElseThrow().event()).cause())
                     .isEqualTo(MembershipEvent.FenceCause.LEASE_LOST);
             assertThat(a.view().members()).extracting(mm -> mm.nodeId().value()).containsExactly("a");
