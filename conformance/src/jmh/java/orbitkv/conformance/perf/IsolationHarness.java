@@ -417,8 +417,12 @@ public final class IsolationHarness {
         int ssd = 0;
         String route = restore.header("X-OrbitKV-Route");
         if (medium == Medium.SSD) {
-            String m = route == null ? "" : route.replaceAll(".*local-ssd=(\\d+).*", "$1");
-            ssd = m.matches("\\d+") ? Integer.parseInt(m) : 0;
+            // X-OrbitKV-Route names each served run with its block range: "routes=local-ssd[0,4):ready"
+            java.util.regex.Matcher runs = java.util.regex.Pattern.compile("local-ssd\\[(\\d+),(\\d+)\\)")
+                    .matcher(route == null ? "" : route);
+            while (runs.find()) {
+                ssd += Integer.parseInt(runs.group(2)) - Integer.parseInt(runs.group(1));
+            }
             require(ssd == keys.size(), k, "restore not served from SSD (route " + route + ")", restore);
         }
         return new Round(k, warm, start, s, e, ssd);

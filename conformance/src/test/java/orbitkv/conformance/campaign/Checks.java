@@ -363,9 +363,9 @@ final class Checks {
     }
 
     /**
-     * Peer restores: bytes of a source restored at a requester. The transfer engine is not wired into the
-     * Manager yet (issue 13): {@link #NOT_WIRED} records that and checks nothing; once a restore can read
-     * from a peer, {@link #BYTES_FROM_PEER} restores the source's blocks at every requester and compares bytes.
+     * Peer restores: bytes of a source restored at a requester. {@link #BYTES_FROM_PEER} (the default since
+     * transfer is wired, issue 13) restores the source's blocks at every requester and compares bytes;
+     * {@link #NOT_WIRED} checks nothing (-Dorbitkv.campaign.peer-restore=false).
      */
     interface PeerRestore {
         void check(CampaignCluster.Node requester, CampaignCluster.Node source, Map<String, Long> generations, Violations v);

@@ -46,14 +46,16 @@ class FaultCampaignTest {
         boolean shortForm = only.isEmpty() && schedules <= SHORT.size();
         double pace = replay != null ? Double.parseDouble(replay[2])
                 : Double.parseDouble(System.getProperty("orbitkv.campaign.pace", shortForm ? "0.5" : "1"));
-        boolean peerRestore = Boolean.getBoolean("orbitkv.campaign.peer-restore");
+        // Peer restores are wired (issue 13): after convergence every requester restores every source's blocks
+        // and compares bytes; -Dorbitkv.campaign.peer-restore=false checks local restores only.
+        boolean peerRestore = Boolean.parseBoolean(System.getProperty("orbitkv.campaign.peer-restore", "true"));
         // The hard time bound: no schedule starts after it (each schedule is bounded itself), and a run that did
         // not finish its schedules within it fails.
         Duration budget = Duration.ofSeconds(Long.getLong("orbitkv.campaign.budget-s", Math.max(300L, 60L * schedules)));
         FaultCampaign.Plan plan = new FaultCampaign.Plan(seed, schedules, fixed, pace, peerRestore);
         System.out.println("fault campaign: seed " + seed + ", " + schedules + " schedules, pace " + pace
                 + ", time bound " + budget.toSeconds() + " s"
-                + ", peer restores " + (peerRestore ? "checked" : "not wired (transfer engine pending): local restores only"));
+                + ", peer restores " + (peerRestore ? "checked" : "off (-Dorbitkv.campaign.peer-restore=false): local restores only"));
         Path root = Path.of(System.getProperty("orbitkv.root", "..")).toAbsolutePath().normalize();
         Path work = Files.createTempDirectory("orbitkv-campaign-");
         try (CampaignCluster.Loopback hosts = new CampaignCluster.Loopback(3);
