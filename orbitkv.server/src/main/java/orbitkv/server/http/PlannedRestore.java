@@ -34,6 +34,7 @@ import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.transfer.PeerTransfer;
+import orbitkv.server.transfer.ReceiveCredits;
 import orbitkv.transfer.AuthorizeOutcome;
 import orbitkv.transfer.Backend;
 import orbitkv.transfer.BackendPolicy;
@@ -316,11 +317,17 @@ final class PlannedRestore {
         private boolean abandoned;
         private boolean freed;
 
-        Records(Route route, List<ByteBuf> records, long bytes) {
+        /** The receive credits this route holds until the executor releases it (peer routes), else null and 0. */
+        private final ReceiveCredits window;
+        final long creditBytes;
+
+        Records(Route route, List<ByteBuf> records, long bytes, ReceiveCredits window, long creditBytes) {
             this.route = route;
             this.records = records;
             this.bytes = bytes;
             this.backends = new Backend[records.size()];
+            this.window = window;
+            this.creditBytes = creditBytes;
         }
 
         /** The payload range of block {@code b}, after its header. */
@@ -341,6 +348,9 @@ final class PlannedRestore {
         }
 
         synchronized void release() {
+            if (!released && window != null) {
+                window.release(creditBytes); // after drain when submitted: the READs no longer write (ROUTE-11)
+            }
             released = true;
             if (!ready || abandoned) {
                 free();
@@ -373,6 +383,21 @@ final class PlannedRestore {
 
     // ------------------------------------------------------------------ ports
 
+    /**
+     * The receive credits of a peer route: the bytes its READs may have in flight at once (its
+     * {@value #READS_IN_FLIGHT_PER_ROUTE} largest blocks), at most the whole window; {@link PeerGrant} submits
+     * within them. Never less than the largest block, which the configuration keeps within the window.
+     */
+    static long creditBytes(Route route, long windowBytesMax) {
+        long[] sizes = route.blocks().stream().mapToLong(RouteBlock::sizeBytes).sorted().toArray();
+        long sum = 0;
+        for (int i = sizes.length - 1; i >= 0 && i >= sizes.length - READS_IN_FLIGHT_PER_ROUTE; i--) {
+            sum += sizes[i];
+        }
+        long largest = sizes.length == 0 ? 0 : sizes[sizes.length - 1];
+        return Math.max(1, Math.max(largest, Math.min(sum, windowBytesMax)));
+    }
+
     /** The data plane of this request: tiers for local routes, the transfer engine for peer routes. */
     private final class Ports implements TransferPorts<Records> {
         @Override
@@ -381,7 +406,19 @@ final class PlannedRestore {
             for (RouteBlock b : route.blocks()) {
                 bytes += BlockFraming.RECORD_HEADER_BYTES + b.key().key().length + b.sizeBytes();
             }
+            // A peer route takes its receive credits first, before the source is asked (ROUTE-11): a full window is
+            // this Manager's refusal, never a grant and pins taken at the source and then a refused READ.
+            Optional<ReceiveCredits> window = route.source() instanceof RouteSource.Peer
+                    ? transfer.map(PeerTransfer::receiveCredits) : Optional.empty();
+            long credit = window.map(w -> creditBytes(route, w.bytesMax())).orElse(0L);
+            if (window.isPresent() && !window.get().tryTake(credit)) {
+                lastRefusal = AdmissionRefusal.RECEIVE_CREDITS.traceName();
+                return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "receive-credits: " + credit
+                        + " bytes do not fit beside the " + window.get().heldBytes()
+                        + " held of --transfer-receive-in-flight-bytes-max " + window.get().bytesMax());
+            }
             if (bytes > bodyBytesMax || !budget.tryTake(bytes)) {
+                window.ifPresent(w -> w.release(credit));
                 responseMemory = true;
                 return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "response-memory: " + bytes
                         + " record bytes do not fit --restore-bytes-in-flight-max");
@@ -397,9 +434,10 @@ final class PlannedRestore {
             } catch (RuntimeException | Error e) {
                 recs.forEach(ByteBuf::release);
                 budget.release(bytes);
+                window.ifPresent(w -> w.release(credit));
                 throw e;
             }
-            Records dst = new Records(route, recs, bytes);
+            Records dst = new Records(route, recs, bytes, window.orElse(null), credit);
             synchronized (destinations) {
                 destinations.put(route, dst);
             }
@@ -601,6 +639,7 @@ final class PlannedRestore {
         private Records dst;
         private int next;
         private int inFlight;
+        private long inFlightBytes;
         private int completed;
         private boolean failed;
         private boolean submitting;
@@ -623,12 +662,14 @@ final class PlannedRestore {
             while (true) {
                 int b;
                 synchronized (this) {
-                    if (submitting || failed || next >= dst.records.size() || inFlight >= READS_IN_FLIGHT_PER_ROUTE) {
+                    if (submitting || failed || next >= dst.records.size() || inFlight >= READS_IN_FLIGHT_PER_ROUTE
+                            || inFlight > 0 && inFlightBytes + size(next) > dst.creditBytes) {
                         return;
                     }
                     submitting = true;
                     b = next++;
                     inFlight++;
+                    inFlightBytes += size(b);
                 }
                 ReadHandle h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
                         Duration.ofMillis(Math.max(1, remainingMs())));
@@ -647,6 +688,7 @@ final class PlannedRestore {
             boolean isDrained;
             synchronized (this) {
                 inFlight--;
+                inFlightBytes -= size(b);
                 if (x == null && o instanceof ReadOutcome.Completed c && !failed) {
                     dst.filled(b, c.backend());
                     completed++;
@@ -692,6 +734,10 @@ final class PlannedRestore {
                 case null -> failure = "engine-error: " + x;
                 default -> failure = "unexpected";
             }
+        }
+
+        private long size(int b) {
+            return dst.route.blocks().get(b).sizeBytes();
         }
 
         @Override

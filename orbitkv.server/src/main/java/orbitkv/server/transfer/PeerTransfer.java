@@ -48,6 +48,7 @@ public final class PeerTransfer implements AutoCloseable {
     private final Membership membership;
     private final BackendPolicy defaultBackend;
     private final TransferConfig config;
+    private final ReceiveCredits receiveCredits;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private PeerTransfer(TransferSource source, TransferEngine engine, TransferChannels channels, Membership membership,
@@ -58,6 +59,7 @@ public final class PeerTransfer implements AutoCloseable {
         this.membership = membership;
         this.defaultBackend = defaultBackend;
         this.config = config;
+        this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax());
     }
 
     /**
@@ -135,6 +137,11 @@ public final class PeerTransfer implements AutoCloseable {
 
     public TransferEngine engine() {
         return engine;
+    }
+
+    /** The receive credits peer routes take before their authorization (ROUTE-11). */
+    public ReceiveCredits receiveCredits() {
+        return receiveCredits;
     }
 
     public BackendPolicy defaultBackend() {
