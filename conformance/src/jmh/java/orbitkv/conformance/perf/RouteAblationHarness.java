@@ -32,7 +32,9 @@ import orbitkv.membership.MembershipAdmin;
  *
  * <ol>
  *   <li><b>Ablation.</b> Two sources hold the demanded prefixes: {@code a}, whose data listener is reached only
- *       through a {@link FaultProxy} with a bandwidth cap (the slowed peer), and {@code b} (unslowed). One seeded
+ *       through a {@link FaultProxy} with a bandwidth cap (the slowed peer), and {@code b} (unslowed). The proxy paces
+ *       each connection and direction separately, so a READ spread over several data connections sees the cap once
+ *       per connection. One seeded
  *       demand trace mixes prefixes only {@code a} holds, prefixes only {@code b} holds and contested prefixes both
  *       hold. The fixed policy serves a contested prefix from {@code a} (equal span, equal medium: the owner order
  *       decides); the cost-driven policy may move it to {@code b} once both classes have
@@ -71,6 +73,29 @@ public final class RouteAblationHarness {
     /** Who holds a demanded prefix. */
     public enum Kind { SLOW_ONLY, FAST_ONLY, CONTESTED }
 
+    /** Which demands of a run a figure is taken over. */
+    public enum Slice {
+        ALL("all"), CONTESTED("contested"),
+        /** Contested demands from the trace's learning point on ({@link Settings#learnedFrom()}): where a switch is possible. */
+        CONTESTED_LEARNED("contested after learning"), SLOW_ONLY("slow-only"), FAST_ONLY("fast-only");
+
+        final String label;
+
+        Slice(String label) {
+            this.label = label;
+        }
+
+        boolean holds(Kind k, int index, int learnedFrom) {
+            return switch (this) {
+                case ALL -> true;
+                case CONTESTED -> k == Kind.CONTESTED;
+                case CONTESTED_LEARNED -> k == Kind.CONTESTED && index >= learnedFrom;
+                case SLOW_ONLY -> k == Kind.SLOW_ONLY;
+                case FAST_ONLY -> k == Kind.FAST_ONLY;
+            };
+        }
+    }
+
     /**
      * @param runs independent runs per mode (≥ 5 for a reported comparison; the smoke uses fewer)
      * @param requests demands per trace
@@ -101,10 +126,32 @@ public final class RouteAblationHarness {
         public static Settings fromProperties() {
             return new Settings(Integer.getInteger("bench.routes.runs", 5), Integer.getInteger("bench.routes.requests", 200),
                     Integer.getInteger("bench.routes.keysPerDemand", 4), Integer.getInteger("bench.routes.blockBytes", 64 << 10),
-                    Integer.getInteger("bench.routes.prefixesPerKind", 8), Long.getLong("bench.routes.slowBytesPerSecond", 8L << 20),
+                    Integer.getInteger("bench.routes.prefixesPerKind", 8), Long.getLong("bench.routes.slowBytesPerSecond", 2L << 20),
                     Integer.getInteger("bench.routes.observationsMin", 32), Integer.getInteger("bench.routes.overheadRounds", 2_000),
                     Integer.getInteger("bench.routes.overheadWarmup", 500), Integer.getInteger("bench.routes.overheadBatches", 10),
                     Long.getLong("bench.routes.seed", 20261130L));
+        }
+
+        /**
+         * The first trace index before which both peers' classes can have {@code observationsMin} executed successes
+         * (that many fast-only demands, and that many slow-only or contested ones): no switch can happen earlier, in
+         * any mode. A function of the trace alone, so identical for every run.
+         */
+        public int learnedFrom() {
+            List<Request> t = trace();
+            int fast = 0;
+            int slow = 0;
+            for (int i = 0; i < t.size(); i++) {
+                if (fast >= observationsMin && slow >= observationsMin) {
+                    return i;
+                }
+                if (t.get(i).kind() == Kind.FAST_ONLY) {
+                    fast++;
+                } else {
+                    slow++;
+                }
+            }
+            return t.size();
         }
 
         /** The demand trace every run replays (seeded): 25 % slow-only, 35 % fast-only, 40 % contested. */
@@ -133,9 +180,9 @@ public final class RouteAblationHarness {
      * @param decisions how many restores had each planner decision ({@code sel=} of the trace header)
      */
     public record RunResult(Mode mode, int block, long[] nanos, Kind[] kinds, int switchesExecuted, int shadowSwitches,
-                            int slowRoutes, int contested, Map<String, Integer> decisions, String failure) {
-        long[] of(boolean contestedOnly) {
-            return java.util.stream.IntStream.range(0, nanos.length).filter(i -> !contestedOnly || kinds[i] == Kind.CONTESTED)
+                            int slowRoutes, int contested, Map<String, Integer> decisions, int learnedFrom, String failure) {
+        long[] of(Slice slice) {
+            return java.util.stream.IntStream.range(0, nanos.length).filter(i -> slice.holds(kinds[i], i, learnedFrom))
                     .mapToLong(i -> nanos[i]).toArray();
         }
     }
@@ -184,7 +231,9 @@ public final class RouteAblationHarness {
         List<Request> trace = settings.trace();
         run.report("trace: " + trace.size() + " demands (" + count(trace, Kind.SLOW_ONLY) + " slow-only, " + count(trace, Kind.FAST_ONLY)
                 + " fast-only, " + count(trace, Kind.CONTESTED) + " contested), " + settings.keysPerDemand() + " keys x "
-                + settings.blockBytes() + " B per demand");
+                + settings.blockBytes() + " B per demand; learning point (both classes can hold " + settings.observationsMin()
+                + " successes): demand " + settings.learnedFrom() + ", after it " + trace.subList(settings.learnedFrom(), trace.size())
+                .stream().filter(q -> q.kind() == Kind.CONTESTED).count() + " contested demands");
         int dataPort = freePort();
         List<ManagerProcess> started = new ArrayList<>();
         try (FaultProxy slowLink = new FaultProxy(new Endpoint("127.0.0.1", dataPort))) {
@@ -227,24 +276,32 @@ public final class RouteAblationHarness {
             run.csv("route-ablation-samples.csv", "mode,block,request,kind,nanos", rows);
             List<Comparison> comparisons = new ArrayList<>();
             run.report("");
-            run.report("| mode | runs | p50 all ms (median of runs; min..max) | p99 all ms | p50 contested ms | p99 contested ms | switches executed / shadow (per run) |");
-            run.report("|---|---|---|---|---|---|---|");
+            run.report("| mode | runs | p50 all ms (median of runs; min..max) | p99 all ms | p50 contested ms | p99 contested ms "
+                    + "| p50 contested after learning ms | p99 contested after learning ms | p50 slow-only ms | p50 fast-only ms "
+                    + "| switches executed / shadow (per run) |");
+            run.report("|---|---|---|---|---|---|---|---|---|---|---|");
             for (Mode m : Mode.values()) {
                 List<RunResult> rs = results.stream().filter(r -> r.mode() == m).toList();
-                run.report(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s / %s |", m.option, rs.size(),
-                        spread(rs, false, 0.50), spread(rs, false, 0.99), spread(rs, true, 0.50), spread(rs, true, 0.99),
+                run.report(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |", m.option, rs.size(),
+                        spread(rs, Slice.ALL, 0.50), spread(rs, Slice.ALL, 0.99), spread(rs, Slice.CONTESTED, 0.50),
+                        spread(rs, Slice.CONTESTED, 0.99), spread(rs, Slice.CONTESTED_LEARNED, 0.50),
+                        spread(rs, Slice.CONTESTED_LEARNED, 0.99), spread(rs, Slice.SLOW_ONLY, 0.50), spread(rs, Slice.FAST_ONLY, 0.50),
                         rs.stream().map(r -> Integer.toString(r.switchesExecuted())).toList(),
                         rs.stream().map(r -> Integer.toString(r.shadowSwitches())).toList()));
             }
             run.report("");
             for (Mode m : List.of(Mode.SHADOW, Mode.COST_DRIVEN)) {
-                for (boolean contested : new boolean[] {false, true}) {
+                for (Slice slice : List.of(Slice.ALL, Slice.CONTESTED, Slice.CONTESTED_LEARNED)) {
+                    if (results.getFirst().of(slice).length == 0) {
+                        run.report("no " + slice.label + " demands in this trace: no comparison");
+                        continue;
+                    }
                     for (double q : new double[] {0.50, 0.99}) {
-                        String metric = (q == 0.50 ? "p50" : "p99") + (contested ? " contested" : " all");
+                        String metric = (q == 0.50 ? "p50 " : "p99 ") + slice.label;
                         double[] ratios = new double[settings.runs()];
                         for (int block = 0; block < settings.runs(); block++) {
-                            ratios[block] = (double) quantile(find(results, m, block).of(contested), q)
-                                    / quantile(find(results, Mode.FIXED, block).of(contested), q);
+                            ratios[block] = (double) quantile(find(results, m, block).of(slice), q)
+                                    / quantile(find(results, Mode.FIXED, block).of(slice), q);
                         }
                         Comparison c = compare(m, metric, ratios);
                         comparisons.add(c);
@@ -282,7 +339,7 @@ public final class RouteAblationHarness {
                 kinds[i] = q.kind();
                 String fail = check(r, keys, expected);
                 if (fail != null) {
-                    return new RunResult(mode, block, nanos, kinds, executed, shadow, slow, contested, decisions, "request " + i + ": " + fail);
+                    return new RunResult(mode, block, nanos, kinds, executed, shadow, slow, contested, decisions, settings.learnedFrom(), "request " + i + ": " + fail);
                 }
                 String t = String.valueOf(r.header("X-OrbitKV-Route-Trace"));
                 String d = decision(t);
@@ -299,7 +356,7 @@ public final class RouteAblationHarness {
                     }
                 }
             }
-            return new RunResult(mode, block, nanos, kinds, executed, shadow, slow, contested, decisions, null);
+            return new RunResult(mode, block, nanos, kinds, executed, shadow, slow, contested, decisions, settings.learnedFrom(), null);
         } finally {
             for (ManagerProcess m : started) {
                 m.sigterm();
@@ -493,8 +550,11 @@ public final class RouteAblationHarness {
         return Stats.rank(s, q);
     }
 
-    private static String spread(List<RunResult> rs, boolean contested, double q) {
-        double[] v = rs.stream().mapToDouble(r -> quantile(r.of(contested), q) / 1e6).toArray();
+    private static String spread(List<RunResult> rs, Slice slice, double q) {
+        double[] v = rs.stream().filter(r -> r.of(slice).length > 0).mapToDouble(r -> quantile(r.of(slice), q) / 1e6).toArray();
+        if (v.length == 0) {
+            return "-";
+        }
         return String.format(Locale.ROOT, "%.2f (%.2f..%.2f)", Stats.median(v), Arrays.stream(v).min().orElse(Double.NaN),
                 Arrays.stream(v).max().orElse(Double.NaN));
     }
@@ -525,7 +585,7 @@ public final class RouteAblationHarness {
         run.report(String.format(Locale.ROOT, "run %-11s block %d: p50 %.2f ms, p99 %.2f ms; contested p50 %.2f ms, p99 %.2f ms; "
                         + "switches executed %d, shadow %d; contested served by the slowed peer %d of %d; decisions %s",
                 r.mode().option, r.block(), quantile(r.nanos(), 0.5) / 1e6, quantile(r.nanos(), 0.99) / 1e6,
-                quantile(r.of(true), 0.5) / 1e6, quantile(r.of(true), 0.99) / 1e6, r.switchesExecuted(), r.shadowSwitches(),
+                quantile(r.of(Slice.CONTESTED), 0.5) / 1e6, quantile(r.of(Slice.CONTESTED), 0.99) / 1e6, r.switchesExecuted(), r.shadowSwitches(),
                 r.slowRoutes(), r.contested(), r.decisions()));
     }
 

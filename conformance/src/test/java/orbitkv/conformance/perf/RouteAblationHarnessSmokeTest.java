@@ -27,6 +27,7 @@ class RouteAblationHarnessSmokeTest {
     void smoke() throws Exception {
         RouteAblationHarness.Settings s = new RouteAblationHarness.Settings(1, 24, 2, 8 << 10, 2, 1L << 20, 4, 30, 6, 3, 20261130L);
         assertThat(s.trace()).isEqualTo(s.trace()); // the trace is a function of the seed
+        assertThat(s.learnedFrom()).isBetween(8, 23); // contested demands remain after the learning point
         Path work = Files.createTempDirectory("orbitkv-routes-smoke-");
         try {
             RouteAblationHarness h = new RouteAblationHarness(s, BenchRun.create("routes-smoke"), ETCD, work);
@@ -45,7 +46,7 @@ class RouteAblationHarnessSmokeTest {
                             .isEqualTo(r.contested());
                 }
             }
-            assertThat(a.comparisons()).hasSize(8).allSatisfy(c -> {
+            assertThat(a.comparisons()).hasSize(12).allSatisfy(c -> {
                 assertThat(c.ratios()).hasSize(1);
                 assertThat(c.geometricMean()).isPositive().isFinite();
                 assertThat(c.lower()).isEqualTo(c.upper()); // one block: every resample is that block
