@@ -50,6 +50,8 @@ class RouteAblationHarnessSmokeTest {
                 assertThat(c.ratios()).hasSize(1);
                 assertThat(c.geometricMean()).isPositive().isFinite();
                 assertThat(c.lower()).isEqualTo(c.upper()); // one block: every resample is that block
+                assertThat(c.judged()).as("one run per mode is never judged (PERF-6)").isFalse();
+                assertThat(c.wins()).isFalse();
             });
             RouteAblationHarness.OverheadResult o = h.overhead();
             assertThat(o.nanos()).containsOnlyKeys(RouteAblationHarness.Mode.values());
