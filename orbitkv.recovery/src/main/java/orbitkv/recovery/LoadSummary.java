@@ -6,8 +6,8 @@ import orbitkv.membership.Incarnation;
 /**
  * A peer's bounded resource summary (ROUTE-9): disposable evidence about load, tagged with the incarnation
  * that measured it and its measurement window, expired by local receipt age. Never a grant, never a promise
- * of a queue wait, never written to etcd (MEM-4). It rides on existing peer responses or liveness frames (the
- * wire field arrives with the transfer wiring).
+ * of a queue wait, never written to etcd (MEM-4). It rides on existing peer responses: the Manager builds it
+ * from the {@code SourceLoad} on each transfer Authorize answer (docs/transfer.md "Load summary").
  *
  * @param owner the incarnation that measured it
  * @param windowMs the measurement window, 1..{@value #WINDOW_MS_MAX} ms

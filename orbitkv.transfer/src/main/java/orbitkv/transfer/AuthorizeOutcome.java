@@ -2,31 +2,54 @@ package orbitkv.transfer;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
-/** The outcome of {@link TransferEngine#authorize}. */
+/**
+ * The outcome of {@link TransferEngine#authorize}. Every answer the source gave may carry the source's load
+ * summary ({@link #load()}, ROUTE-9): evidence for the caller's route selection, never part of the decision the
+ * outcome states.
+ */
 public sealed interface AuthorizeOutcome {
+    /** The answering source's load summary, when it sent a well-formed one; empty when there was no answer. */
+    Optional<SourceLoad> load();
+
     /** At least one block was granted (and pinned); the grant lists every block's result. */
-    record Granted(Grant grant) implements AuthorizeOutcome {
+    record Granted(Grant grant, Optional<SourceLoad> load) implements AuthorizeOutcome {
         public Granted {
             Objects.requireNonNull(grant, "grant");
+            Objects.requireNonNull(load, "load");
+        }
+
+        public Granted(Grant grant) {
+            this(grant, Optional.empty());
         }
     }
 
     /** The request was valid but every block was refused; nothing is pinned. */
-    record NothingGranted(List<BlockResult.Refused> refusals) implements AuthorizeOutcome {
+    record NothingGranted(List<BlockResult.Refused> refusals, Optional<SourceLoad> load) implements AuthorizeOutcome {
         public NothingGranted {
             refusals = List.copyOf(refusals);
+            Objects.requireNonNull(load, "load");
+        }
+
+        public NothingGranted(List<BlockResult.Refused> refusals) {
+            this(refusals, Optional.empty());
         }
     }
 
     /** The source refused the whole request (a request-level reason); nothing is pinned, no state changed. */
-    record Refused(RefusalReason reason, String detail) implements AuthorizeOutcome {
+    record Refused(RefusalReason reason, String detail, Optional<SourceLoad> load) implements AuthorizeOutcome {
         public Refused {
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(detail, "detail");
+            Objects.requireNonNull(load, "load");
             if (reason.level() != RefusalReason.Level.REQUEST) {
                 throw new IllegalArgumentException(reason + " is not a request-level refusal");
             }
+        }
+
+        public Refused(RefusalReason reason, String detail) {
+            this(reason, detail, Optional.empty());
         }
     }
 
@@ -39,6 +62,12 @@ public sealed interface AuthorizeOutcome {
         public Failed {
             Objects.requireNonNull(failure, "failure");
             Objects.requireNonNull(detail, "detail");
+        }
+
+        /** No usable answer, so no load evidence (a summary on an answer that broke the protocol is dropped). */
+        @Override
+        public Optional<SourceLoad> load() {
+            return Optional.empty();
         }
     }
 

@@ -30,13 +30,16 @@ import orbitkv.transfer.AuthorizeOutcome.AuthorizeFailure;
  * @param releasesConfirmed releases the source confirmed ({@code Released} or {@code AlreadyEnded})
  * @param releasesNotConfirmed releases that failed (the source's expiry then ends those grants)
  * @param arenasMapped source arenas mapped read-only now
+ * @param loadSummariesReceived well-formed source load summaries delivered with Authorize outcomes (ROUTE-9)
+ * @param loadSummariesRejected source load summaries dropped as malformed (the outcome they came with stands)
  */
 public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted, long readsTerminated,
         Map<ReadRefusal, Long> readRefusals, Map<ReadFailure, Long> readFailures, long checksumFailures,
         long readsTimedOut, long readsCancelled, Map<SharedMemoryFallback, Long> sharedMemoryFallbacks,
         long receiveInFlightBytes, long readsInFlight, long authorizeGranted, long authorizeNothingGranted,
         Map<RefusalReason, Long> authorizeRefusals, Map<AuthorizeFailure, Long> authorizeFailures,
-        long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped) {
+        long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped,
+        long loadSummariesReceived, long loadSummariesRejected) {
     public TransferEngineStatus {
         routes = List.copyOf(routes);
         readRefusals = EnumCounts.copy(ReadRefusal.class, Objects.requireNonNull(readRefusals));

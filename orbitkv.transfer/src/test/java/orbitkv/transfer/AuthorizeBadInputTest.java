@@ -131,6 +131,8 @@ class AuthorizeBadInputTest {
         assertThat(r.hasRefused()).as(name).isTrue();
         assertThat(WireCodec.reason(r.getRefused().getReason())).as(name).isEqualTo(expected);
         assertThat(r.getRefused().getDetail()).isNotBlank();
+        assertThat(r.hasLoad()).as(name + ": a load summary rides on this refusal (ROUTE-9)")
+                .isEqualTo(!LoadSummaryTest.REFUSALS_WITHOUT_LOAD.contains(expected));
         assertNoState();
         assertThat(f.source.status().refusals().get(expected)).isEqualTo(before + 1);
     }

@@ -162,7 +162,7 @@ class PeerRestoreGateTest {
 
     @Test
     @Order(1)
-    @DisplayName("INV-2 INV-8 BND-2 ROUTE-1 ROUTE-3 ROUTE-4 ROUTE-10 peer restore across 3 Managers is byte-exact from DRAM and SSD sources over TCP and shared memory, in the fixed order; sources release every pin")
+    @DisplayName("INV-2 INV-8 BND-2 ROUTE-1 ROUTE-3 ROUTE-4 ROUTE-9 ROUTE-10 peer restore across 3 Managers is byte-exact from DRAM and SSD sources over TCP and shared memory, in the fixed order; sources release every pin")
     void peerRestoreByteExact() {
         Map<String, byte[]> ofA = new LinkedHashMap<>();
         Map<String, byte[]> ofB = new LinkedHashMap<>();
@@ -202,9 +202,15 @@ class PeerRestoreGateTest {
             // either backend policy (the shared arena maps DRAM only).
             assertThat(r.header("X-OrbitKV-Route")).as(backend).isEqualTo("r=11 stop=complete routes="
                     + "local-dram[0,1):ready,peer-dram@a/1[1,5):ready" + dram + ",peer-ssd@b/1[5,11):ready+tcp");
-            assertThat(r.header("X-OrbitKV-Route-Trace")).startsWith("v1 k=11 r=11 stop=complete plan=11:complete");
+            assertThat(r.header("X-OrbitKV-Route-Trace")).startsWith("v1 k=11 r=11 stop=complete plan=11:complete")
+                    .as("ROUTE-9: the sources' load summaries rode on their Authorize answers").containsPattern(" load-age=\\d+ms");
             assertBytes(r, expected);
         }
+        // ROUTE-9: one well-formed summary per Authorize answer (two peer routes per restore), none dropped; the
+        // paginated traces show the receipt age of the freshest summary of a chosen peer.
+        assertThat(api(c).status().at("/transfer/requester/load_summaries_received").asLong()).isGreaterThanOrEqualTo(4);
+        assertThat(api(c).status().at("/transfer/requester/load_summaries_rejected").asLong()).isZero();
+        assertThat(api(c).get("/cache/metadata/routes?limit=1").json().at("/traces/0/load_age_ns").isIntegralNumber()).isTrue();
         JsonNode routes = api(c).status().at("/transfer/requester/routes");
         long shmReads = 0;
         long tcpReads = 0;

@@ -31,7 +31,7 @@ final class ApiModel {
     /** One retained restore route trace (ROUTE-3): its header form plus the fields a dashboard filters on. */
     record RouteTraceView(long id, String trace, int demandKeys, int restoredKeys, String stop, int plannedPrefixKeys,
                           String plannedStop, String selectionMode, String decision, List<String> replans,
-                          long readyNanos, int drainPending) {}
+                          long readyNanos, int drainPending, Long loadAgeNs) {}
 
     /** {@code GET /cache/metadata/routes}: newest first; {@code next_before_id} pages to older ones. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -117,7 +117,8 @@ final class ApiModel {
                                  long receiveInFlightBytes, long receiveInFlightBytesMax, long readsInFlight,
                                  long authorizeGranted, long authorizeNothingGranted,
                                  java.util.Map<String, Long> authorizeRefusals, java.util.Map<String, Long> authorizeFailures,
-                                 long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped) {}
+                                 long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped,
+                                 long loadSummariesReceived, long loadSummariesRejected) {}
 
     /**
      * The InventorySessions of this Manager (DIAG-1, BND-3): the requester end's sessions (one per admitted

@@ -185,7 +185,7 @@ final class CacheApi {
                     t.stop().traceName(), t.plannedPrefixKeys(), t.plannedStop().traceName(),
                     t.decision().mode().name().toLowerCase(java.util.Locale.ROOT), t.decision().reason().traceName(),
                     t.replans().stream().map(orbitkv.recovery.AdmissionRefusal::traceName).toList(), t.readyNanos(),
-                    t.drainPending()));
+                    t.drainPending(), t.loadAgeNanos().isPresent() ? t.loadAgeNanos().getAsLong() : null));
         }
         return json(200, new ApiModel.RouteTracesResponse(traces,
                 page.nextBeforeId().isPresent() ? Long.toString(page.nextBeforeId().getAsLong()) : null));

@@ -27,6 +27,7 @@ import orbitkv.recovery.Restore;
 import orbitkv.recovery.Route;
 import orbitkv.recovery.RouteBlock;
 import orbitkv.recovery.RouteKind;
+import orbitkv.recovery.LoadSummary;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.recovery.RouteSource;
 import orbitkv.recovery.TransferPorts;
@@ -36,6 +37,7 @@ import orbitkv.server.tier.Residence;
 import orbitkv.server.transfer.PeerTransfer;
 import orbitkv.server.transfer.ReceiveCredits;
 import orbitkv.transfer.AuthorizeOutcome;
+import orbitkv.transfer.SourceLoad;
 import orbitkv.transfer.Backend;
 import orbitkv.transfer.BackendPolicy;
 import orbitkv.transfer.BlockRef;
@@ -587,6 +589,7 @@ final class PlannedRestore {
             lastRefusal = "unreachable";
             return new TransferPorts.GrantOutcome.Refused<>(AdmissionRefusal.UNREACHABLE, List.of(), String.valueOf(e));
         }
+        outcome.load().ifPresent(this::recordLoad);
         return switch (outcome) {
             case AuthorizeOutcome.Refused r -> {
                 lastRefusal = name(r.reason());
@@ -606,6 +609,16 @@ final class PlannedRestore {
                 yield refusedBlocks(route, blocks);
             }
         };
+    }
+
+    /**
+     * Keeps the source's load summary as evidence (ROUTE-9): stamped with this Manager's receipt time by the route
+     * selection, expired by receipt age, never a grant and never written to etcd. It decides nothing yet; traces
+     * show its age.
+     */
+    private void recordLoad(SourceLoad l) {
+        routes.recordLoad(new LoadSummary(l.measuredBy(), l.windowMs(), l.grantsOutstanding(), l.pinnedBytes(),
+                l.egressQueuedBytes()));
     }
 
     /** The refused blocks of an answer, in request order, as one request-local refusal of those keys. */

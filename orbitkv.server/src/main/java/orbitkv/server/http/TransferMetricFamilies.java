@@ -153,6 +153,13 @@ final class TransferMetricFamilies {
                 }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_transfer_arenas_mapped").help("requester: source arenas mapped read-only")
                 .callback(cb -> cb.call(engine.get().arenasMapped())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_transfer_load_summaries")
+                .help("requester: source load summaries on Authorize answers (ROUTE-9), by outcome (received; rejected: malformed, dropped)")
+                .labelNames("outcome").callback(cb -> {
+                    TransferEngineStatus s = engine.get();
+                    cb.call(s.loadSummariesReceived(), "received");
+                    cb.call(s.loadSummariesRejected(), "rejected");
+                }).register(registry);
     }
 
     /** The finite bounds of {@link LatencyHistogram} in seconds, then +Inf. */

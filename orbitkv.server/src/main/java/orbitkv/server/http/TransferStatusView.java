@@ -28,7 +28,7 @@ final class TransferStatusView {
                 e.readsCancelled(), names(e.sharedMemoryFallbacks()), e.receiveInFlightBytes(),
                 t.config().receiveInFlightBytesMax(), e.readsInFlight(), e.authorizeGranted(), e.authorizeNothingGranted(),
                 names(e.authorizeRefusals()), names(e.authorizeFailures()), e.grantsTracked(), e.releasesConfirmed(),
-                e.releasesNotConfirmed(), e.arenasMapped());
+                e.releasesNotConfirmed(), e.arenasMapped(), e.loadSummariesReceived(), e.loadSummariesRejected());
         return new ApiModel.TransferStatus(source, requester);
     }
 

@@ -9,6 +9,7 @@ import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.transfer.Intent;
 import orbitkv.transfer.RefusalReason;
+import orbitkv.transfer.SourceLoad;
 import orbitkv.transfer.wire.IncarnationRef;
 import orbitkv.transfer.wire.Uuid;
 
@@ -53,6 +54,31 @@ public final class WireCodec {
     public static IncarnationRef incarnation(Incarnation i) {
         return IncarnationRef.newBuilder().setNodeId(i.nodeId().value()).setNodeEpoch(i.epoch().value())
                 .setId(uuid(i.id())).build();
+    }
+
+    /** The wire form of a load summary (ROUTE-9). */
+    public static orbitkv.transfer.wire.SourceLoad load(SourceLoad l) {
+        return orbitkv.transfer.wire.SourceLoad.newBuilder().setMeasuredBy(incarnation(l.measuredBy()))
+                .setWindowMs(l.windowMs()).setGrantsOutstanding(l.grantsOutstanding()).setPinnedBytes(l.pinnedBytes())
+                .setEgressQueuedBytes(l.egressQueuedBytes()).build();
+    }
+
+    /**
+     * A checked load summary: {@code measured_by} well formed and of node {@code node} (the one asked), the window
+     * 1..{@value SourceLoad#WINDOW_MS_MAX} ms, every figure within its width (a fixed64 above 2^63-1 or a fixed32
+     * above 2^31-1 reads negative and is refused, never wrapped).
+     */
+    public static SourceLoad load(orbitkv.transfer.wire.SourceLoad w, NodeId node) throws WireException {
+        Incarnation by = incarnation("load.measured_by", w.hasMeasuredBy(), w.getMeasuredBy());
+        if (!by.nodeId().equals(node)) {
+            throw new WireException(RefusalReason.MALFORMED_REQUEST, "load.measured_by " + by + " is not of node " + node);
+        }
+        try {
+            return new SourceLoad(by, w.getWindowMs(), w.getGrantsOutstanding(), w.getPinnedBytes(),
+                    w.getEgressQueuedBytes());
+        } catch (IllegalArgumentException e) {
+            throw new WireException(RefusalReason.MALFORMED_REQUEST, "load: " + e.getMessage());
+        }
     }
 
     public static Incarnation incarnation(String field, boolean present, IncarnationRef r) throws WireException {

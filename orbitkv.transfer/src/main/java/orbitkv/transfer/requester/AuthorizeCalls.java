@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
@@ -14,6 +15,7 @@ import orbitkv.transfer.BlockRef;
 import orbitkv.transfer.BlockResult;
 import orbitkv.transfer.GrantRequest;
 import orbitkv.transfer.RefusalReason;
+import orbitkv.transfer.SourceLoad;
 import orbitkv.transfer.frame.WireCodec;
 import orbitkv.transfer.frame.WireCodec.WireException;
 import orbitkv.transfer.wire.AuthorizeRequest;
@@ -67,14 +69,14 @@ final class AuthorizeCalls {
      * The outcome of a response other than a grant ({@code Refused}), or null when it authorized (then
      * {@link #answer} reads it).
      */
-    static AuthorizeOutcome refusal(AuthorizeResponse r) {
+    static AuthorizeOutcome refusal(AuthorizeResponse r, Optional<SourceLoad> load) {
         return switch (r.getOutcomeCase()) {
             case REFUSED -> {
                 RefusalReason reason = WireCodec.reason(r.getRefused().getReason());
                 yield reason == null || reason.level() != RefusalReason.Level.REQUEST
                         ? new AuthorizeOutcome.Failed(AuthorizeFailure.PROTOCOL_VIOLATION,
                                 "refusal with reason " + r.getRefused().getReasonValue())
-                        : new AuthorizeOutcome.Refused(reason, r.getRefused().getDetail());
+                        : new AuthorizeOutcome.Refused(reason, r.getRefused().getDetail(), load);
             }
             case AUTHORIZED -> null;
             case OUTCOME_NOT_SET -> new AuthorizeOutcome.Failed(AuthorizeFailure.PROTOCOL_VIOLATION, "empty response");

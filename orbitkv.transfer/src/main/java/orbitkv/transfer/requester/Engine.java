@@ -11,6 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -38,6 +39,7 @@ import orbitkv.transfer.ReadRefusal;
 import orbitkv.transfer.ReleaseOutcome;
 import orbitkv.transfer.RouteClass;
 import orbitkv.transfer.SharedMemoryFallback;
+import orbitkv.transfer.SourceLoad;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.TransferEngine;
 import orbitkv.transfer.TransferEngineStatus;
@@ -46,6 +48,7 @@ import orbitkv.transfer.frame.EventLoops;
 import orbitkv.transfer.frame.BoundedMessage;
 import orbitkv.transfer.frame.CountBytesWindow;
 import orbitkv.transfer.frame.HostIdentity;
+import orbitkv.transfer.frame.WireCodec;
 import orbitkv.transfer.wire.AuthorizeRequest;
 import orbitkv.transfer.wire.AuthorizeResponse;
 import orbitkv.transfer.wire.ReleaseRequest;
@@ -163,7 +166,8 @@ public final class Engine implements TransferEngine {
         if (r == null) {
             return violation("unreadable or oversized response: " + value, null, request, me);
         }
-        AuthorizeOutcome refusal = AuthorizeCalls.refusal(r);
+        Optional<SourceLoad> load = load(r, request);
+        AuthorizeOutcome refusal = AuthorizeCalls.refusal(r, load);
         if (refusal != null) {
             if (refusal instanceof AuthorizeOutcome.Refused rf) {
                 counters.authorizeRefusals.increment(rf.reason());
@@ -186,7 +190,7 @@ public final class Engine implements TransferEngine {
         if (a.grantId() == null) {
             counters.authorizeNothingGranted.incrementAndGet();
             return new AuthorizeOutcome.NothingGranted(a.blocks().stream()
-                    .map(b -> (BlockResult.Refused) b).toList());
+                    .map(b -> (BlockResult.Refused) b).toList(), load);
         }
         long deadline = sentAt + a.expiry().toNanos() - TimeUnit.MILLISECONDS.toNanos(config.grantSafetyMarginMs());
         boolean sameHost = bootId != null && bootId.equals(a.sourceBootId());
@@ -194,7 +198,25 @@ public final class Engine implements TransferEngine {
                 a.arenaOffsets(), sameHost ? a.arena() : null, sameHost);
         grants.put(g.id(), g);
         counters.authorizeGranted.incrementAndGet();
-        return new AuthorizeOutcome.Granted(g);
+        return new AuthorizeOutcome.Granted(g, load);
+    }
+
+    /**
+     * The answer's load summary (ROUTE-9), checked: it must be measured by an incarnation of the node asked. A
+     * malformed one is dropped and counted; it never changes the outcome (it is evidence, not part of the answer).
+     */
+    private Optional<SourceLoad> load(AuthorizeResponse r, GrantRequest request) {
+        if (!r.hasLoad()) {
+            return Optional.empty();
+        }
+        try {
+            SourceLoad l = WireCodec.load(r.getLoad(), request.source().incarnation().nodeId());
+            counters.loadSummariesReceived.incrementAndGet();
+            return Optional.of(l);
+        } catch (WireCodec.WireException e) {
+            counters.loadSummariesRejected.incrementAndGet();
+            return Optional.empty();
+        }
     }
 
     private AuthorizeOutcome violation(String detail, UUID grantId, GrantRequest request, Incarnation me) {
@@ -396,7 +418,8 @@ public final class Engine implements TransferEngine {
                 counters.cancelled.get(), counters.fallbacks.snapshot(), window.bytes(), window.count(),
                 counters.authorizeGranted.get(), counters.authorizeNothingGranted.get(),
                 counters.authorizeRefusals.snapshot(), counters.authorizeFailures.snapshot(), grants.size(),
-                counters.releasesConfirmed.get(), counters.releasesNotConfirmed.get(), arenas.mapped());
+                counters.releasesConfirmed.get(), counters.releasesNotConfirmed.get(), arenas.mapped(),
+                counters.loadSummariesReceived.get(), counters.loadSummariesRejected.get());
     }
 
     @Override

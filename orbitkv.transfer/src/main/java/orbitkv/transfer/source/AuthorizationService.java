@@ -8,7 +8,9 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 import orbitkv.membership.ClusterIdentity;
@@ -53,10 +55,21 @@ final class AuthorizationService {
     private final SourceCounters counters;
     private final Supplier<Endpoint> dataEndpoint;
     private final UUID bootId;
+    private final LoadMeter load;
+
+    /**
+     * Refusals that carry no load summary (ROUTE-9): the request is not from this cluster's protocol, could not
+     * be read far enough to know, or this source is not serving (fenced, closing, suspended), so its load is no
+     * evidence about a route. Every other answer carries one.
+     */
+    private static final Set<RefusalReason> REFUSALS_WITHOUT_LOAD = EnumSet.of(RefusalReason.PROTOCOL_MISMATCH,
+            RefusalReason.CLUSTER_MISMATCH, RefusalReason.MALFORMED_REQUEST, RefusalReason.REQUEST_TOO_LARGE,
+            RefusalReason.SOURCE_FENCED, RefusalReason.SHUTTING_DOWN, RefusalReason.MEMBERSHIP_SUSPENDED);
 
     AuthorizationService(ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
             Supplier<AuthorizeCheck.SourceState> state, TransferConfig config, GrantTable grants,
-            PayloadSource payloads, SourceCounters counters, Supplier<Endpoint> dataEndpoint, UUID bootId) {
+            PayloadSource payloads, SourceCounters counters, Supplier<Endpoint> dataEndpoint, UUID bootId,
+            LoadMeter load) {
         this.cluster = cluster;
         this.self = self;
         this.membership = membership;
@@ -67,6 +80,7 @@ final class AuthorizationService {
         this.counters = counters;
         this.dataEndpoint = dataEndpoint;
         this.bootId = bootId;
+        this.load = load;
     }
 
     BindableService bindable() {
@@ -97,11 +111,16 @@ final class AuthorizationService {
             valid = AuthorizeCheck.check(parsed(in), cluster, self, state.get(), membership.get(), config);
         } catch (WireException e) {
             counters.refusals.increment(e.reason());
-            return AuthorizeResponse.newBuilder().setRefused(RequestRefusal.newBuilder()
-                    .setReason(WireCodec.reason(e.reason())).setDetail(WireCodec.detail(e.getMessage()))).build();
+            AuthorizeResponse.Builder refused = AuthorizeResponse.newBuilder().setRefused(RequestRefusal.newBuilder()
+                    .setReason(WireCodec.reason(e.reason())).setDetail(WireCodec.detail(e.getMessage())));
+            if (!REFUSALS_WITHOUT_LOAD.contains(e.reason())) {
+                refused.setLoad(WireCodec.load(load.summary(self)));
+            }
+            return refused.build();
         }
         GrantTable.Issued issued = grants.issue(valid.requester(), valid.intent(), valid.blocks(), payloads);
-        return AuthorizeResponse.newBuilder().setAuthorized(authorized(issued, valid.requesterBootId())).build();
+        return AuthorizeResponse.newBuilder().setAuthorized(authorized(issued, valid.requesterBootId()))
+                .setLoad(WireCodec.load(load.summary(self))).build();
     }
 
     private Authorized authorized(GrantTable.Issued issued, UUID requesterBootId) {

@@ -30,6 +30,7 @@ public final class Source implements TransferSource {
     private final GrantTable grants;
     private final SourceCounters counters;
     private final CountBytesWindow egress;
+    private final LoadMeter load;
     private final AuthorizationService service;
     private final BindableService bindable;
     private final DataListener listener;
@@ -50,10 +51,26 @@ public final class Source implements TransferSource {
         this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters);
         this.dataEndpoint = advertised != null ? advertised
                 : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
+        this.load = new LoadMeter(new LoadMeter.Gauges() {
+            @Override
+            public long grantsOutstanding() {
+                return grants.outstanding();
+            }
+
+            @Override
+            public long pinnedBytes() {
+                return grants.pinnedBytesHeld();
+            }
+
+            @Override
+            public long egressQueuedBytes() {
+                return egress.bytes();
+            }
+        }, clock);
         this.service = new AuthorizationService(cluster, self, membership, () -> state, config, grants, payloads,
-                counters, () -> dataEndpoint, bootId);
+                counters, () -> dataEndpoint, bootId, load);
         this.bindable = service.bindable();
-        this.sweep = group.next().scheduleAtFixedRate(grants::sweepExpired, config.expirySweepIntervalMs(),
+        this.sweep = group.next().scheduleAtFixedRate(this::sweep, config.expirySweepIntervalMs(),
                 config.expirySweepIntervalMs(), TimeUnit.MILLISECONDS);
     }
 
@@ -87,6 +104,12 @@ public final class Source implements TransferSource {
             throws IOException {
         return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
                 clock, bootId, null);
+    }
+
+    /** The expiry sweep's tick: ends expired grants, then samples the load gauges (ROUTE-9). */
+    private void sweep() {
+        grants.sweepExpired();
+        load.sample();
     }
 
     @Override
