@@ -186,6 +186,9 @@ class ReceiveCreditGateTest {
             assertThat(requester(r).at("/read_refusals/credits_exhausted").asLong()).isZero();
             assertThat(receiveCreditRefusals(r)).isEqualTo(refusalsBefore + 3); // the route and its two replans
             assertThat(requester(r).get("receive_in_flight_bytes").asLong()).isEqualTo(BLOCK_BYTES);
+            // the status shows the Manager's own window: the held route's credits, and the three refusals it caused
+            assertThat(requester(r).get("receive_credits_held_bytes").asLong()).isGreaterThanOrEqualTo(BLOCK_BYTES);
+            assertThat(requester(r).get("receive_credits_refusals").asLong()).isGreaterThanOrEqualTo(3);
             localOpsUnaffected(r, 10);
             localOpsUnaffected(s, 11);
         } finally {
@@ -204,6 +207,7 @@ class ReceiveCreditGateTest {
         assertBytes(again, inDemandOrder);
         Await.until("r's window is empty and s holds no pins", BOUND,
                 () -> requester(r).get("receive_in_flight_bytes").asLong() == 0
+                        && requester(r).get("receive_credits_held_bytes").asLong() == 0
                         && source(s).get("pins_held").asLong() == 0 && source(s).get("grants_outstanding").asLong() == 0);
     }
 }

@@ -118,7 +118,8 @@ final class ApiModel {
                                  long authorizeGranted, long authorizeNothingGranted,
                                  java.util.Map<String, Long> authorizeRefusals, java.util.Map<String, Long> authorizeFailures,
                                  long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped,
-                                 long loadSummariesReceived, long loadSummariesRejected) {}
+                                 long loadSummariesReceived, long loadSummariesRejected,
+                                 long receiveCreditsHeldBytes, long receiveCreditsRefusals) {}
 
     /**
      * The InventorySessions of this Manager (DIAG-1, BND-3): the requester end's sessions (one per admitted

@@ -684,8 +684,20 @@ final class PlannedRestore {
                     inFlight++;
                     inFlightBytes += size(b);
                 }
-                ReadHandle h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
-                        Duration.ofMillis(Math.max(1, remainingMs())));
+                ReadHandle h;
+                try {
+                    h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
+                            Duration.ofMillis(Math.max(1, remainingMs())));
+                } catch (RuntimeException e) {
+                    // The engine refused by contract violation and never started this READ: end the route as a payload
+                    // failure now, so that it drains and its receive credits and response memory return (not at the
+                    // request's deadline, and never charged forever).
+                    synchronized (this) {
+                        submitting = false;
+                    }
+                    outcome(b, null, e);
+                    return;
+                }
                 synchronized (this) {
                     handles.add(h);
                     submitting = false;

@@ -28,7 +28,8 @@ final class TransferStatusView {
                 e.readsCancelled(), names(e.sharedMemoryFallbacks()), e.receiveInFlightBytes(),
                 t.config().receiveInFlightBytesMax(), e.readsInFlight(), e.authorizeGranted(), e.authorizeNothingGranted(),
                 names(e.authorizeRefusals()), names(e.authorizeFailures()), e.grantsTracked(), e.releasesConfirmed(),
-                e.releasesNotConfirmed(), e.arenasMapped(), e.loadSummariesReceived(), e.loadSummariesRejected());
+                e.releasesNotConfirmed(), e.arenasMapped(), e.loadSummariesReceived(), e.loadSummariesRejected(),
+                t.receiveCredits().heldBytes(), t.receiveCredits().refusals());
         return new ApiModel.TransferStatus(source, requester);
     }
 
