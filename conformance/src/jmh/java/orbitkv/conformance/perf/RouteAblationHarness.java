@@ -33,8 +33,8 @@ import orbitkv.membership.MembershipAdmin;
  * <ol>
  *   <li><b>Ablation.</b> Two sources hold the demanded prefixes: {@code a}, whose data listener is reached only
  *       through a {@link FaultProxy} with a bandwidth cap (the slowed peer), and {@code b} (unslowed). The proxy paces
- *       each connection and direction separately, so a READ spread over several data connections sees the cap once
- *       per connection. One seeded
+ *       each direction of the link as a whole, shared by all its data connections (until 2026-11-30 it paced each
+ *       connection separately, so a READ spread over several connections saw the cap once per connection). One seeded
  *       demand trace mixes prefixes only {@code a} holds, prefixes only {@code b} holds and contested prefixes both
  *       hold. The fixed policy serves a contested prefix from {@code a} (equal span, equal medium: the owner order
  *       decides); the cost-driven policy may move it to {@code b} once both classes have
@@ -233,7 +233,7 @@ public final class RouteAblationHarness {
         String cluster = "routes-" + UUID.randomUUID().toString().substring(0, 8);
         format(cluster);
         run.report("# route ablation: " + settings);
-        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; slowed peer a: data link capped at %,d B/s per direction",
+        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; slowed peer a: data link capped at %,d B/s per direction, shared by its connections",
                 Runtime.getRuntime().availableProcessors(), Runtime.version(), settings.slowBytesPerSecond()));
         List<Request> trace = settings.trace();
         run.report("trace: " + trace.size() + " demands (" + count(trace, Kind.SLOW_ONLY) + " slow-only, " + count(trace, Kind.FAST_ONLY)

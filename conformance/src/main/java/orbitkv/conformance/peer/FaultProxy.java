@@ -177,6 +177,12 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Connection> open = ConcurrentHashMap.newKeySet();
     private final Map<String, LinkFaults> linkFaults = new ConcurrentHashMap<>();
     private final Map<String, Counters> counters = new ConcurrentHashMap<>();
+    /**
+     * The bandwidth cap's timeline per link and direction, shared by every connection of the link: the cap bounds
+     * the link as a whole, as a slow NIC or path would, not each connection (a READ spread over pooled data
+     * connections sees the cap once).
+     */
+    private final Map<String, AtomicLong> paceUntilNanos = new ConcurrentHashMap<>();
     private final AtomicLong connectionNumbers = new AtomicLong();
     /** Notified whenever faults change, so held bytes and held connects move on. */
     private final Object faultsChanged = new Object();
@@ -614,7 +620,8 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         private void write(BlockingQueue<Chunk> queue, Socket to, boolean towardUpstream) {
-            long paceUntil = System.nanoTime();
+            AtomicLong pace = paceUntilNanos.computeIfAbsent(link + (towardUpstream ? " up" : " down"),
+                    k -> new AtomicLong(System.nanoTime()));
             try {
                 OutputStream out = to.getOutputStream();
                 while (!dead) {
@@ -626,9 +633,8 @@ public final class FaultProxy implements AutoCloseable {
                     awaitForwarding();
                     long rate = faultsOf(link).bandwidthBytesPerSecond();
                     if (rate > 0) {
-                        long now = System.nanoTime();
-                        paceUntil = Math.max(paceUntil, now) + c.bytes().length * 1_000_000_000L / rate;
-                        sleepUntil(paceUntil);
+                        long cost = c.bytes().length * 1_000_000_000L / rate;
+                        sleepUntil(pace.accumulateAndGet(System.nanoTime(), (until, now) -> Math.max(until, now) + cost));
                     }
                     out.write(c.bytes());
                     out.flush();

@@ -13,7 +13,7 @@ package orbitkv.conformance.peer;
  * costs a TCP endpoint, which never sees the loss itself); {@code resetProbability} per chunk resets the
  * connection; {@code corruptProbability} per chunk flips one random bit (below TCP's checksum: only for
  * receivers that check their own integrity; a gRPC peer may parse a changed value, see {@link FrameFaults}
- * for detectable corruption); {@code bandwidthBytesPerSecond} paces each direction (0: unlimited).
+ * for detectable corruption); {@code bandwidthBytesPerSecond} paces each direction of the link, shared by all its connections (0: unlimited).
  *
  * @param frames gRPC-message faults on plaintext HTTP/2, or {@link FrameFaults#NONE}
  */

@@ -195,6 +195,31 @@ class FaultProxyTest {
     }
 
     @Test
+    @DisplayName("the bandwidth cap is the link's, shared by its connections: two connections together get the cap once")
+    void bandwidthCapIsPerLink() throws Exception {
+        FaultProxy proxy = later(new FaultProxy(echo()));
+        Socket first = connect(proxy.endpoint());
+        Socket second = connect(proxy.endpoint());
+        proxy.faults(LinkFaults.NONE.withBandwidth(256 << 10));
+        byte[] a = pattern(128 << 10, 9);
+        byte[] b = pattern(128 << 10, 10);
+        long t0 = System.nanoTime();
+        java.util.concurrent.CompletableFuture<byte[]> other = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return roundTrip(second, b);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertThat(roundTrip(first, a)).isEqualTo(a);
+        assertThat(other.get(BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(b);
+        // 256 KiB toward the echo over one 256 KiB/s link direction: >= 1 s (the way back overlaps it); capped per
+        // connection each 128 KiB would take 0.5 s in parallel, about 0.56 s in all
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("two connections share the link's cap")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+    }
+
+    @Test
     @DisplayName("HTTP CONNECT mode: one proxy, one link per target; a partition of one link leaves the other working")
     void connectModePairwise() throws Exception {
         Endpoint a = echo();
