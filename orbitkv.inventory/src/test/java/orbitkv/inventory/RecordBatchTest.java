@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import orbitkv.testing.SeededTries;
 
 /** The columnar record batch: record invariants at construction, exact round trip, resident-map order. */
 class RecordBatchTest {

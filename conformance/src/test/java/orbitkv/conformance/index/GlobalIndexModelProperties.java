@@ -33,7 +33,7 @@ import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.membership.Incarnation;
-import orbitkv.conformance.seeded.SeededTries;
+import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

@@ -19,8 +19,8 @@ import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.SnapshotScan.ReplayStep;
 import orbitkv.inventory.SnapshotScan.ScanStep;
 import orbitkv.inventory.StateKey;
-import orbitkv.conformance.seeded.SeededTries;
-import orbitkv.conformance.seeded.SeededTries.Gen;
+import orbitkv.testing.SeededTries;
+import orbitkv.testing.SeededTries.Gen;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

@@ -20,6 +20,7 @@ import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Scope;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import orbitkv.testing.SeededTries;
 
 /** The open-addressing row table against a HashMap model: insert, overwrite, backward-shift removal. */
 class ResidenceTableProperties {

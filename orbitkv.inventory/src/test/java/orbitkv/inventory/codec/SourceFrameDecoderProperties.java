@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import orbitkv.inventory.SeededTries;
+import orbitkv.testing.SeededTries;
 import orbitkv.inventory.wire.Delta;
 import orbitkv.inventory.wire.Record;
 import orbitkv.inventory.wire.SnapshotPage;

@@ -8,7 +8,7 @@ import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
-import orbitkv.membership.SeededTries;
+import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import orbitkv.server.SeededTries;
+import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

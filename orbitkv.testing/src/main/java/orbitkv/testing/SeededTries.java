@@ -1,4 +1,4 @@
-package orbitkv.membership;
+package orbitkv.testing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,8 +6,8 @@ import java.util.SplittableRandom;
 import java.util.function.Function;
 
 /**
- * Seeded property tries for JUnit 5 (the project's replacement for jqwik; one copy per module's tests, since
- * modules share no test code). A property runs {@code tries} tries; try {@code i} draws its input from its
+ * Seeded property tries for JUnit 5 (the project's replacement for jqwik; shared by every module's tests through the
+ * test-scope artifact {@code orbitkv.testing}). A property runs {@code tries} tries; try {@code i} draws its input from its
  * own seed (derived from the property's base seed), prints nothing while it passes, and on failure reports
  * the try, its seed and the input it drew. {@code -Dorbitkv.seed=S} replays exactly one try from seed
  * {@code S} in every property of the run. A fixed base seed keeps the default run deterministic; a property
