@@ -18,10 +18,15 @@ public enum AdmissionRefusal {
     /** The source could not be reached or answered with a protocol error: exclude the source for this request. */
     UNREACHABLE("unreachable", Scope.SOURCE, true),
     /**
-     * This Manager's receive credits (in-flight byte window) or destination could not be had (ROUTE-11): nothing
+     * This Manager's receive credits (its in-flight byte window for peer READs) could not be had (ROUTE-11): nothing
      * is excluded; the replan may pick the same route once credits return.
      */
-    RECEIVE_CREDITS("receive-credits", Scope.NONE, false);
+    RECEIVE_CREDITS("receive-credits", Scope.NONE, false),
+    /**
+     * This Manager's memory for restore responses (destinations held at once) could not be had: nothing is
+     * excluded; the replan may pick the same route once other requests free memory.
+     */
+    RESPONSE_MEMORY("response-memory", Scope.NONE, false);
 
     /** What a refusal excludes for the rest of the request. */
     public enum Scope {

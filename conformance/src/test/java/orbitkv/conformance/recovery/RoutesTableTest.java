@@ -335,7 +335,8 @@ class RoutesTableTest {
             String step = kv[1];
             ports.then(kv[0], switch (step) {
                 case "fail" -> new Step.Fail();
-                case "credits" -> new Step.RefuseCredits();
+                case "credits" -> new Step.RefuseCredits(AdmissionRefusal.RECEIVE_CREDITS);
+                case "memory" -> new Step.RefuseCredits(AdmissionRefusal.RESPONSE_MEMORY);
                 default -> {
                     String[] r = step.split("@");
                     AdmissionRefusal reason = AdmissionRefusal.valueOf(r[0].toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
@@ -368,7 +369,7 @@ class RoutesTableTest {
 
         record Refuse(AdmissionRefusal reason, List<StateKey> keys) implements Step {}
 
-        record RefuseCredits() implements Step {}
+        record RefuseCredits(AdmissionRefusal reason) implements Step {}
     }
 
     /**
@@ -395,9 +396,9 @@ class RoutesTableTest {
 
         @Override
         public CreditOutcome<Route> credits(Route route) {
-            if (queue(route).peek() instanceof Step.RefuseCredits) {
+            if (queue(route).peek() instanceof Step.RefuseCredits c) {
                 queue(route).poll();
-                return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "scripted");
+                return new CreditOutcome.Refused<>(c.reason(), "scripted");
             }
             return new CreditOutcome.Held<>(new ReceiveCredit<>() {
                 @Override

@@ -422,7 +422,7 @@ final class PlannedRestore {
             if (bytes > bodyBytesMax || !budget.tryTake(bytes)) {
                 window.ifPresent(w -> w.release(credit));
                 responseMemory = true;
-                return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "response-memory: " + bytes
+                return new CreditOutcome.Refused<>(AdmissionRefusal.RESPONSE_MEMORY, "response-memory: " + bytes
                         + " record bytes do not fit --restore-bytes-in-flight-max");
             }
             List<ByteBuf> recs = new ArrayList<>(route.blocks().size());
