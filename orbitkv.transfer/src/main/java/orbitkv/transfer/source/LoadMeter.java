@@ -18,24 +18,21 @@ final class LoadMeter {
     /** The measurement window: a summary describes at most this much of the source's recent past. */
     static final long WINDOW_MS = 1_000;
 
-    /** The gauges, read at each sample. */
-    interface Gauges {
-        long grantsOutstanding();
-
-        long pinnedBytes();
-
-        long egressQueuedBytes();
-    }
-
-    private final Gauges gauges;
+    private final LongSupplier grantsOutstanding;
+    private final LongSupplier pinnedBytes;
+    private final LongSupplier egressQueuedBytes;
     private final LongSupplier monotonicNanos;
     private long windowStartNanos;
     private long grantsPeak;
     private long pinnedPeak;
     private long egressPeak;
 
-    LoadMeter(Gauges gauges, LongSupplier monotonicNanos) {
-        this.gauges = gauges;
+    /** A meter of the three gauges (read at each sample) on the source's monotonic clock. */
+    LoadMeter(LongSupplier grantsOutstanding, LongSupplier pinnedBytes, LongSupplier egressQueuedBytes,
+            LongSupplier monotonicNanos) {
+        this.grantsOutstanding = grantsOutstanding;
+        this.pinnedBytes = pinnedBytes;
+        this.egressQueuedBytes = egressQueuedBytes;
         this.monotonicNanos = monotonicNanos;
         this.windowStartNanos = monotonicNanos.getAsLong();
     }
@@ -49,9 +46,9 @@ final class LoadMeter {
             pinnedPeak = 0;
             egressPeak = 0;
         }
-        grantsPeak = Math.max(grantsPeak, gauges.grantsOutstanding());
-        pinnedPeak = Math.max(pinnedPeak, gauges.pinnedBytes());
-        egressPeak = Math.max(egressPeak, gauges.egressQueuedBytes());
+        grantsPeak = Math.max(grantsPeak, grantsOutstanding.getAsLong());
+        pinnedPeak = Math.max(pinnedPeak, pinnedBytes.getAsLong());
+        egressPeak = Math.max(egressPeak, egressQueuedBytes.getAsLong());
     }
 
     /** Samples, then returns the current window's peaks, measured by {@code self}. */

@@ -51,22 +51,7 @@ public final class Source implements TransferSource {
         this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters);
         this.dataEndpoint = advertised != null ? advertised
                 : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
-        this.load = new LoadMeter(new LoadMeter.Gauges() {
-            @Override
-            public long grantsOutstanding() {
-                return grants.outstanding();
-            }
-
-            @Override
-            public long pinnedBytes() {
-                return grants.pinnedBytesHeld();
-            }
-
-            @Override
-            public long egressQueuedBytes() {
-                return egress.bytes();
-            }
-        }, clock);
+        this.load = new LoadMeter(grants::outstanding, grants::pinnedBytesHeld, egress::bytes, clock);
         this.service = new AuthorizationService(cluster, self, membership, () -> state, config, grants, payloads,
                 counters, () -> dataEndpoint, bootId, load);
         this.bindable = service.bindable();
