@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
@@ -59,7 +60,13 @@ import org.slf4j.LoggerFactory;
  * SNAP-6..SNAP-10), driven by the {@link RequesterState} machine. A virtual thread runs the connect loop:
  * open a stream with a fresh random session id, resume only from the receiver's installed cursor (SNAP-8),
  * and on any end back off exponentially with jitter before reconnecting; it waits only on its one
- * {@link WakeSignal}, raised when a stream ends or the session stops. Frames are handled on the stream's
+ * {@link WakeSignal}, raised when a stream ends or the session stops, or until the stream's receive deadline.
+ * A source sends liveness after {@code livenessIntervalMs} without any frame (DELTA-13), so a stream that
+ * brings no frame at all for {@value #SILENT_LIVENESS_INTERVALS_MAX} liveness intervals is dead on some
+ * path that reports nothing (a wedged source, a half-open connection, a stalled proxy): the loop cancels
+ * it, drops the channel's connection ({@link ManagedChannel#enterIdle()}) and reconnects, so the installed
+ * view is resumed before its receipt age passes the freshness budget (IDX-12) instead of staying stale
+ * forever behind a stream that looks alive. Frames are handled on the stream's
  * gRPC callbacks in order, validated and decoded before the receiver is called (DELTA-4), and
  * acknowledged after application (DELTA-12).
  *
@@ -73,6 +80,14 @@ final class RequesterSession {
     private static final Logger LOG = LoggerFactory.getLogger(RequesterSession.class);
     /** Bound on the graceful close of a stopped session's channel. */
     static final long CHANNEL_DRAIN_MS = 1_000;
+    /**
+     * Liveness intervals without any source frame after which a stream is treated as dead and replaced
+     * (DELTA-13, IDX-12). Three: one interval late is scheduling noise; the freshness budget must exceed the
+     * liveness interval (BND-6), so a stream replaced after three still resumes close to the budget.
+     */
+    static final int SILENT_LIVENESS_INTERVALS_MAX = 3;
+    /** The status cause of a stream replaced for silence (not a wire cause: nothing reached the source). */
+    static final String RECEIVE_SILENCE_CAUSE = "RECEIVE_SILENCE";
 
     private final Subscriber owner;
     private final Incarnation source;
@@ -234,15 +249,24 @@ final class RequesterSession {
         return Optional.of(s);
     }
 
-    /** Waits until {@code s} is no longer the current stream; true if it made progress (DELTA-7 aside). */
+    /**
+     * Waits until {@code s} is no longer the current stream, ending it once it has been silent for
+     * {@link #SILENT_LIVENESS_INTERVALS_MAX} liveness intervals; true if it made progress (DELTA-7 aside).
+     */
     private boolean awaitEnd(Stream s) throws InterruptedException {
+        long silenceMaxNanos = TimeUnit.MILLISECONDS.toNanos(owner.config().livenessIntervalMs()) * SILENT_LIVENESS_INTERVALS_MAX;
         while (true) {
             synchronized (lock) {
                 if (!state.streamId().equals(Optional.of(s.sessionId))) {
                     return s.progressed;
                 }
             }
-            wake.await(Long.MAX_VALUE);
+            long silentNanos = s.handling ? 0 : System.nanoTime() - s.lastInboundNanos;
+            if (silentNanos >= silenceMaxNanos) {
+                s.endSilent(silentNanos);
+                continue;
+            }
+            wake.await(silenceMaxNanos - silentNanos);
         }
     }
 
@@ -283,6 +307,12 @@ final class RequesterSession {
         final Uuid wireSession = Wire.uuid(sessionId);
         /** Volatile: set by this stream's callbacks, read by the connect loop once the stream ended. */
         volatile boolean progressed;
+        /**
+         * Volatile, read by the connect loop's receive deadline: when the stream was created or an inbound
+         * message last arrived or finished, and whether one is being handled now.
+         */
+        volatile long lastInboundNanos = System.nanoTime();
+        volatile boolean handling;
         /** Guarded by {@link #lock}. */
         private StreamObserver<RequesterFrame> requests;
         /** Guarded by {@link #lock}: ACK bookkeeping (DELTA-12, SES-13). */
@@ -343,6 +373,17 @@ final class RequesterSession {
 
         @Override
         public void onNext(Inbound<SourceFrame> in) {
+            lastInboundNanos = System.nanoTime();
+            handling = true; // a long apply (a large commit) is not silence: later frames queue behind it
+            try {
+                receive(in);
+            } finally {
+                lastInboundNanos = System.nanoTime(); // before clearing the flag: the loop reads the flag first
+                handling = false;
+            }
+        }
+
+        private void receive(Inbound<SourceFrame> in) {
             if (!isCurrent()) {
                 return;
             }
@@ -637,6 +678,35 @@ final class RequesterSession {
             }
             LOG.debug("session to {} failed: {} {}", source, r.cause(), r.detail());
             ended(left, reset);
+        }
+
+        /**
+         * No source frame for {@code silentNanos}: cancels the call (nothing can be said on a dead path, and a
+         * cancel frees the source's session if the path still works), drops the channel's connection so the
+         * next stream opens a new one, and ends the stream; the loop then reconnects and resumes (SNAP-8).
+         */
+        void endSilent(long silentNanos) {
+            RequesterState left;
+            synchronized (lock) {
+                if (currentLocked() != this) {
+                    return;
+                }
+                left = state;
+                if (ackTimer != null) {
+                    ackTimer.cancel(false);
+                    ackTimer = null;
+                }
+                lastErrorCause = RECEIVE_SILENCE_CAUSE;
+                if (requests instanceof ClientCallStreamObserver<RequesterFrame> call) {
+                    call.cancel("no source frame for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms", null);
+                }
+                transitionLocked(new RequesterState.Ended(sessionId));
+            }
+            LOG.info("session to {} silent for {} ms ({} liveness intervals of {} ms): replacing its stream and connection",
+                    source, TimeUnit.NANOSECONDS.toMillis(silentNanos), SILENT_LIVENESS_INTERVALS_MAX,
+                    owner.config().livenessIntervalMs());
+            channel.enterIdle();
+            ended(left, ResetCause.DISCONNECT);
         }
 
         /** The stream ended without an error of ours (the source's Error, its half-close, the transport). */

@@ -1,0 +1,276 @@
+package orbitkv.inventory.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import orbitkv.inventory.CommitMarker;
+import orbitkv.inventory.CommitOutcome;
+import orbitkv.inventory.DeltaOutcome;
+import orbitkv.inventory.InstalledCursor;
+import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.ResetCause;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.StageOutcome;
+import orbitkv.inventory.SubscriptionStatus;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.inventory.wire.InventorySessionGrpc;
+import orbitkv.inventory.wire.Liveness;
+import orbitkv.inventory.wire.OpenAccepted;
+import orbitkv.inventory.wire.OpenMode;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The requester's receive deadline (campaign regression row 2): a stream that brings no source frame for
+ * {@link RequesterSession#SILENT_LIVENESS_INTERVALS_MAX} liveness intervals is cancelled and replaced, so an
+ * installed view is resumed instead of staying past its freshness budget behind a stream that looks alive
+ * (DELTA-13, IDX-12). The fault is injected by the source itself: a scripted InventorySession on loopback
+ * gRPC that answers the Open (or not) and then says nothing, over a TCP connection that stays healthy, which is
+ * what no transport error can reveal. Before the deadline existed the session sat in CONNECTING or STREAMING
+ * with one connect forever, and these awaits failed.
+ */
+class RequesterSilenceTest {
+    private static final ClusterIdentity CLUSTER = new ClusterIdentity("silence", new UUID(5, 5));
+    /** Liveness 40 ms: the deadline is 120 ms; the awaits are bounded far above it. */
+    private static final SessionConfig CONFIG = SessionConfig.defaults().withLivenessIntervalMs(40).withBackoffMs(2, 20, 2, 20);
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    /** What the scripted source does after an Open. */
+    enum Script {
+        /** Never answers: the requester stays in Opening. */
+        NO_ANSWER,
+        /** Accepts (bootstrap) and then sends nothing, neither a snapshot nor liveness. */
+        ACCEPT_THEN_SILENT,
+        /** Accepts and then sends liveness every interval, as a healthy idle source does (DELTA-13). */
+        ACCEPT_THEN_LIVENESS
+    }
+
+    private final Incarnation self = new Incarnation(new NodeId("req"), new NodeEpoch(1), UUID.randomUUID());
+    private final Incarnation source = new Incarnation(new NodeId("src"), new NodeEpoch(1), UUID.randomUUID());
+    private final AtomicInteger opens = new AtomicInteger();
+    private final AtomicInteger cancelled = new AtomicInteger();
+    private final AtomicLong livenessSent = new AtomicLong();
+    private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
+    private Server server;
+    private InventorySubscriber subscriber;
+
+    @AfterEach
+    void close() throws InterruptedException {
+        if (subscriber != null) {
+            subscriber.close();
+        }
+        channels.forEach(ManagedChannel::shutdownNow);
+        if (server != null) {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    @DisplayName("DELTA-13 IDX-12 an Open the source never answers is cancelled after three liveness intervals and opened again")
+    void unansweredOpenIsReplaced() throws Exception {
+        start(Script.NO_ANSWER);
+        await("a second Open after the first went unanswered", () -> opens.get() >= 2 && cancelled.get() >= 1);
+        assertThat(peer().lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
+    }
+
+    @Test
+    @DisplayName("DELTA-13 IDX-12 an accepted stream that goes silent is cancelled at the source and replaced by a new one")
+    void silentAcceptedStreamIsReplaced() throws Exception {
+        start(Script.ACCEPT_THEN_SILENT);
+        await("the silent stream cancelled and a new Open sent", () -> opens.get() >= 2 && cancelled.get() >= 1);
+        assertThat(peer().lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
+        assertThat(peer().connects()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("DELTA-13 a source that sends liveness keeps its one stream: the deadline counts silence, not idleness")
+    void livenessKeepsTheStream() throws Exception {
+        start(Script.ACCEPT_THEN_LIVENESS);
+        // 25 intervals of liveness are more than eight receive deadlines: any false expiry would have reopened.
+        await("25 liveness frames sent", () -> livenessSent.get() >= 25);
+        assertThat(opens.get()).isEqualTo(1);
+        assertThat(cancelled.get()).isZero();
+        assertThat(peer().connects()).isEqualTo(1);
+        assertThat(peer().lastErrorCause()).isEmpty();
+        assertThat(peer().state()).isEqualTo(SubscriptionStatus.State.BOOTSTRAPPING);
+    }
+
+    private SubscriptionStatus.PeerSession peer() {
+        return subscriber.status().sessions().getFirst();
+    }
+
+    private void start(Script script) throws Exception {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(new ScriptedSource(script)).build().start();
+        Endpoint peer = new Endpoint("127.0.0.1", server.getPort());
+        subscriber = InventorySubscriber.create(CLUSTER, self, Scope.all(), new NothingReceiver(), e -> {
+            ManagedChannel c = NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build();
+            channels.add(c);
+            return c;
+        }, CONFIG);
+        subscriber.onMembership(new TwoMembers(List.of(new Member(self, peer, peer, ClusterIdentity.PROTOCOL),
+                new Member(source, peer, peer, ClusterIdentity.PROTOCOL))));
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + BOUND.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - end).as("within %s: %s", BOUND, what).isNegative();
+            Thread.sleep(5); // polling a bounded condition
+        }
+    }
+
+    /** The scripted source end: numbers its frames from 1 in the Open's session, as a real source does (SES-12). */
+    private final class ScriptedSource extends InventorySessionGrpc.InventorySessionImplBase {
+        private final Script script;
+
+        ScriptedSource(Script script) {
+            this.script = script;
+        }
+
+        @Override
+        public StreamObserver<RequesterFrame> session(StreamObserver<SourceFrame> out) {
+            ServerCallStreamObserver<SourceFrame> call = (ServerCallStreamObserver<SourceFrame>) out;
+            call.setOnCancelHandler(cancelled::incrementAndGet);
+            return new StreamObserver<>() {
+                @Override
+                public void onNext(RequesterFrame f) {
+                    if (!f.hasOpen()) {
+                        return;
+                    }
+                    opens.incrementAndGet();
+                    if (script == Script.NO_ANSWER) {
+                        return;
+                    }
+                    out.onNext(SourceFrame.newBuilder().setSessionId(f.getSessionId()).setFrameNumber(1)
+                            .setAccepted(OpenAccepted.newBuilder().setMode(OpenMode.OPEN_MODE_BOOTSTRAP)
+                                    .setWindowBytes(f.getOpen().getReceiveWindowBytes())).build());
+                    if (script == Script.ACCEPT_THEN_LIVENESS) {
+                        Thread.ofVirtual().start(() -> liveness(call, f));
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    // the requester cancelled: counted by the cancel handler
+                }
+
+                @Override
+                public void onCompleted() {
+                    out.onCompleted();
+                }
+            };
+        }
+
+        private void liveness(ServerCallStreamObserver<SourceFrame> call, RequesterFrame open) {
+            try {
+                for (long n = 2; !call.isCancelled(); n++) {
+                    Thread.sleep(CONFIG.livenessIntervalMs()); // the scripted source's liveness pace (DELTA-13)
+                    synchronized (call) {
+                        if (!call.isCancelled()) {
+                            call.onNext(SourceFrame.newBuilder().setSessionId(open.getSessionId()).setFrameNumber(n)
+                                    .setLiveness(Liveness.newBuilder().setSourceHead(0)).build());
+                            livenessSent.incrementAndGet();
+                        }
+                    }
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // the call ended
+            }
+        }
+    }
+
+    /** A receiver with nothing installed; a bootstrap that never begins calls nothing else. */
+    private static final class NothingReceiver implements ViewReceiver {
+        @Override
+        public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long frame) {
+            throw new AssertionError("no snapshot is sent");
+        }
+
+        @Override
+        public StageOutcome stagePage(Incarnation s, UUID v, long page, long frame, RecordBatch records) {
+            throw new AssertionError("no snapshot is sent");
+        }
+
+        @Override
+        public DeltaOutcome applyDelta(Incarnation s, UUID v, long frame, Interval interval, RecordBatch records) {
+            throw new AssertionError("no delta is sent");
+        }
+
+        @Override
+        public CommitOutcome commit(Incarnation s, UUID v, CommitMarker marker) {
+            throw new AssertionError("no snapshot is sent");
+        }
+
+        @Override
+        public void discardStaging(Incarnation s, ResetCause cause) {
+        }
+
+        @Override
+        public Optional<InstalledCursor> installedCursor(Incarnation s) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void observeLiveness(Incarnation s, long head) {
+        }
+    }
+
+    /** A valid view admitting exactly {@code members}. */
+    private record TwoMembers(Collection<Member> members) implements MembershipView {
+        @Override
+        public ClusterIdentity cluster() {
+            return CLUSTER;
+        }
+
+        @Override
+        public long revision() {
+            return 1;
+        }
+
+        @Override
+        public boolean valid() {
+            return true;
+        }
+
+        @Override
+        public Optional<Member> member(NodeId nodeId) {
+            return members.stream().filter(m -> m.nodeId().equals(nodeId)).findFirst();
+        }
+
+        @Override
+        public boolean isAdmitted(Incarnation incarnation) {
+            return members.stream().anyMatch(m -> m.incarnation().equals(incarnation));
+        }
+    }
+}
