@@ -757,8 +757,15 @@ final class RequesterSession {
 
         @Override
         public void onError(Throwable t) {
+            Status.Code code = Status.fromThrowable(t).getCode();
             if (isCurrent()) {
-                lastErrorCause = "TRANSPORT_" + Status.fromThrowable(t).getCode().name();
+                lastErrorCause = "TRANSPORT_" + code.name();
+                if (code == Status.Code.UNAVAILABLE) {
+                    // This loop's backoff (reconnectBackoffMinMs..MaxMs) paces reconnects; without this, the
+                    // channel's own hidden backoff after failed connection attempts (1 s growing to 120 s) would
+                    // fail every new stream at once for up to two minutes after the path healed.
+                    channel.resetConnectBackoff();
+                }
             }
             end(ResetCause.DISCONNECT);
         }

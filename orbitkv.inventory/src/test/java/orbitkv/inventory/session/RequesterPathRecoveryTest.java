@@ -2,13 +2,19 @@ package orbitkv.inventory.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -51,15 +57,18 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The requester's receive deadline (campaign regression row 2): a stream that brings no source frame for
+ * How a requester gets back to its source after a path failure (campaign regression row 2). The receive
+ * deadline: a stream that brings no source frame for
  * {@link RequesterSession#SILENT_LIVENESS_INTERVALS_MAX} liveness intervals is cancelled and replaced, so an
  * installed view is resumed instead of staying past its freshness budget behind a stream that looks alive
  * (DELTA-13, IDX-12). The fault is injected by the source itself: a scripted InventorySession on loopback
  * gRPC that answers the Open (or not) and then says nothing, over a TCP connection that stays healthy, which is
  * what no transport error can reveal. Before the deadline existed the session sat in CONNECTING or STREAMING
- * with one connect forever, and these awaits failed.
+ * with one connect forever, and these awaits failed. The reconnect pacing: after a refused connection the
+ * channel's own connect backoff (1 s growing to 120 s, invisible in status) is reset, so the requester's
+ * documented backoff decides when a healed path is tried again.
  */
-class RequesterSilenceTest {
+class RequesterPathRecoveryTest {
     private static final ClusterIdentity CLUSTER = new ClusterIdentity("silence", new UUID(5, 5));
     /** Liveness 40 ms: the deadline is 120 ms; the awaits are bounded far above it. */
     private static final SessionConfig CONFIG = SessionConfig.defaults().withLivenessIntervalMs(40).withBackoffMs(2, 20, 2, 20);
@@ -80,7 +89,7 @@ class RequesterSilenceTest {
     private final AtomicInteger opens = new AtomicInteger();
     private final AtomicInteger cancelled = new AtomicInteger();
     private final AtomicLong livenessSent = new AtomicLong();
-    private final List<ManagedChannel> channels = new CopyOnWriteArrayList<>();
+    private final List<CountingChannel> channels = new CopyOnWriteArrayList<>();
     private Server server;
     private InventorySubscriber subscriber;
 
@@ -89,7 +98,7 @@ class RequesterSilenceTest {
         if (subscriber != null) {
             subscriber.close();
         }
-        channels.forEach(ManagedChannel::shutdownNow);
+        channels.forEach(CountingChannel::shutdownNow);
         if (server != null) {
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
@@ -110,6 +119,20 @@ class RequesterSilenceTest {
         await("the silent stream cancelled and a new Open sent", () -> opens.get() >= 2 && cancelled.get() >= 1);
         assertThat(peer().lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
         assertThat(peer().connects()).isGreaterThanOrEqualTo(2);
+        assertThat(channels.getFirst().idles.get()).as("the silent connection is dropped, not reused").isPositive();
+    }
+
+    @Test
+    @DisplayName("IDX-12 a refused connection resets the channel's connect backoff: the requester's own backoff paces reconnects, so a healed path is used again within it")
+    void refusedConnectionResetsTheChannelBackoff() throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort(); // closed again: connections to it are refused
+        }
+        subscribe(new Endpoint("127.0.0.1", port));
+        await("three refused streams, each resetting the channel's backoff", () -> channels.getFirst().resets.get() >= 3);
+        assertThat(peer().lastErrorCause()).isEqualTo("TRANSPORT_UNAVAILABLE");
+        assertThat(peer().connects()).isGreaterThanOrEqualTo(3);
     }
 
     @Test
@@ -132,9 +155,12 @@ class RequesterSilenceTest {
     private void start(Script script) throws Exception {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .addService(new ScriptedSource(script)).build().start();
-        Endpoint peer = new Endpoint("127.0.0.1", server.getPort());
+        subscribe(new Endpoint("127.0.0.1", server.getPort()));
+    }
+
+    private void subscribe(Endpoint peer) {
         subscriber = InventorySubscriber.create(CLUSTER, self, Scope.all(), new NothingReceiver(), e -> {
-            ManagedChannel c = NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build();
+            CountingChannel c = new CountingChannel(NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build());
             channels.add(c);
             return c;
         }, CONFIG);
@@ -207,6 +233,76 @@ class RequesterSilenceTest {
             } catch (InterruptedException | RuntimeException e) {
                 // the call ended
             }
+        }
+    }
+
+    /** A real channel that counts the recovery calls the session makes on it. */
+    private static final class CountingChannel extends ManagedChannel {
+        private final ManagedChannel delegate;
+        final AtomicInteger resets = new AtomicInteger();
+        final AtomicInteger idles = new AtomicInteger();
+
+        CountingChannel(ManagedChannel delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void resetConnectBackoff() {
+            resets.incrementAndGet();
+            delegate.resetConnectBackoff();
+        }
+
+        @Override
+        public void enterIdle() {
+            idles.incrementAndGet();
+            delegate.enterIdle();
+        }
+
+        @Override
+        public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
+            return delegate.newCall(method, options);
+        }
+
+        @Override
+        public String authority() {
+            return delegate.authority();
+        }
+
+        @Override
+        public ConnectivityState getState(boolean requestConnection) {
+            return delegate.getState(requestConnection);
+        }
+
+        @Override
+        public void notifyWhenStateChanged(ConnectivityState source, Runnable callback) {
+            delegate.notifyWhenStateChanged(source, callback);
+        }
+
+        @Override
+        public ManagedChannel shutdown() {
+            delegate.shutdown();
+            return this;
+        }
+
+        @Override
+        public ManagedChannel shutdownNow() {
+            delegate.shutdownNow();
+            return this;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return delegate.isShutdown();
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return delegate.isTerminated();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return delegate.awaitTermination(timeout, unit);
         }
     }
 
