@@ -245,7 +245,12 @@ final class RequesterSession {
             current = s;
         }
         connects.incrementAndGet();
-        s.open(resume);
+        try {
+            s.open(resume);
+        } catch (RuntimeException e) { // a channel that throws (a bug, not a path failure): this stream ends, the loop goes on
+            LOG.warn("session to {}: opening a stream failed", source, e);
+            s.fail(new Refusal(ErrorCause.INTERNAL, "opening the stream failed: " + e), ResetCause.DISCONNECT);
+        }
         return Optional.of(s);
     }
 

@@ -90,6 +90,8 @@ class RequesterPathRecoveryTest {
     private final AtomicInteger cancelled = new AtomicInteger();
     private final AtomicLong livenessSent = new AtomicLong();
     private final List<CountingChannel> channels = new CopyOnWriteArrayList<>();
+    /** The next this many {@code newCall}s on a test channel throw (a channel bug, injected). */
+    private final AtomicInteger failNextCalls = new AtomicInteger();
     private Server server;
     private InventorySubscriber subscriber;
 
@@ -136,6 +138,16 @@ class RequesterPathRecoveryTest {
     }
 
     @Test
+    @DisplayName("DELTA-13 a channel that throws while a stream opens ends that stream only: the connect loop goes on and opens the next")
+    void throwingOpenDoesNotEndTheLoop() throws Exception {
+        failNextCalls.set(1);
+        start(Script.ACCEPT_THEN_LIVENESS);
+        await("an Open after the failed one, on the same session", () -> opens.get() >= 1);
+        assertThat(peer().connects()).isGreaterThanOrEqualTo(2);
+        await("the second stream accepted", () -> peer().state() == SubscriptionStatus.State.BOOTSTRAPPING);
+    }
+
+    @Test
     @DisplayName("DELTA-13 a source that sends liveness keeps its one stream: the deadline counts silence, not idleness")
     void livenessKeepsTheStream() throws Exception {
         start(Script.ACCEPT_THEN_LIVENESS);
@@ -160,7 +172,8 @@ class RequesterPathRecoveryTest {
 
     private void subscribe(Endpoint peer) {
         subscriber = InventorySubscriber.create(CLUSTER, self, Scope.all(), new NothingReceiver(), e -> {
-            CountingChannel c = new CountingChannel(NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build());
+            CountingChannel c = new CountingChannel(NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build(),
+                    failNextCalls);
             channels.add(c);
             return c;
         }, CONFIG);
@@ -242,8 +255,11 @@ class RequesterPathRecoveryTest {
         final AtomicInteger resets = new AtomicInteger();
         final AtomicInteger idles = new AtomicInteger();
 
-        CountingChannel(ManagedChannel delegate) {
+        private final AtomicInteger failNextCalls;
+
+        CountingChannel(ManagedChannel delegate, AtomicInteger failNextCalls) {
             this.delegate = delegate;
+            this.failNextCalls = failNextCalls;
         }
 
         @Override
@@ -260,6 +276,9 @@ class RequesterPathRecoveryTest {
 
         @Override
         public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions options) {
+            if (failNextCalls.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("injected: newCall failed");
+            }
             return delegate.newCall(method, options);
         }
 
