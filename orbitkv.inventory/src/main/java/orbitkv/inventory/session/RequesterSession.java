@@ -2,7 +2,9 @@ package orbitkv.inventory.session;
 
 import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
+import io.grpc.ClientStreamTracer;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
@@ -318,6 +320,30 @@ final class RequesterSession {
          */
         volatile long lastInboundNanos = System.nanoTime();
         volatile boolean handling;
+        /**
+         * Counts a message's bytes as they arrive, not only when it is whole: on a slow path a large frame (a
+         * snapshot page, up to the encoded-frame bound) takes longer than the receive deadline to arrive, and a
+         * stream that is receiving is not silent. gRPC's deframer reports body bytes to stream tracers as it
+         * reads them ({@code inboundWireSize}) and a message's start as soon as its header is read; it reads
+         * whole HTTP/2 DATA frames (at most 16 KiB by default), so a path is silent when one such frame takes
+         * longer than the deadline (below about 5 KiB/s at the default 1 s liveness interval).
+         */
+        private final ClientStreamTracer.Factory inboundBytes = new ClientStreamTracer.Factory() {
+            @Override
+            public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+                return new ClientStreamTracer() {
+                    @Override
+                    public void inboundMessage(int seqNo) {
+                        lastInboundNanos = System.nanoTime();
+                    }
+
+                    @Override
+                    public void inboundWireSize(long bytes) {
+                        lastInboundNanos = System.nanoTime();
+                    }
+                };
+            }
+        };
         /** Guarded by {@link #lock}. */
         private StreamObserver<RequesterFrame> requests;
         /** Guarded by {@link #lock}: ACK bookkeeping (DELTA-12, SES-13). */
@@ -337,7 +363,8 @@ final class RequesterSession {
                     .setReceiveWindowBytes(owner.config().receiveWindowBytes());
             resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId()))
                     .setAppliedCursor(c.watermark())));
-            StreamObserver<RequesterFrame> r = ClientCalls.asyncBidiStreamingCall(channel.newCall(method, CallOptions.DEFAULT), this);
+            StreamObserver<RequesterFrame> r = ClientCalls.asyncBidiStreamingCall(channel.newCall(method,
+                    CallOptions.DEFAULT.withStreamTracerFactory(inboundBytes)), this);
             synchronized (lock) {
                 requests = r;
                 if (currentLocked() == this) {

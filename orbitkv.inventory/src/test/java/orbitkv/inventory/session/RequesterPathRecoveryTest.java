@@ -2,6 +2,8 @@ package orbitkv.inventory.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
@@ -81,14 +83,33 @@ class RequesterPathRecoveryTest {
         /** Accepts (bootstrap) and then sends nothing, neither a snapshot nor liveness. */
         ACCEPT_THEN_SILENT,
         /** Accepts and then sends liveness every interval, as a healthy idle source does (DELTA-13). */
-        ACCEPT_THEN_LIVENESS
+        ACCEPT_THEN_LIVENESS,
+        /**
+         * Accepts, then sends one large frame (a liveness frame padded to {@value #PADDED_FRAME_BYTES} bytes with an
+         * unknown field, standing for a snapshot page), then liveness: over a slow path the large frame takes many
+         * receive deadlines to arrive.
+         */
+        ACCEPT_THEN_LARGE_FRAME
     }
+
+    /** The padded frame's size and its liveness head (how the receiver recognizes it). */
+    static final int PADDED_FRAME_BYTES = 512 << 10;
+    static final long PADDED_HEAD = 77;
+    /**
+     * The slow path's rate toward the requester: the padded frame takes about 2 s, about 7 receive deadlines of
+     * {@link #SLOW_CONFIG}, while one 16 KiB HTTP/2 DATA frame (the granularity at which gRPC reads a message)
+     * takes about 62 ms, a fifth of the deadline.
+     */
+    static final int SLOW_PATH_BYTES_PER_SECOND = 256 << 10;
+    /** Liveness 100 ms: the deadline is 300 ms. */
+    private static final SessionConfig SLOW_CONFIG = SessionConfig.defaults().withLivenessIntervalMs(100).withBackoffMs(2, 20, 2, 20);
 
     private final Incarnation self = new Incarnation(new NodeId("req"), new NodeEpoch(1), UUID.randomUUID());
     private final Incarnation source = new Incarnation(new NodeId("src"), new NodeEpoch(1), UUID.randomUUID());
     private final AtomicInteger opens = new AtomicInteger();
     private final AtomicInteger cancelled = new AtomicInteger();
     private final AtomicLong livenessSent = new AtomicLong();
+    private final AtomicInteger paddedReceived = new AtomicInteger();
     private final List<CountingChannel> channels = new CopyOnWriteArrayList<>();
     /** The next this many {@code newCall}s on a test channel throw (a channel bug, injected). */
     private final AtomicInteger failNextCalls = new AtomicInteger();
@@ -160,6 +181,26 @@ class RequesterPathRecoveryTest {
         assertThat(peer().state()).isEqualTo(SubscriptionStatus.State.BOOTSTRAPPING);
     }
 
+    @Test
+    @DisplayName("DELTA-13 IDX-12 a large frame arriving slowly is not silence: its bytes count as they arrive, so a slow path keeps its stream (a snapshot page is never cut and restarted)")
+    void slowLargeFrameKeepsTheStream() throws Exception {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(new ScriptedSource(Script.ACCEPT_THEN_LARGE_FRAME)).build().start();
+        try (SlowPath path = new SlowPath(server.getPort(), SLOW_PATH_BYTES_PER_SECOND)) {
+            subscribe(new Endpoint("127.0.0.1", path.port()), SLOW_CONFIG);
+            try {
+                await("the padded frame received whole", () -> paddedReceived.get() == 1);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; opens " + opens.get() + ", cancelled " + cancelled.get()
+                        + ", session " + peer(), e);
+            }
+            assertThat(opens.get()).as("one stream: never replaced while the frame's bytes arrived").isEqualTo(1);
+            assertThat(cancelled.get()).isZero();
+            assertThat(peer().connects()).isEqualTo(1);
+            assertThat(peer().lastErrorCause()).isEmpty();
+        }
+    }
+
     private SubscriptionStatus.PeerSession peer() {
         return subscriber.status().sessions().getFirst();
     }
@@ -171,12 +212,16 @@ class RequesterPathRecoveryTest {
     }
 
     private void subscribe(Endpoint peer) {
+        subscribe(peer, CONFIG);
+    }
+
+    private void subscribe(Endpoint peer, SessionConfig config) {
         subscriber = InventorySubscriber.create(CLUSTER, self, Scope.all(), new NothingReceiver(), e -> {
             CountingChannel c = new CountingChannel(NettyChannelBuilder.forAddress(e.host(), e.port()).usePlaintext().build(),
                     failNextCalls);
             channels.add(c);
             return c;
-        }, CONFIG);
+        }, config);
         subscriber.onMembership(new TwoMembers(List.of(new Member(self, peer, peer, ClusterIdentity.PROTOCOL),
                 new Member(source, peer, peer, ClusterIdentity.PROTOCOL))));
     }
@@ -214,8 +259,19 @@ class RequesterPathRecoveryTest {
                     out.onNext(SourceFrame.newBuilder().setSessionId(f.getSessionId()).setFrameNumber(1)
                             .setAccepted(OpenAccepted.newBuilder().setMode(OpenMode.OPEN_MODE_BOOTSTRAP)
                                     .setWindowBytes(f.getOpen().getReceiveWindowBytes())).build());
+                    if (script == Script.ACCEPT_THEN_LARGE_FRAME) {
+                        synchronized (call) {
+                            out.onNext(SourceFrame.newBuilder().setSessionId(f.getSessionId()).setFrameNumber(2)
+                                    .setLiveness(Liveness.newBuilder().setSourceHead(PADDED_HEAD))
+                                    .setUnknownFields(UnknownFieldSet.newBuilder().addField(999, UnknownFieldSet.Field
+                                            .newBuilder().addLengthDelimited(ByteString.copyFrom(new byte[PADDED_FRAME_BYTES]))
+                                            .build()).build()).build());
+                        }
+                    }
                     if (script == Script.ACCEPT_THEN_LIVENESS) {
-                        Thread.ofVirtual().start(() -> liveness(call, f));
+                        Thread.ofVirtual().start(() -> liveness(call, f, 2));
+                    } else if (script == Script.ACCEPT_THEN_LARGE_FRAME) {
+                        Thread.ofVirtual().start(() -> liveness(call, f, 3));
                     }
                 }
 
@@ -231,9 +287,9 @@ class RequesterPathRecoveryTest {
             };
         }
 
-        private void liveness(ServerCallStreamObserver<SourceFrame> call, RequesterFrame open) {
+        private void liveness(ServerCallStreamObserver<SourceFrame> call, RequesterFrame open, long first) {
             try {
-                for (long n = 2; !call.isCancelled(); n++) {
+                for (long n = first; !call.isCancelled(); n++) {
                     Thread.sleep(CONFIG.livenessIntervalMs()); // the scripted source's liveness pace (DELTA-13)
                     synchronized (call) {
                         if (!call.isCancelled()) {
@@ -325,8 +381,67 @@ class RequesterPathRecoveryTest {
         }
     }
 
+    /**
+     * A TCP relay whose direction toward the requester is paced at {@code bytesPerSecond} in 1 KiB chunks (a slow
+     * path); the other direction is passed through.
+     */
+    private static final class SlowPath implements AutoCloseable {
+        private final ServerSocket listener;
+        private final List<java.net.Socket> sockets = new CopyOnWriteArrayList<>();
+
+        SlowPath(int upstreamPort, int bytesPerSecond) throws java.io.IOException {
+            listener = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+            Thread.ofVirtual().start(() -> {
+                try {
+                    while (true) {
+                        java.net.Socket down = listener.accept();
+                        java.net.Socket up = new java.net.Socket(InetAddress.getLoopbackAddress(), upstreamPort);
+                        sockets.add(down);
+                        sockets.add(up);
+                        Thread.ofVirtual().start(() -> pump(down, up, 0));
+                        Thread.ofVirtual().start(() -> pump(up, down, bytesPerSecond));
+                    }
+                } catch (java.io.IOException e) {
+                    // closed
+                }
+            });
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        private static void pump(java.net.Socket from, java.net.Socket to, int bytesPerSecond) {
+            byte[] chunk = new byte[1024];
+            long due = System.nanoTime();
+            try (var in = from.getInputStream(); var out = to.getOutputStream()) {
+                for (int n; (n = in.read(chunk)) > 0; ) {
+                    if (bytesPerSecond > 0) {
+                        due = Math.max(due, System.nanoTime()) + n * 1_000_000_000L / bytesPerSecond;
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            Thread.sleep(Duration.ofNanos(wait)); // the path's pace, not a synchronization
+                        }
+                    }
+                    out.write(chunk, 0, n);
+                    out.flush();
+                }
+            } catch (java.io.IOException | InterruptedException e) {
+                // closed
+            }
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            listener.close();
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
     /** A receiver with nothing installed; a bootstrap that never begins calls nothing else. */
-    private static final class NothingReceiver implements ViewReceiver {
+    private final class NothingReceiver implements ViewReceiver {
         @Override
         public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long frame) {
             throw new AssertionError("no snapshot is sent");
@@ -358,6 +473,9 @@ class RequesterPathRecoveryTest {
 
         @Override
         public void observeLiveness(Incarnation s, long head) {
+            if (head == PADDED_HEAD) {
+                paddedReceived.incrementAndGet();
+            }
         }
     }
 
