@@ -1,6 +1,5 @@
 package orbitkv.conformance.campaign;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,6 +55,8 @@ final class FaultCampaign {
     private final LogScan logs = new LogScan();
     private final String commit;
     private final Path runsFile;
+    /** Per-requester session status, thread dumps and log tails of a schedule that did not converge. */
+    private final ConvergenceDiagnosis diagnosis;
     /** Incarnation changes without a restart (heals) seen by the current schedule. */
     private final java.util.concurrent.atomic.AtomicLong heals = new java.util.concurrent.atomic.AtomicLong();
 
@@ -64,6 +65,7 @@ final class FaultCampaign {
         this.plan = plan;
         this.commit = commit(root);
         this.runsFile = root.resolve("conformance/target/campaign-runs.txt");
+        this.diagnosis = new ConvergenceDiagnosis(cluster, root.resolve("conformance/target/campaign-failures"));
         for (String n : cluster.nodes.keySet()) {
             models.put(n, new SourceModel(n));
         }
@@ -128,7 +130,7 @@ final class FaultCampaign {
         long convergeMs = (System.nanoTime() - healed) / 1_000_000;
         if (!converged) {
             v.add(Property.CONVERGENCE, "not converged within " + Checks.CONVERGE_BOUND.toSeconds() + " s of the heal: "
-                    + statusSummary());
+                    + diagnosis.summary() + " dump=" + diagnosis.dump(seed, scenario));
         } else {
             checks.converged(plan.peerRestoreWired() ? Checks.PeerRestore.BYTES_FROM_PEER : Checks.PeerRestore.NOT_WIRED);
             resumption(s, before);
@@ -296,24 +298,6 @@ final class FaultCampaign {
         }
         Violations ignored = new Violations();
         awaitSettled(new Checks(cluster, models, ignored));
-    }
-
-    private String statusSummary() {
-        StringBuilder b = new StringBuilder();
-        for (CampaignCluster.Node n : cluster.live()) {
-            try {
-                JsonNode st = n.api.status();
-                b.append(n.name).append("{self=").append(st.at("/self/incarnation").asText())
-                        .append(", valid=").append(st.at("/membership/valid").asBoolean())
-                        .append(", coverage=").append(st.get("coverage").asText()).append(", owners=");
-                Checks.owners(st).values().forEach(o -> b.append(o.incarnation()).append(':').append(o.state()).append(' '));
-                b.append("heal=").append(st.at("/membership/heal/state").asText()).append("} ");
-            } catch (RuntimeException | AssertionError e) {
-                b.append(n.name).append("{no answer} ");
-            }
-        }
-        b.append("expected ").append(cluster.currentIncarnations());
-        return b.toString();
     }
 
     private List<FaultProxy> proxies() {

@@ -237,6 +237,11 @@ final class SourceModel {
         return out;
     }
 
+    /** The last sequence of the current lineage this model has recorded (acknowledged saves and evicts, or a settle). */
+    synchronized long recordedThrough() {
+        return head;
+    }
+
     synchronized boolean lineageKnown() {
         return lineageKnown;
     }

@@ -2,10 +2,13 @@ package orbitkv.inventory.session;
 
 import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
+import io.grpc.ClientStreamTracer;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.Optional;
@@ -59,7 +62,13 @@ import org.slf4j.LoggerFactory;
  * SNAP-6..SNAP-10), driven by the {@link RequesterState} machine. A virtual thread runs the connect loop:
  * open a stream with a fresh random session id, resume only from the receiver's installed cursor (SNAP-8),
  * and on any end back off exponentially with jitter before reconnecting; it waits only on its one
- * {@link WakeSignal}, raised when a stream ends or the session stops. Frames are handled on the stream's
+ * {@link WakeSignal}, raised when a stream ends or the session stops, or until the stream's receive deadline.
+ * A source sends liveness after {@code livenessIntervalMs} without any frame (DELTA-13), so a stream that
+ * brings no frame at all for {@value #SILENT_LIVENESS_INTERVALS_MAX} liveness intervals is dead on some
+ * path that reports nothing (a wedged source, a half-open connection, a stalled proxy): the loop cancels
+ * it, drops the channel's connection ({@link ManagedChannel#enterIdle()}) and reconnects, so the installed
+ * view is resumed before its receipt age passes the freshness budget (IDX-12) instead of staying stale
+ * forever behind a stream that looks alive. Frames are handled on the stream's
  * gRPC callbacks in order, validated and decoded before the receiver is called (DELTA-4), and
  * acknowledged after application (DELTA-12).
  *
@@ -73,6 +82,14 @@ final class RequesterSession {
     private static final Logger LOG = LoggerFactory.getLogger(RequesterSession.class);
     /** Bound on the graceful close of a stopped session's channel. */
     static final long CHANNEL_DRAIN_MS = 1_000;
+    /**
+     * Liveness intervals without any source frame after which a stream is treated as dead and replaced
+     * (DELTA-13, IDX-12). Three: one interval late is scheduling noise; the freshness budget must exceed the
+     * liveness interval (BND-6), so a stream replaced after three still resumes close to the budget.
+     */
+    static final int SILENT_LIVENESS_INTERVALS_MAX = 3;
+    /** The status cause of a stream replaced for silence (not a wire cause: nothing reached the source). */
+    static final String RECEIVE_SILENCE_CAUSE = "RECEIVE_SILENCE";
 
     private final Subscriber owner;
     private final Incarnation source;
@@ -230,19 +247,33 @@ final class RequesterSession {
             current = s;
         }
         connects.incrementAndGet();
-        s.open(resume);
+        try {
+            s.open(resume);
+        } catch (RuntimeException e) { // a channel that throws (a bug, not a path failure): this stream ends, the loop goes on
+            LOG.warn("session to {}: opening a stream failed", source, e);
+            s.fail(new Refusal(ErrorCause.INTERNAL, "opening the stream failed: " + e), ResetCause.DISCONNECT);
+        }
         return Optional.of(s);
     }
 
-    /** Waits until {@code s} is no longer the current stream; true if it made progress (DELTA-7 aside). */
+    /**
+     * Waits until {@code s} is no longer the current stream, ending it once it has been silent for
+     * {@link #SILENT_LIVENESS_INTERVALS_MAX} liveness intervals; true if it made progress (DELTA-7 aside).
+     */
     private boolean awaitEnd(Stream s) throws InterruptedException {
+        long silenceMaxNanos = TimeUnit.MILLISECONDS.toNanos(owner.config().livenessIntervalMs()) * SILENT_LIVENESS_INTERVALS_MAX;
         while (true) {
             synchronized (lock) {
                 if (!state.streamId().equals(Optional.of(s.sessionId))) {
                     return s.progressed;
                 }
             }
-            wake.await(Long.MAX_VALUE);
+            long silentNanos = s.handling ? 0 : System.nanoTime() - s.lastInboundNanos;
+            if (silentNanos >= silenceMaxNanos) {
+                s.endSilent(silentNanos);
+                continue;
+            }
+            wake.await(silenceMaxNanos - silentNanos);
         }
     }
 
@@ -283,6 +314,36 @@ final class RequesterSession {
         final Uuid wireSession = Wire.uuid(sessionId);
         /** Volatile: set by this stream's callbacks, read by the connect loop once the stream ended. */
         volatile boolean progressed;
+        /**
+         * Volatile, read by the connect loop's receive deadline: when the stream was created or an inbound
+         * message last arrived or finished, and whether one is being handled now.
+         */
+        volatile long lastInboundNanos = System.nanoTime();
+        volatile boolean handling;
+        /**
+         * Counts a message's bytes as they arrive, not only when it is whole: on a slow path a large frame (a
+         * snapshot page, up to the encoded-frame bound) takes longer than the receive deadline to arrive, and a
+         * stream that is receiving is not silent. gRPC's deframer reports body bytes to stream tracers as it
+         * reads them ({@code inboundWireSize}) and a message's start as soon as its header is read; it reads
+         * whole HTTP/2 DATA frames (at most 16 KiB by default), so a path is silent when one such frame takes
+         * longer than the deadline (below about 5 KiB/s at the default 1 s liveness interval).
+         */
+        private final ClientStreamTracer.Factory inboundBytes = new ClientStreamTracer.Factory() {
+            @Override
+            public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+                return new ClientStreamTracer() {
+                    @Override
+                    public void inboundMessage(int seqNo) {
+                        lastInboundNanos = System.nanoTime();
+                    }
+
+                    @Override
+                    public void inboundWireSize(long bytes) {
+                        lastInboundNanos = System.nanoTime();
+                    }
+                };
+            }
+        };
         /** Guarded by {@link #lock}. */
         private StreamObserver<RequesterFrame> requests;
         /** Guarded by {@link #lock}: ACK bookkeeping (DELTA-12, SES-13). */
@@ -302,7 +363,8 @@ final class RequesterSession {
                     .setReceiveWindowBytes(owner.config().receiveWindowBytes());
             resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId()))
                     .setAppliedCursor(c.watermark())));
-            StreamObserver<RequesterFrame> r = ClientCalls.asyncBidiStreamingCall(channel.newCall(method, CallOptions.DEFAULT), this);
+            StreamObserver<RequesterFrame> r = ClientCalls.asyncBidiStreamingCall(channel.newCall(method,
+                    CallOptions.DEFAULT.withStreamTracerFactory(inboundBytes)), this);
             synchronized (lock) {
                 requests = r;
                 if (currentLocked() == this) {
@@ -343,6 +405,17 @@ final class RequesterSession {
 
         @Override
         public void onNext(Inbound<SourceFrame> in) {
+            lastInboundNanos = System.nanoTime();
+            handling = true; // a long apply (a large commit) is not silence: later frames queue behind it
+            try {
+                receive(in);
+            } finally {
+                lastInboundNanos = System.nanoTime(); // before clearing the flag: the loop reads the flag first
+                handling = false;
+            }
+        }
+
+        private void receive(Inbound<SourceFrame> in) {
             if (!isCurrent()) {
                 return;
             }
@@ -639,6 +712,35 @@ final class RequesterSession {
             ended(left, reset);
         }
 
+        /**
+         * No source frame for {@code silentNanos}: cancels the call (nothing can be said on a dead path, and a
+         * cancel frees the source's session if the path still works), drops the channel's connection so the
+         * next stream opens a new one, and ends the stream; the loop then reconnects and resumes (SNAP-8).
+         */
+        void endSilent(long silentNanos) {
+            RequesterState left;
+            synchronized (lock) {
+                if (currentLocked() != this) {
+                    return;
+                }
+                left = state;
+                if (ackTimer != null) {
+                    ackTimer.cancel(false);
+                    ackTimer = null;
+                }
+                lastErrorCause = RECEIVE_SILENCE_CAUSE;
+                if (requests instanceof ClientCallStreamObserver<RequesterFrame> call) {
+                    call.cancel("no source frame for " + TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms", null);
+                }
+                transitionLocked(new RequesterState.Ended(sessionId));
+            }
+            LOG.info("session to {} silent for {} ms ({} liveness intervals of {} ms): replacing its stream and connection",
+                    source, TimeUnit.NANOSECONDS.toMillis(silentNanos), SILENT_LIVENESS_INTERVALS_MAX,
+                    owner.config().livenessIntervalMs());
+            channel.enterIdle();
+            ended(left, ResetCause.DISCONNECT);
+        }
+
         /** The stream ended without an error of ours (the source's Error, its half-close, the transport). */
         private void end(ResetCause reset) {
             RequesterState left;
@@ -687,8 +789,15 @@ final class RequesterSession {
 
         @Override
         public void onError(Throwable t) {
+            Status.Code code = Status.fromThrowable(t).getCode();
             if (isCurrent()) {
-                lastErrorCause = "TRANSPORT_" + Status.fromThrowable(t).getCode().name();
+                lastErrorCause = "TRANSPORT_" + code.name();
+                if (code == Status.Code.UNAVAILABLE) {
+                    // This loop's backoff (reconnectBackoffMinMs..MaxMs) paces reconnects; without this, the
+                    // channel's own hidden backoff after failed connection attempts (1 s growing to 120 s) would
+                    // fail every new stream at once for up to two minutes after the path healed.
+                    channel.resetConnectBackoff();
+                }
             }
             end(ResetCause.DISCONNECT);
         }
