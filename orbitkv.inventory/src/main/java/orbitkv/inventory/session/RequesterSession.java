@@ -315,8 +315,9 @@ final class RequesterSession {
         /** Volatile: set by this stream's callbacks, read by the connect loop once the stream ended. */
         volatile boolean progressed;
         /**
-         * Volatile, read by the connect loop's receive deadline: when the stream was created or an inbound
-         * message last arrived or finished, and whether one is being handled now.
+         * Volatile (written by gRPC's transport and callback threads, read by the connect loop's receive
+         * deadline): when the stream was created, bytes of an inbound message last arrived, or a message last
+         * finished applying; and whether one is being handled now.
          */
         volatile long lastInboundNanos = System.nanoTime();
         volatile boolean handling;
