@@ -32,6 +32,7 @@ import orbitkv.recovery.RouteSelection;
 import orbitkv.recovery.RouteSource;
 import orbitkv.recovery.TransferPorts;
 import orbitkv.server.tier.CopyOutBudget;
+import orbitkv.server.tier.InPlace;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.transfer.PeerTransfer;
@@ -338,6 +339,20 @@ final class PlannedRestore {
             return rec.nioBuffer(rec.writerIndex(), (int) route.blocks().get(b).sizeBytes());
         }
 
+        /**
+         * Block {@code b}'s verified payload is sent from where it is stored: its record becomes the header followed
+         * by {@code bytes}, and owns {@code pin} until the record is freed (written, or dropped with the response).
+         */
+        void sendInPlace(int b, ByteBuffer bytes, PinResult.Pinned pin) {
+            ByteBuf header = records.get(b);
+            RouteBlock block = route.blocks().get(b);
+            if (header.readableBytes() != BlockFraming.RECORD_HEADER_BYTES + block.key().key().length
+                    || bytes.remaining() != block.sizeBytes()) {
+                throw new IllegalStateException("an in-place record is its header alone, then exactly the payload");
+            }
+            records.set(b, new InPlaceRecord(alloc, header, bytes, pin));
+        }
+
         /** Block {@code b}'s payload arrived and was verified. */
         void filled(int b, Backend backend) {
             ByteBuf rec = records.get(b);
@@ -426,10 +441,11 @@ final class PlannedRestore {
                         + " record bytes do not fit --restore-bytes-in-flight-max");
             }
             List<ByteBuf> recs = new ArrayList<>(route.blocks().size());
+            boolean inPlace = sentInPlace(route);
             try {
                 for (RouteBlock b : route.blocks()) {
                     ByteBuf rec = alloc.directBuffer((int) (BlockFraming.RECORD_HEADER_BYTES + b.key().key().length
-                            + b.sizeBytes()));
+                            + (inPlace ? 0 : b.sizeBytes())));
                     recs.add(rec);
                     BlockFraming.writeHeader(rec, b.key().key(), b.sizeBytes());
                 }
@@ -472,40 +488,33 @@ final class PlannedRestore {
     }
 
     /**
-     * A local route: each block pinned at exactly the planned generation and copied (CRC32C-verified) into its
-     * record now, one pin at a time; the READ is then already complete. A broken block was evicted by the tier: it
-     * is refused as not resident (the replan tries the other medium or a peer) and named in the header.
+     * Whether a route's payloads are sent from where they are stored instead of copied into the response: a local
+     * DRAM route (its records then hold only their headers until {@link Records#sendInPlace}).
+     */
+    static boolean sentInPlace(Route route) {
+        return route.source() instanceof RouteSource.Local && route.source().medium() == Medium.DRAM;
+    }
+
+    /**
+     * A local route: each block pinned at exactly the planned generation and CRC32C-verified now, one pin at a
+     * time; the READ is then already complete. A DRAM block is verified in the arena and its record sends it from
+     * there, holding the pin until the response was written or dropped (no copy); an SSD block is copied into its
+     * record and unpinned. A broken block was evicted by the tier: it is refused as not resident (the replan tries
+     * the other medium or a peer) and named in the header.
      */
     private TransferPorts.GrantOutcome<Records> authorizeLocal(Route route, Records dst) {
         Medium medium = route.source().medium();
         for (int b = 0; b < route.blocks().size(); b++) {
             RouteBlock block = route.blocks().get(b);
-            AdmissionRefusal refusal;
-            switch (tiers.pin(block.key(), medium, block.sequence())) {
-                case PinResult.Pinned pin -> {
-                    try (pin) {
-                        if (pin.sizeBytes() != block.sizeBytes()) { // another generation's size: never served
-                            refusal = AdmissionRefusal.STALE_GENERATION;
-                            break;
-                        }
-                        switch (pin.copyTo(dst.payload(b))) {
-                            case CopyOutcome.Copied c -> {
-                                dst.filled(b, null);
-                                continue;
-                            }
-                            case CopyOutcome.Corrupt c -> {
-                                LOG.warn("restore: stored block broken and evicted ({}): {}", c.reason(), c.detail());
-                                corrupt = c.reason();
-                                corruptMedium = medium;
-                                refusal = AdmissionRefusal.NOT_RESIDENT;
-                            }
-                        }
-                    }
-                }
-                case PinResult.StaleGeneration s -> refusal = AdmissionRefusal.STALE_GENERATION;
-                case PinResult.NotResident n -> refusal = AdmissionRefusal.NOT_RESIDENT;
-                case PinResult.PinLimit l -> refusal = AdmissionRefusal.PINS_EXHAUSTED;
-                case PinResult.Closed c -> refusal = AdmissionRefusal.SOURCE_FENCED;
+            AdmissionRefusal refusal = switch (tiers.pin(block.key(), medium, block.sequence())) {
+                case PinResult.Pinned pin -> fillLocal(dst, b, pin, medium);
+                case PinResult.StaleGeneration s -> AdmissionRefusal.STALE_GENERATION;
+                case PinResult.NotResident n -> AdmissionRefusal.NOT_RESIDENT;
+                case PinResult.PinLimit l -> AdmissionRefusal.PINS_EXHAUSTED;
+                case PinResult.Closed c -> AdmissionRefusal.SOURCE_FENCED;
+            };
+            if (refusal == null) {
+                continue;
             }
             lastRefusal = refusal.traceName();
             return new TransferPorts.GrantOutcome.Refused<>(refusal, List.of(block.key()), "local " + medium + ": "
@@ -522,9 +531,54 @@ final class PlannedRestore {
 
             @Override
             public void release() {
-                // the pins were released as each block was copied
+                // copied blocks were unpinned at once; an in-place block's pin belongs to its record
             }
         });
+    }
+
+    /**
+     * Fills block {@code b} of {@code dst} from {@code pin}: null when filled, else the refusal. The pin is released
+     * here unless its bytes were handed to the record to be sent in place (then the record releases it).
+     */
+    private AdmissionRefusal fillLocal(Records dst, int b, PinResult.Pinned pin, Medium medium) {
+        boolean handedOver = false;
+        try {
+            if (pin.sizeBytes() != dst.route.blocks().get(b).sizeBytes()) { // another generation's size: never served
+                return AdmissionRefusal.STALE_GENERATION;
+            }
+            if (sentInPlace(dst.route)) {
+                switch (tiers.verifyInPlace(pin)) {
+                    case InPlace.Verified v -> {
+                        dst.sendInPlace(b, v.bytes(), pin);
+                        handedOver = true;
+                        return null;
+                    }
+                    case InPlace.Corrupt c -> {
+                        return corruptStored(c.reason(), c.detail(), medium);
+                    }
+                    case InPlace.NotInArena n -> throw new IllegalStateException(
+                            "a DRAM pin's bytes are always in the arena: " + pin.key());
+                }
+            }
+            return switch (pin.copyTo(dst.payload(b))) {
+                case CopyOutcome.Copied c -> {
+                    dst.filled(b, null);
+                    yield null;
+                }
+                case CopyOutcome.Corrupt c -> corruptStored(c.reason(), c.detail(), medium);
+            };
+        } finally {
+            if (!handedOver) {
+                pin.release();
+            }
+        }
+    }
+
+    private AdmissionRefusal corruptStored(String reason, String detail, Medium medium) {
+        LOG.warn("restore: stored block broken and evicted ({}): {}", reason, detail);
+        corrupt = reason;
+        corruptMedium = medium;
+        return AdmissionRefusal.NOT_RESIDENT;
     }
 
     private static TransferPorts.ReadSubmission submission(CompletableFuture<TransferPorts.ReadOutcome> ready,

@@ -130,6 +130,19 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
         };
     }
 
+    /**
+     * Verifies a pin of these tiers where its bytes live (see {@link InPlace}); the pin stays held and its owner
+     * releases it once the verified bytes are no longer read (a restore: when the response was written).
+     *
+     * @throws IllegalArgumentException if {@code pin} was not taken from these tiers
+     */
+    public InPlace verifyInPlace(PinResult.Pinned pin) {
+        if (!(pin instanceof TierPin<?> own)) {
+            throw new IllegalArgumentException("not a pin of these tiers: " + pin);
+        }
+        return own.verifyInPlace();
+    }
+
     /** The local residences of {@code key}, DRAM first (for query answers and restore; a use for LRU). */
     public List<Residence> residences(StateKey key) {
         List<Residence> out = new ArrayList<>(2);

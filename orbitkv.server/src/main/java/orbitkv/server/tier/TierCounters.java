@@ -11,6 +11,8 @@ public final class TierCounters {
     private final LongAdder evictedPinned = new LongAdder();
     private final LongAdder pinnedSkippedByLru = new LongAdder();
     private final LongAdder reservationsAborted = new LongAdder();
+    private final LongAdder payloadBytesCopied = new LongAdder();
+    private final LongAdder payloadBytesVerifiedInPlace = new LongAdder();
     private final AtomicLongArray refusals = new AtomicLongArray(TierRefusal.values().length);
     private final AtomicLongArray corrupt = new AtomicLongArray(CorruptionReason.values().length);
 
@@ -36,6 +38,14 @@ public final class TierCounters {
 
     void reservationAborted() {
         reservationsAborted.increment();
+    }
+
+    void payloadCopied(long bytes) {
+        payloadBytesCopied.add(bytes);
+    }
+
+    void payloadVerifiedInPlace(long bytes) {
+        payloadBytesVerifiedInPlace.add(bytes);
     }
 
     void refused(TierRefusal reason) {
@@ -82,5 +92,18 @@ public final class TierCounters {
     /** Stored blocks found broken on a read (each was evicted). */
     public long corruptTotal(CorruptionReason reason) {
         return corrupt.get(reason.ordinal());
+    }
+
+    /**
+     * Payload bytes copied out of this tier by a verified {@code copyTo} (an SSD restore, a peer READ's source
+     * side, a DRAM block of a caller that needs its own copy). Item 2 of issue 24 counts copies with it.
+     */
+    public long payloadBytesCopiedTotal() {
+        return payloadBytesCopied.sum();
+    }
+
+    /** Payload bytes verified in place and sent from the arena without a copy (DRAM local restores). */
+    public long payloadBytesVerifiedInPlaceTotal() {
+        return payloadBytesVerifiedInPlace.sum();
     }
 }

@@ -66,6 +66,7 @@ abstract class TierPin<S> implements PinResult.Pinned {
             int crc = crc32c(view);
             if (crc == entry.crc32c) {
                 dst.position(dst.position() + (int) entry.sizeBytes);
+                table.counters().payloadCopied(entry.sizeBytes);
                 return new CopyOutcome.Copied(entry.sizeBytes);
             }
             broken = new Broken(CorruptionReason.CHECKSUM_MISMATCH,
@@ -74,6 +75,31 @@ abstract class TierPin<S> implements PinResult.Pinned {
         table.evictBroken(entry, broken.reason());
         return new CopyOutcome.Corrupt(broken.reason().wireName(), medium() + " block " + entry.key.keyHex()
                 + " at sequence " + entry.sequence + ": " + broken.detail());
+    }
+
+    /**
+     * Verifies the stored bytes where they live (CRC32C over the arena slice, no copy): on success the returned
+     * read-only buffer may be sent while this pin is held, which keeps those bytes unmodified (INV-9). A mismatch
+     * evicts and counts the residence exactly as {@link #copyTo} does. A pin whose bytes are not in an arena (SSD)
+     * answers {@link InPlace.NotInArena}.
+     */
+    final InPlace verifyInPlace() {
+        if (!held.get()) {
+            throw new IllegalStateException("pin of " + entry.key + " in " + medium() + " was released");
+        }
+        if (!(location() instanceof orbitkv.transfer.PayloadSource.PayloadLocation.InArena arena)) {
+            return new InPlace.NotInArena();
+        }
+        ByteBuffer bytes = arena.bytes().asByteBuffer();
+        int crc = crc32c(bytes);
+        if (crc == entry.crc32c) {
+            table.counters().payloadVerifiedInPlace(entry.sizeBytes);
+            return new InPlace.Verified(bytes);
+        }
+        table.evictBroken(entry, CorruptionReason.CHECKSUM_MISMATCH);
+        return new InPlace.Corrupt(CorruptionReason.CHECKSUM_MISMATCH.wireName(), medium() + " block "
+                + entry.key.keyHex() + " at sequence " + entry.sequence + ": CRC32C " + Integer.toHexString(crc)
+                + " != saved " + Integer.toHexString(entry.crc32c));
     }
 
     @Override
