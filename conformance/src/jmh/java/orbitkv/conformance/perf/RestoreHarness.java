@@ -1,0 +1,463 @@
+package orbitkv.conformance.perf;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import orbitkv.conformance.etcd.Await;
+import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.manager.ManagerApi;
+import orbitkv.conformance.manager.ManagerProcess;
+import orbitkv.membership.MembershipAdmin;
+
+/**
+ * Issue 24 item 1: restore and save end to end on Manager processes, each arm against a raw loopback HTTP server in
+ * the same run. Two Managers from the image's module path with the image's JVM settings and one etcd: {@code s} holds
+ * every case's blocks twice, once in DRAM (the DRAM set) and once on SSD only (the SSD set: saved, written through,
+ * then evicted from DRAM); {@code r} holds nothing and restores the DRAM set from {@code s}. Arms per case:
+ *
+ * <ul>
+ *   <li>{@link Arm#RAW}: {@link RawHttpServer} answers a request of the same size with prebuilt bytes equal to the
+ *       expected restore body (the floor: one loopback HTTP exchange of that many bytes);</li>
+ *   <li>{@link Arm#LOCAL_DRAM} / {@link Arm#LOCAL_SSD}: {@code POST /cache/restore} at {@code s};</li>
+ *   <li>{@link Arm#PEER_TCP} / {@link Arm#PEER_SHM}: {@code POST /cache/restore} at {@code r} with
+ *       {@code transfer_backend} {@code tcp} / {@code shared-memory-preferred}.</li>
+ * </ul>
+ *
+ * Save: {@link SaveArm#RAW_SINK} ({@link RawHttpServer}'s {@code /sink} reads and drops the body) against
+ * {@link SaveArm#MANAGER} ({@code POST /cache/save} of the same framed body at {@code r}, which has no SSD tier, so no
+ * write-through competes). Every arm uses the one {@link KeepAliveClient} (a keep-alive connection per server, a
+ * preallocated buffer). Each round runs every arm of a case once, in forward order on even rounds and reversed on odd
+ * ones (ABBA), so drift hits all arms alike; the ratio to raw is taken per round (raw time / arm time: the arm's
+ * throughput as a fraction of raw) and reported as the median with min..max over rounds. Every restored byte is
+ * compared with the expected body and every route header with the arm (a local arm served from a peer, or a peer arm
+ * over the other backend, fails collection); a failed exchange fails the run after the report is written.
+ * Peer TCP over TLS is not an arm: the data connections have no TLS yet (docs/transfer.md).
+ */
+public final class RestoreHarness {
+    static final String NS = "restore";
+    static final String SAVE_NS = "save";
+
+    /** One restore arm. */
+    public enum Arm {
+        RAW("raw"), LOCAL_DRAM("local-dram"), LOCAL_SSD("local-ssd"), PEER_TCP("peer-dram+tcp"), PEER_SHM("peer-dram+shm");
+
+        final String label;
+
+        Arm(String label) {
+            this.label = label;
+        }
+    }
+
+    /** One save arm. */
+    public enum SaveArm { RAW_SINK, MANAGER }
+
+    /** {@code blocks} blocks of {@code blockBytes} each. */
+    public record Case(int blocks, int blockBytes) {
+        public Case {
+            if (blocks < 1 || blocks > 128 || blockBytes < 16 || blockBytes > 16 << 20) {
+                throw new IllegalArgumentException("a case is 1..128 blocks of 16 B..16 MiB, got " + blocks + " x " + blockBytes);
+            }
+        }
+
+        long bytes() {
+            return (long) blocks * blockBytes;
+        }
+
+        String label() {
+            return blocks + " x " + (blockBytes % (1 << 20) == 0 ? (blockBytes >> 20) + " MiB"
+                    : blockBytes % 1024 == 0 ? (blockBytes >> 10) + " KiB" : blockBytes + " B");
+        }
+
+        /** {@code NxBYTES}, e.g. {@code 16x1048576}. */
+        static Case parse(String s) {
+            String[] p = s.trim().split("x");
+            return new Case(Integer.parseInt(p[0]), Integer.parseInt(p[1]));
+        }
+    }
+
+    /**
+     * @param cases the restore and save cases
+     * @param warmupRounds rounds run first and not recorded
+     * @param rounds measured rounds (each runs every arm of every case once)
+     */
+    public record Settings(List<Case> cases, int warmupRounds, int rounds) {
+        public Settings {
+            cases = List.copyOf(cases);
+            if (cases.isEmpty() || warmupRounds < 0 || rounds < 1) {
+                throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
+                        + ", rounds " + rounds);
+            }
+        }
+
+        /** The formal cases of issue 24 item 1. */
+        public static final String FORMAL_CASES = "1x65536,16x65536,128x65536,16x1048576,16x4194304";
+
+        /** {@code bench.restore.NAME} system properties over the formal defaults. */
+        public static Settings fromProperties() {
+            return new Settings(Arrays.stream(System.getProperty("bench.restore.cases", FORMAL_CASES).split(","))
+                    .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmup", 5),
+                    Integer.getInteger("bench.restore.rounds", 30));
+        }
+    }
+
+    /** Per case: each arm's nanoseconds per measured round (round order), and the save arms'. */
+    public record Result(Map<Case, Map<Arm, long[]>> restore, Map<Case, Map<SaveArm, long[]>> save, String failure) {}
+
+    private final Settings settings;
+    private final BenchRun run;
+    private final EtcdFixture etcd;
+    private final Path work;
+
+    public RestoreHarness(Settings settings, BenchRun run, EtcdFixture etcd, Path work) {
+        this.settings = settings;
+        this.run = run;
+        this.etcd = etcd;
+        this.work = work;
+    }
+
+    /** Runs every round, writes the report and the plot; a failed exchange is in {@link Result#failure()}. */
+    public Result run() throws Exception {
+        String cluster = "restore-" + UUID.randomUUID().toString().substring(0, 8);
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd.endpoints(), cluster, 5_000)) {
+            if (!(admin.format() instanceof MembershipAdmin.Formatted)) {
+                throw new IllegalStateException("cluster " + cluster + " not formatted");
+            }
+        }
+        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; %d warm-up + %d measured rounds, arms in "
+                + "ABBA order per round; one keep-alive client per server reading into a preallocated buffer",
+                Runtime.getRuntime().availableProcessors(), Runtime.version(),
+                settings.cases().stream().map(Case::label).toList(), settings.warmupRounds(), settings.rounds()));
+        List<ManagerProcess> started = new ArrayList<>();
+        Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
+        Map<Case, Map<SaveArm, long[]>> save = new LinkedHashMap<>();
+        String failure = null;
+        try {
+            ManagerProcess s = start(started, cluster, "s", List.of("--ssd-dir",
+                    Files.createDirectories(work.resolve("s-ssd")).toString(), "--ssd", "1GiB"));
+            ManagerProcess r = start(started, cluster, "r", List.of());
+            List<byte[]> rawBodies = new ArrayList<>();
+            List<Exchange> exchanges = new ArrayList<>();
+            for (int c = 0; c < settings.cases().size(); c++) {
+                Case k = settings.cases().get(c);
+                Map<String, byte[]> dram = blocks(c, 0, k);
+                Map<String, byte[]> ssd = blocks(c, 1, k);
+                save(s, NS, dram);
+                save(s, NS, ssd);
+                rawBodies.add(ManagerApi.frame(dram));
+                exchanges.add(new Exchange(k, c, dram, ssd));
+            }
+            ManagerApi sApi = new ManagerApi(s.httpBase());
+            require(sApi.sync(), "sync at s (the SSD copies are written)");
+            for (Exchange e : exchanges) {
+                require(sApi.evict(NS, List.copyOf(e.ssd.keySet()), "DRAM"), "evict the SSD set from DRAM");
+            }
+            published(r, s);
+            int responseMax = rawBodies.stream().mapToInt(b -> b.length).max().orElseThrow();
+            try (RawHttpServer raw = new RawHttpServer(rawBodies);
+                 KeepAliveClient toRaw = new KeepAliveClient(raw.address(), responseMax);
+                 KeepAliveClient toS = new KeepAliveClient(address(s), responseMax);
+                 KeepAliveClient toR = new KeepAliveClient(address(r), responseMax)) {
+                Map<Arm, KeepAliveClient> clients = new EnumMap<>(Map.of(Arm.RAW, toRaw, Arm.LOCAL_DRAM, toS,
+                        Arm.LOCAL_SSD, toS, Arm.PEER_TCP, toR, Arm.PEER_SHM, toR));
+                for (Exchange e : exchanges) {
+                    restore.put(e.k, new EnumMap<>(Arm.class));
+                    save.put(e.k, new EnumMap<>(SaveArm.class));
+                    for (Arm a : Arm.values()) {
+                        restore.get(e.k).put(a, new long[settings.rounds()]);
+                    }
+                    for (SaveArm a : SaveArm.values()) {
+                        save.get(e.k).put(a, new long[settings.rounds()]);
+                    }
+                }
+                for (int round = -settings.warmupRounds(); round < settings.rounds(); round++) {
+                    for (Exchange e : exchanges) {
+                        List<Arm> arms = new ArrayList<>(List.of(Arm.values()));
+                        List<SaveArm> saveArms = new ArrayList<>(List.of(SaveArm.values()));
+                        if (Math.floorMod(round, 2) == 1) {
+                            java.util.Collections.reverse(arms);
+                            java.util.Collections.reverse(saveArms);
+                        }
+                        for (Arm a : arms) {
+                            long t = e.restore(a, clients.get(a));
+                            if (round >= 0) {
+                                restore.get(e.k).get(a)[round] = t;
+                            }
+                        }
+                        for (SaveArm a : saveArms) {
+                            long t = e.save(a, a == SaveArm.RAW_SINK ? toRaw : toR);
+                            if (round >= 0) {
+                                save.get(e.k).get(a)[round] = t;
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (CollectionFailed f) {
+            failure = f.getMessage();
+            run.report("COLLECTION FAILED: " + failure);
+        } finally {
+            started.forEach(ManagerProcess::close);
+        }
+        Result result = new Result(restore, save, failure);
+        if (failure == null) {
+            report(result);
+        }
+        return result;
+    }
+
+    /** A collection failure: a wrong status, a wrong route, a wrong byte. */
+    static final class CollectionFailed extends Exception {
+        CollectionFailed(String message) {
+            super(message);
+        }
+    }
+
+    /** One case's prebuilt requests and expected bodies. */
+    private final class Exchange {
+        final Case k;
+        final Map<String, byte[]> dram;
+        final Map<String, byte[]> ssd;
+        final ByteBuffer expectedDram;
+        final ByteBuffer expectedSsd;
+        final Map<Arm, ByteBuffer> requests = new EnumMap<>(Arm.class);
+        final ByteBuffer rawSave;
+        final ByteBuffer managerSave;
+
+        Exchange(Case k, int index, Map<String, byte[]> dram, Map<String, byte[]> ssd) {
+            this.k = k;
+            this.dram = dram;
+            this.ssd = ssd;
+            expectedDram = ByteBuffer.wrap(ManagerApi.frame(dram)).asReadOnlyBuffer();
+            expectedSsd = ByteBuffer.wrap(ManagerApi.frame(ssd)).asReadOnlyBuffer();
+            byte[] tcp = restoreJson(dram.keySet(), "tcp");
+            requests.put(Arm.RAW, KeepAliveClient.request("POST", "/raw/" + index, "application/json", tcp));
+            requests.put(Arm.LOCAL_DRAM, KeepAliveClient.request("POST", "/cache/restore", "application/json", tcp));
+            requests.put(Arm.LOCAL_SSD, KeepAliveClient.request("POST", "/cache/restore", "application/json",
+                    restoreJson(ssd.keySet(), "tcp")));
+            requests.put(Arm.PEER_TCP, KeepAliveClient.request("POST", "/cache/restore", "application/json", tcp));
+            requests.put(Arm.PEER_SHM, KeepAliveClient.request("POST", "/cache/restore", "application/json",
+                    restoreJson(dram.keySet(), "shared-memory-preferred")));
+            byte[] body = ManagerApi.frame(blocks(index, 2, k));
+            rawSave = KeepAliveClient.request("POST", "/sink", ManagerApi.BLOCKS, body);
+            managerSave = KeepAliveClient.request("POST", "/cache/save?namespace=" + SAVE_NS, ManagerApi.BLOCKS, body);
+        }
+
+        long restore(Arm arm, KeepAliveClient client) throws IOException, CollectionFailed {
+            long t0 = System.nanoTime();
+            KeepAliveClient.Response resp = client.exchange(requests.get(arm));
+            long nanos = System.nanoTime() - t0;
+            String where = arm.label + " " + k.label();
+            if (resp.status() != 200) {
+                throw new CollectionFailed(where + ": status " + resp.status());
+            }
+            if (arm != Arm.RAW) {
+                String route = resp.headers().get("x-orbitkv-route");
+                String want = "r=" + k.blocks() + " stop=complete routes=";
+                if (route == null || !route.startsWith(want) || !servedBy(route.substring(want.length()), arm)) {
+                    throw new CollectionFailed(where + ": route " + route);
+                }
+            }
+            ByteBuffer expected = arm == Arm.LOCAL_SSD ? expectedSsd : expectedDram;
+            ByteBuffer body = client.buffer().slice(resp.bodyOffset(), resp.bodyLength());
+            int at = body.mismatch(expected.duplicate());
+            if (at >= 0) {
+                throw new CollectionFailed(where + ": body differs from the saved bytes at offset " + at + " (length "
+                        + resp.bodyLength() + ", expected " + expected.remaining() + ")");
+            }
+            return nanos;
+        }
+
+        long save(SaveArm arm, KeepAliveClient client) throws IOException, CollectionFailed {
+            long t0 = System.nanoTime();
+            KeepAliveClient.Response resp = client.exchange(arm == SaveArm.RAW_SINK ? rawSave : managerSave);
+            long nanos = System.nanoTime() - t0;
+            if (resp.status() != 200) {
+                throw new CollectionFailed("save " + arm + " " + k.label() + ": status " + resp.status() + " "
+                        + StandardCharsets.UTF_8.decode(client.buffer().slice(resp.bodyOffset(), resp.bodyLength())));
+            }
+            return nanos;
+        }
+    }
+
+    /** Every run of the route header is the arm's kind (and, for peers, its backend). */
+    static boolean servedBy(String runs, Arm arm) {
+        for (String run : runs.split(",(?![0-9])")) { // a range "[0,16)" holds a comma too
+            boolean ok = switch (arm) {
+                case RAW -> false;
+                case LOCAL_DRAM -> run.startsWith("local-dram[");
+                case LOCAL_SSD -> run.startsWith("local-ssd[");
+                case PEER_TCP -> run.startsWith("peer-dram@") && run.endsWith(":ready+tcp");
+                case PEER_SHM -> run.startsWith("peer-dram@") && run.endsWith(":ready+shm");
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static byte[] restoreJson(java.util.Collection<String> keys, String backend) {
+        return ("{\"namespace\": \"" + NS + "\", \"keys\": [" + String.join(", ", keys.stream().map(k -> "\"" + k + "\"").toList())
+                + "], \"deadline_ms\": 30000, \"transfer_backend\": \"" + backend + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Case {@code c}'s blocks of set {@code set} (0 DRAM, 1 SSD, 2 save), in key order. */
+    static Map<String, byte[]> blocks(int c, int set, Case k) {
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        for (int j = 0; j < k.blocks(); j++) {
+            long id = 0xd0000000L + c * 1_000_000L + set * 10_000L + j;
+            out.put(String.format("%064x", id), ManagerApi.payload(24 + set, id, k.blockBytes()));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ report
+
+    private void report(Result result) {
+        run.report("");
+        run.report("| case | arm | rounds | p50 ms | min..max ms | MB/s at p50 | throughput / raw (median of rounds; min..max) |");
+        run.report("|---|---|---|---|---|---|---|");
+        Map<String, Map<String, Double>> ratios = new LinkedHashMap<>();
+        List<String> rows = new ArrayList<>();
+        for (Map.Entry<Case, Map<Arm, long[]>> e : result.restore().entrySet()) {
+            Case k = e.getKey();
+            long[] raw = e.getValue().get(Arm.RAW);
+            for (Arm a : Arm.values()) {
+                long[] t = e.getValue().get(a);
+                double[] r = perRound(raw, t);
+                row(k, a.label, t, r);
+                ratios.computeIfAbsent(a.label, x -> new LinkedHashMap<>()).put(k.label(), Stats.median(r));
+                for (int i = 0; i < t.length; i++) {
+                    rows.add(k.blocks() + "," + k.blockBytes() + "," + a.label + "," + i + "," + t[i]);
+                }
+            }
+        }
+        run.csv("restore-samples.csv", "blocks,block_bytes,arm,round,nanos", rows);
+        run.report("");
+        run.report("| save case | arm | rounds | p50 ms | min..max ms | MB/s at p50 | throughput / raw sink (median; min..max) |");
+        run.report("|---|---|---|---|---|---|---|");
+        for (Map.Entry<Case, Map<SaveArm, long[]>> e : result.save().entrySet()) {
+            long[] raw = e.getValue().get(SaveArm.RAW_SINK);
+            for (SaveArm a : SaveArm.values()) {
+                long[] t = e.getValue().get(a);
+                double[] r = perRound(raw, t);
+                row(e.getKey(), a == SaveArm.RAW_SINK ? "raw sink" : "manager save", t, r);
+                if (a == SaveArm.MANAGER) {
+                    ratios.computeIfAbsent("save", x -> new LinkedHashMap<>()).put(e.getKey().label(), Stats.median(r));
+                }
+            }
+        }
+        run.report("");
+        goals(result);
+        Plots.bars(run, "restore-ratios.png", "Restore and save throughput as a fraction of raw loopback HTTP (median of rounds)",
+                "throughput / raw", ratios);
+    }
+
+    private void row(Case k, String arm, long[] t, double[] ratio) {
+        Stats s = Stats.of(t);
+        run.report(String.format(Locale.ROOT, "| %s | %s | %d | %.3f | %.3f..%.3f | %.0f | %.3f (%.3f..%.3f) |", k.label(), arm, s.n(),
+                s.p50Ms(), s.minMs(), s.maxMs(), k.bytes() / (s.p50Ms() / 1e3) / 1e6, Stats.median(ratio),
+                Arrays.stream(ratio).min().orElse(Double.NaN), Arrays.stream(ratio).max().orElse(Double.NaN)));
+    }
+
+    /** Raw time / arm time per round: the arm's throughput as a fraction of raw in the same round. */
+    static double[] perRound(long[] raw, long[] arm) {
+        double[] r = new double[arm.length];
+        for (int i = 0; i < arm.length; i++) {
+            r[i] = (double) raw[i] / arm[i];
+        }
+        return r;
+    }
+
+    /** Issue 24's frozen goals, each with its figure (reported, never asserted). */
+    private void goals(Result result) {
+        goal(result, new Case(16, 1 << 20), Arm.LOCAL_DRAM, 0.85);
+        goal(result, new Case(16, 4 << 20), Arm.LOCAL_DRAM, 0.85);
+        goal(result, new Case(16, 1 << 20), Arm.PEER_TCP, 0.7);
+        goal(result, new Case(16, 4 << 20), Arm.PEER_TCP, 0.7);
+        goal(result, new Case(128, 64 << 10), Arm.PEER_TCP, 0.5);
+        goal(result, new Case(16, 1 << 20), Arm.PEER_SHM, 0.85);
+        Case one = new Case(1, 64 << 10);
+        Map<Arm, long[]> single = result.restore().get(one);
+        if (single != null) {
+            double local = Stats.of(single.get(Arm.LOCAL_DRAM)).p50Ms();
+            for (Arm peer : List.of(Arm.PEER_TCP, Arm.PEER_SHM)) {
+                double p = Stats.of(single.get(peer)).p50Ms();
+                run.report(String.format(Locale.ROOT, "goal: one 64 KiB block %s p50 %.3f ms <= 1.5 x local p50 %.3f ms and <= 1 ms: %s",
+                        peer.label, p, local, p <= 1.5 * local && p <= 1.0 ? "PASS" : "FAIL"));
+            }
+        }
+        Map<SaveArm, long[]> save = result.save().get(new Case(16, 1 << 20));
+        if (save != null) {
+            double r = Stats.median(perRound(save.get(SaveArm.RAW_SINK), save.get(SaveArm.MANAGER)));
+            run.report(String.format(Locale.ROOT, "goal: save 16 x 1 MiB >= 0.70 of the raw upload sink: %.3f %s", r,
+                    r >= 0.7 ? "PASS" : "FAIL"));
+        }
+    }
+
+    private void goal(Result result, Case k, Arm arm, double min) {
+        Map<Arm, long[]> byArm = result.restore().get(k);
+        if (byArm == null) {
+            return;
+        }
+        double r = Stats.median(perRound(byArm.get(Arm.RAW), byArm.get(arm)));
+        run.report(String.format(Locale.ROOT, "goal: %s %s >= %.2f of raw: %.3f %s", arm.label, k.label(), min, r,
+                r >= min ? "PASS" : "FAIL"));
+    }
+
+    // ------------------------------------------------------------------ Managers
+
+    private ManagerProcess start(List<ManagerProcess> started, String cluster, String node, List<String> extra) throws IOException {
+        Path dir = Files.createDirectories(work.resolve(node));
+        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
+                "--etcd", etcd.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
+                "--dram", "768MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
+                "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
+                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "2000", "--idle-liveness-ms", "500"));
+        args.addAll(extra);
+        ManagerProcess m = ManagerProcess.launchAsImage(node, run.dir().resolve("logs"), args);
+        started.add(m);
+        m.awaitReady();
+        return m;
+    }
+
+    private static InetSocketAddress address(ManagerProcess m) {
+        URI u = URI.create(m.httpBase());
+        return new InetSocketAddress(u.getHost(), u.getPort());
+    }
+
+    private static void save(ManagerProcess m, String ns, Map<String, byte[]> blocks) {
+        require(new ManagerApi(m.httpBase(), Duration.ofSeconds(60)).save(ns, blocks), m + " save");
+    }
+
+    private static void require(ManagerApi.Reply r, String what) {
+        if (r.status() != 200) {
+            throw new IllegalStateException(what + " answered " + r.status() + ": " + r.text());
+        }
+    }
+
+    /** {@code requester}'s index holds everything {@code source} published (sync at the source, await its fence). */
+    private static void published(ManagerProcess requester, ManagerProcess source) {
+        ManagerApi req = new ManagerApi(requester.httpBase());
+        Await.until(requester + " admits " + source, Duration.ofSeconds(30),
+                () -> req.status().at("/membership/members").asInt() >= 2);
+        ManagerApi.Reply sync = new ManagerApi(source.httpBase()).sync();
+        require(sync, source + " sync");
+        JsonNode fence = sync.json().get("inventory_fence");
+        require(req.await(fence, req.status().at("/scope/digest").asText(), 20_000), requester + " await");
+    }
+}

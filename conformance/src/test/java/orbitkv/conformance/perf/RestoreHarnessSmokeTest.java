@@ -1,0 +1,62 @@
+package orbitkv.conformance.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The default run's smoke of the end-to-end restore/save harness (issue 24 item 1), so it cannot rot: two small
+ * cases, one warm-up and three measured rounds of every arm. It checks collection only (every restore answered 200
+ * over the arm's route with exactly the saved bytes, every save stored, a sample per arm and round), never the
+ * figures. The formal run is {@code scripts/bench restore}.
+ */
+@Timeout(300)
+class RestoreHarnessSmokeTest {
+    @RegisterExtension
+    static final EtcdFixture ETCD = EtcdFixture.singleNode();
+
+    @Test
+    @DisplayName("INV-2 INV-9 the restore harness restores over raw HTTP, local DRAM, local SSD, peer TCP and peer shared memory "
+            + "byte-exact on the arm's route, and saves against the raw sink, in ABBA rounds")
+    void smoke() throws Exception {
+        RestoreHarness.Settings s = new RestoreHarness.Settings(
+                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 3);
+        Path work = Files.createTempDirectory(Path.of("/dev/shm"), "orbitkv-restore-smoke-");
+        try {
+            RestoreHarness.Result r = new RestoreHarness(s, BenchRun.create("restore-smoke"), ETCD, work).run();
+            assertThat(r.failure()).isNull();
+            assertThat(r.restore()).containsOnlyKeys(s.cases());
+            r.restore().values().forEach(byArm -> {
+                assertThat(byArm).containsOnlyKeys(RestoreHarness.Arm.values());
+                byArm.values().forEach(RestoreHarnessSmokeTest::threePositiveSamples);
+            });
+            r.save().values().forEach(byArm -> byArm.values()
+                    .forEach(RestoreHarnessSmokeTest::threePositiveSamples));
+        } finally {
+            ManagerProcess.deleteTree(work);
+        }
+    }
+
+    private static void threePositiveSamples(long[] nanos) {
+        assertThat(nanos).hasSize(3);
+        assertThat(java.util.Arrays.stream(nanos).min().orElseThrow()).isPositive();
+    }
+
+    @Test
+    @DisplayName("a route header names the arm's kind and backend in every run, else the harness fails collection")
+    void routeCheck() {
+        assertThat(RestoreHarness.servedBy("local-dram[0,16):ready", RestoreHarness.Arm.LOCAL_DRAM)).isTrue();
+        assertThat(RestoreHarness.servedBy("local-dram[0,8):ready,local-ssd[8,16):ready", RestoreHarness.Arm.LOCAL_DRAM)).isFalse();
+        assertThat(RestoreHarness.servedBy("peer-dram@s/1[0,4):ready+tcp", RestoreHarness.Arm.PEER_TCP)).isTrue();
+        assertThat(RestoreHarness.servedBy("peer-dram@s/1[0,4):ready+shm", RestoreHarness.Arm.PEER_TCP)).isFalse();
+        assertThat(RestoreHarness.servedBy("peer-dram@s/1[0,4):ready+shm", RestoreHarness.Arm.PEER_SHM)).isTrue();
+    }
+}
