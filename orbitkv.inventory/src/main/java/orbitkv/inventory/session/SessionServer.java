@@ -106,15 +106,23 @@ public final class SessionServer implements InventorySessionServer {
         return membership.get();
     }
 
+    /**
+     * {@code FENCED} once {@link #fence} ran, else {@code SHUTTING_DOWN} once {@link #close} ran, else null. Checked
+     * before an Open is validated: a closing source revokes its lease right after closing its sessions, and an
+     * Open arriving then must name the cause the protocol documents, not the {@code MEMBERSHIP_SUSPENDED} that the
+     * departed lease would otherwise produce (issue 26 G12).
+     */
+    synchronized ErrorCause stoppedCause() {
+        return fenced ? ErrorCause.FENCED : shut ? ErrorCause.SHUTTING_DOWN : null;
+    }
+
     /** Registers an opened session, replacing an older one of the same requester (SES-6); null if admitted. */
     ErrorCause admit(SourceSession s) {
         SourceSession replaced;
         synchronized (this) {
-            if (fenced) {
-                return ErrorCause.FENCED;
-            }
-            if (shut) {
-                return ErrorCause.SHUTTING_DOWN;
+            ErrorCause stopped = stoppedCause();
+            if (stopped != null) {
+                return stopped;
             }
             replaced = sessions.get(s.requester());
             if (replaced == null && sessions.size() >= config.sessionsPerSourceMax()) {

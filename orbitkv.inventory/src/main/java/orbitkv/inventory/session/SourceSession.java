@@ -161,6 +161,12 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private void onOpen(RequesterFrame frame) {
+        ErrorCause stopped = server.stoppedCause();
+        if (stopped != null) { // before any check: a closing source's lease may already be gone (G12)
+            wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
+            fail(stopped, stoppedDetail(stopped));
+            return;
+        }
         switch (OpenCheck.check(frame, server.cluster(), server.self(), server.membership(), config)) {
             case OpenCheck.Refused r -> {
                 wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
@@ -177,7 +183,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         ErrorCause refusal = server.admit(this);
         if (refusal != null) {
             fail(refusal, refusal == ErrorCause.SESSION_LIMIT
-                    ? "source serves sessionsPerSourceMax (" + config.sessionsPerSourceMax() + ") sessions" : "source is fenced");
+                    ? "source serves sessionsPerSourceMax (" + config.sessionsPerSourceMax() + ") sessions" : stoppedDetail(refusal));
             return;
         }
         Optional<Position> resumed = resumable(a.resume());
@@ -193,6 +199,10 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                     .setWindowBytes(a.windowBytes())));
         }
         Thread.ofVirtual().name("inventory-session-source-" + a.requester().nodeId()).start(this::runPump);
+    }
+
+    private String stoppedDetail(ErrorCause stopped) {
+        return stopped == ErrorCause.FENCED ? "source incarnation " + server.self() + " is fenced" : "source is shutting down";
     }
 
     /** SNAP-8: resume only a view this incarnation committed, from a cursor its journal still holds. */

@@ -38,6 +38,31 @@ class RecordCodecTest {
     }
 
     @Test
+    @DisplayName("MEM-4 the worked example of docs/operations.md §2 is the encoder's exact bytes")
+    void operationsWorkedExample() {
+        Member m = new Member(new Incarnation(new NodeId("gpu-host-07"), new NodeEpoch(3),
+                UUID.fromString("3f1c2a9e-7b4d-4e21-9a0c-5d8e6f4b2a17")),
+                Endpoint.parse("10.0.0.5:7000"), Endpoint.parse("10.0.0.5:8090"), ClusterIdentity.PROTOCOL);
+        byte[] bytes = MemberCodec.encode(m).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(bytes).hasSize(172);
+        assertThat(java.util.HexFormat.of().formatHex(bytes)).isEqualTo(
+                "6e6f64655f6964203d206770752d686f73742d30370a6e6f64655f65706f6368"
+                + "203d20330a696e6361726e6174696f6e203d2033663163326139652d37623464"
+                + "2d346532312d396130632d3564386536663462326131370a70656572203d2031"
+                + "302e302e302e353a373030300a636f6e74726f6c203d2031302e302e302e353a"
+                + "383039300a70726f746f636f6c203d206f726269746b762f696e76656e746f72"
+                + "792d73747265616d2f76340a");
+        assertThat(MemberCodec.decode(MemberCodec.encode(m))).isEqualTo(m);
+        String text = MemberCodec.encode(m);
+        // the doc's non-canonical examples are refused
+        for (String bad : new String[] {text.replace("node_epoch = 3", "node_epoch = 03"),
+                text.replace("3f1c2a9e", "3F1C2A9E"), text.replace(":7000", ":07000"),
+                text.substring(0, text.length() - 1)}) {
+            assertThatThrownBy(() -> MemberCodec.decode(bad)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     @DisplayName("MEM-4 non-canonical or oversized member records are refused naming the problem")
     void memberRefusals() {
         String text = MemberCodec.encode(M);
