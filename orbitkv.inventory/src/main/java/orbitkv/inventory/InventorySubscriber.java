@@ -28,7 +28,8 @@ public interface InventorySubscriber extends AutoCloseable {
     /**
      * As the other {@code create}, with the sessions' time and timers (ACK cadence, receive deadline, reconnect
      * backoff) on {@code clock} (issue 25): the Manager's one production clock, or virtual time in a test or a
-     * simulator. The caller owns the clock's timer.
+     * simulator. The caller owns the clock's timer; the clock must be able to schedule (the ACK timer), so
+     * {@link ProtocolClock#monotonicTimeOnly()} does not serve here.
      */
     static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
             Function<Endpoint, ManagedChannel> channels, SessionConfig config, ProtocolClock clock) {

@@ -98,6 +98,9 @@ class SessionClockTest {
         pair.requesterTime.advance(1);
         await("the silent stream ended by the receive deadline",
                 () -> RequesterSession.RECEIVE_SILENCE_CAUSE.equals(pair.peer().lastErrorCause()));
+        // advancing before the loop armed its backoff would start the backoff after the advance: wait for it first
+        await("the reconnect backoff armed (at most its 20 ms cap of virtual time)", () -> pair.requesterTime.pendingDelaysNanos()
+                .stream().anyMatch(d -> d > 0 && d <= 20 * MS));
         assertThat(pair.peer().connects()).as("the reconnect waits for its backoff in virtual time").isEqualTo(1);
         pair.requesterTime.advance(20 * MS); // the reconnect backoff's cap
         await("a second stream resumed the installed view", () -> pair.peer().connects() == 2
