@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
+import orbitkv.membership.ProtocolClock;
 import orbitkv.index.view.ScopedGlobalIndex;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.StateKey;
@@ -26,12 +27,21 @@ public interface GlobalIndex extends ViewReceiver {
      * @param self the requester's own incarnation (never a remote owner; its tiers answer locally)
      * @param scope the requester's subscription scope (IDX-4)
      * @param config validated settings
-     * @param monoNanos a monotonic nanosecond clock (tests inject one; production uses {@code System::nanoTime})
+     * @param monoNanos a monotonic nanosecond clock (tests inject one; production passes its {@code ProtocolClock})
      * @param cleanupExecutor runs bounded cleanup batches of removed owners (IDX-1)
      */
     static GlobalIndex create(Incarnation self, Scope scope, IndexConfig config, LongSupplier monoNanos,
             Executor cleanupExecutor) {
         return new ScopedGlobalIndex(self, scope, config, monoNanos, cleanupExecutor);
+    }
+
+    /**
+     * A new index whose freshness checks, receipt stamps and lock-hold timings read {@code clock} (issue 25: the
+     * Manager's one production clock, or virtual time in a test or a simulator). The index arms no timer.
+     */
+    static GlobalIndex create(Incarnation self, Scope scope, IndexConfig config, ProtocolClock clock,
+            Executor cleanupExecutor) {
+        return create(self, scope, config, java.util.Objects.requireNonNull(clock, "clock")::nanoTime, cleanupExecutor);
     }
 
     /** Applies a new membership view: adds owners, excludes removed incarnations at once (IDX-13). */

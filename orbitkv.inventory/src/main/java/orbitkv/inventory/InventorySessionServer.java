@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The source end of InventorySession v4 (DESIGN §5, SES-1..SES-14): one directed session per requester,
@@ -28,6 +29,16 @@ public interface InventorySessionServer extends AutoCloseable {
     static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, SessionConfig config) {
         return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config);
+    }
+
+    /**
+     * As {@link #create(InventorySource, ClusterIdentity, Incarnation, Supplier, SessionConfig)}, with the sessions'
+     * time and timers on {@code clock} (issue 25): the Manager hands in its one production clock; a test or a
+     * simulator hands in virtual time. The caller owns the clock's timer.
+     */
+    static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, SessionConfig config, ProtocolClock clock) {
+        return orbitkv.inventory.session.SessionServer.create(source, cluster, self, membership, config, clock);
     }
 
     /** The gRPC service {@code orbitkv.inventory.v4.InventorySession} to add to the peer listener. */

@@ -1,6 +1,7 @@
 package orbitkv.inventory;
 
 import java.util.function.LongSupplier;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The source inventory of one Manager incarnation (DESIGN §4): the ordered resident map
@@ -17,7 +18,7 @@ import java.util.function.LongSupplier;
 public interface InventorySource {
     /** A new, empty source for one incarnation using the host's monotonic clock. */
     static InventorySource create(InventoryConfig config) {
-        return create(config, System::nanoTime);
+        return create(config, ProtocolClock.monotonicTimeOnly()::nanoTime);
     }
 
     /** A new, empty source; {@code monoNanos} stands in for {@code System.nanoTime()} (tests inject it). */

@@ -6,6 +6,7 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The requester end of InventorySession v4 (DESIGN §5): one directed session per admitted source member
@@ -22,6 +23,17 @@ public interface InventorySubscriber extends AutoCloseable {
     static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
             Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
         return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config);
+    }
+
+    /**
+     * As the other {@code create}, with the sessions' time and timers (ACK cadence, receive deadline, reconnect
+     * backoff) on {@code clock} (issue 25): the Manager's one production clock, or virtual time in a test or a
+     * simulator. The caller owns the clock's timer; the clock must be able to schedule (the ACK timer), so
+     * {@link ProtocolClock#monotonicTimeOnly()} does not serve here.
+     */
+    static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, ProtocolClock clock) {
+        return orbitkv.inventory.session.Subscriber.create(cluster, self, scope, receiver, channels, config, clock);
     }
 
     /**

@@ -25,13 +25,22 @@ public interface Membership extends AutoCloseable {
 
     /** Registers with real etcd using the process's monotonic clock. */
     static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config) {
-        return register(etcd, registrant, config, System::nanoTime);
+        return register(etcd, registrant, config, ProtocolClock.monotonicTimeOnly());
     }
 
     /** Registers with an injected monotonic clock (nanoseconds) for the fencing deadline. */
     static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
                                        LongSupplier monotonicNanos) {
         return EtcdMembership.register(etcd, registrant, config, monotonicNanos);
+    }
+
+    /**
+     * Registers with the fencing deadline, renewal timing and lease health on {@code clock}'s time (issue 25).
+     * Renewal and the watch keep their own threads (they block on etcd calls); only their time comes from the clock.
+     */
+    static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
+                                       ProtocolClock clock) {
+        return register(etcd, registrant, config, java.util.Objects.requireNonNull(clock, "clock")::nanoTime);
     }
 
     /**

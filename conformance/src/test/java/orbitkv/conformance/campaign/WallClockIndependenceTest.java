@@ -3,11 +3,15 @@ package orbitkv.conformance.campaign;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.classfile.ClassFile;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.MethodTypeDesc;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.constantpool.MemberRefEntry;
 import java.lang.classfile.constantpool.PoolEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -32,6 +36,11 @@ import org.junit.jupiter.api.Test;
  * nothing about its deadlines. The scan covers every class of the six orbitkv modules, method references and
  * lambdas included (it reads the constant pools); the libraries (gRPC deadlines, Netty timers, Vert.x) keep
  * their own timers on {@code nanoTime}, which this test does not check.
+ *
+ * <p>Its successor check (issue 25 item 1), {@link #protocolCoreReadsOnlyTheInjectedClock}: in the protocol core's
+ * packages ({@link #PROTOCOL_CORE_PACKAGES}) nothing reads the monotonic clock or makes a timer of its own either;
+ * time and timers come from the injected {@code ProtocolClock}, whose production implementation is the one reader
+ * of {@code System.nanoTime()}. {@link #scanCatchesADirectNanoTimeRead} proves the scan sees such a read.
  */
 class WallClockIndependenceTest {
     /** Wall-clock APIs (owner.method). */
@@ -81,5 +90,99 @@ class WallClockIndependenceTest {
                 "orbitkv/server/runtime/IncarnationHealer", "orbitkv/server/http/AwaitRegistry", "orbitkv/membership/RetryBackoff"}) {
             assertThat(found).as(deadline).doesNotContainKey(deadline);
         }
+    }
+
+    /**
+     * The protocol core (issue 25 item 1): the packages whose time and timers come only from the injected
+     * {@code orbitkv.membership.ProtocolClock}, so a test or a simulator can drive them with virtual time. Listed
+     * explicitly: a new package of the core is added here on purpose, not by a pattern.
+     */
+    static final List<String> PROTOCOL_CORE_PACKAGES = List.of("orbitkv/inventory", "orbitkv/inventory/session",
+            "orbitkv/inventory/source", "orbitkv/inventory/codec", "orbitkv/index", "orbitkv/index/view",
+            "orbitkv/membership", "orbitkv/membership/etcd", "orbitkv/membership/time");
+
+    /** Reading the host's clock, or making a timer or a timed pause of one's own (owner.method). */
+    static final Set<String> HOST_TIME = union(WALL_CLOCK, Set.of("java/lang/System.nanoTime", "java/lang/Thread.sleep",
+            "java/util/concurrent/locks/LockSupport.parkNanos", "java/util/concurrent/locks/LockSupport.parkUntil",
+            "java/util/Timer.<init>", "java/util/concurrent/ScheduledThreadPoolExecutor.<init>",
+            "java/util/concurrent/Executors.newScheduledThreadPool", "java/util/concurrent/Executors.newSingleThreadScheduledExecutor"));
+
+    /** The only protocol-core classes allowed a host-time API, each with the API and why (nothing else may). */
+    static final Map<String, String> CORE_ALLOWED = Map.of(
+            "orbitkv/membership/time/MonotonicClock java/lang/System.nanoTime", "the production ProtocolClock: the one reader of the monotonic clock",
+            "orbitkv/inventory/session/SessionTimers java/util/concurrent/ScheduledThreadPoolExecutor.<init>", "the timer thread behind the monotonic ProtocolClock of a subscriber created without one (the Manager hands in its own)",
+            "orbitkv/membership/etcd/EtcdMembership java/util/concurrent/ScheduledThreadPoolExecutor.<init>", "the lease-renewal and watch threads, which block on etcd calls; their time is the injected clock, their scheduling is not routed through ProtocolClock yet (issue 25, reported as not done)",
+            "orbitkv/membership/etcd/Registrar java/lang/System.currentTimeMillis", "issued_unix_ms of an epoch record (see ALLOWED)",
+            "orbitkv/membership/etcd/Registrar java/lang/Thread.sleep", "the registration's retry backoff between etcd attempts on the registering thread, before any session exists; not routed through ProtocolClock yet (issue 25, reported as not done)",
+            "orbitkv/membership/etcd/EtcdMembershipAdmin java/lang/System.currentTimeMillis", "prune-epochs --inactive-for (see ALLOWED)",
+            "orbitkv/membership/etcd/BackupFile java/lang/System.currentTimeMillis", "the time written into an admin backup file (see ALLOWED)");
+
+    @Test
+    @DisplayName("issue 25 the protocol core reads time and arms timers only through the injected ProtocolClock: no session, coalescer, index or membership class reads the host clock itself")
+    void protocolCoreReadsOnlyTheInjectedClock() throws Exception {
+        Path root = Path.of(System.getProperty("orbitkv.root", "..")).toAbsolutePath().normalize();
+        Map<String, Set<String>> found = new TreeMap<>();
+        int classes = 0;
+        for (String module : new String[] {"orbitkv.membership", "orbitkv.inventory", "orbitkv.index"}) {
+            Path dir = root.resolve(module).resolve("target/classes");
+            assertThat(dir).as("compiled classes of " + module).isDirectory();
+            classes += scanCore(dir, found);
+        }
+        System.out.println("host-time uses among " + classes + " protocol-core classes: " + found);
+        assertThat(classes).as("protocol-core classes scanned").isGreaterThan(150);
+        Set<String> uses = new TreeSet<>();
+        found.forEach((cls, apis) -> apis.forEach(api -> uses.add(cls + " " + api)));
+        assertThat(uses).as("a protocol-core class reads the host clock or makes its own timer: use the injected ProtocolClock")
+                .isSubsetOf(CORE_ALLOWED.keySet());
+        for (String session : new String[] {"orbitkv/inventory/session/SourceSession", "orbitkv/inventory/session/RequesterSession",
+                "orbitkv/inventory/session/Subscriber", "orbitkv/inventory/session/CreditLedger", "orbitkv/inventory/source/WindowTimer",
+                "orbitkv/index/view/ScopedGlobalIndex", "orbitkv/index/view/OwnerView"}) {
+            assertThat(found).as(session).doesNotContainKey(session);
+        }
+    }
+
+    @Test
+    @DisplayName("issue 25 the protocol-core scan fails on a session class that calls System.nanoTime() directly (a synthetic class proves the scan can see it)")
+    void scanCatchesADirectNanoTimeRead(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        byte[] bytes = ClassFile.of().build(ClassDesc.of("orbitkv.inventory.session.DirectReader"), cb -> cb.withMethodBody("now",
+                MethodTypeDesc.of(ConstantDescs.CD_long), ClassFile.ACC_STATIC, code -> code.invokestatic(ClassDesc.of("java.lang.System"),
+                        "nanoTime", MethodTypeDesc.of(ConstantDescs.CD_long)).lreturn()));
+        Path file = dir.resolve("orbitkv/inventory/session/DirectReader.class");
+        Files.createDirectories(file.getParent());
+        Files.write(file, bytes);
+        Map<String, Set<String>> found = new TreeMap<>();
+        assertThat(scanCore(dir, found)).isEqualTo(1);
+        assertThat(found).containsEntry("orbitkv/inventory/session/DirectReader", Set.of("java/lang/System.nanoTime"));
+        assertThat(CORE_ALLOWED).doesNotContainKey("orbitkv/inventory/session/DirectReader java/lang/System.nanoTime");
+    }
+
+    /** Adds each protocol-core class under {@code dir} that names a {@link #HOST_TIME} API; returns the classes scanned. */
+    private static int scanCore(Path dir, Map<String, Set<String>> found) throws Exception {
+        int classes = 0;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.filter(x -> x.toString().endsWith(".class")).toList()) {
+                ClassModel cm = ClassFile.of().parse(Files.readAllBytes(p));
+                String name = cm.thisClass().asInternalName();
+                if (!PROTOCOL_CORE_PACKAGES.contains(name.substring(0, Math.max(0, name.lastIndexOf('/'))))) {
+                    continue;
+                }
+                classes++;
+                for (PoolEntry e : cm.constantPool()) {
+                    if (e instanceof MemberRefEntry m) {
+                        String api = m.owner().asInternalName() + "." + m.name().stringValue();
+                        if (HOST_TIME.contains(api)) {
+                            found.computeIfAbsent(name, k -> new TreeSet<>()).add(api);
+                        }
+                    }
+                }
+            }
+        }
+        return classes;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
     }
 }

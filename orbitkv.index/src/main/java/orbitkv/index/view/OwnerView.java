@@ -286,7 +286,7 @@ final class OwnerView {
         ctx.budget().release(freed);
         long newBytes = s.chargedBytes - freed;
         staging = null;
-        long t0 = System.nanoTime();
+        long t0 = ctx.monoNanos().getAsLong();
         rowsLock.writeLock().lock();
         IndexLockScope.entered();
         try {
@@ -303,7 +303,7 @@ final class OwnerView {
         } finally {
             IndexLockScope.left();
             rowsLock.writeLock().unlock();
-            ctx.applyHold().record(System.nanoTime() - t0);
+            ctx.applyHold().record(ctx.monoNanos().getAsLong() - t0);
         }
         return new CommitOutcome.Installed(s.viewId, marker.s1(), staged.size());
     }
@@ -342,7 +342,7 @@ final class OwnerView {
 
     /** SNAP-12: free the installed rows of this owner; nothing else is evicted. */
     private void withdrawInstalled() {
-        long t0 = System.nanoTime();
+        long t0 = ctx.monoNanos().getAsLong();
         rowsLock.writeLock().lock();
         IndexLockScope.entered();
         try {
@@ -350,7 +350,7 @@ final class OwnerView {
         } finally {
             IndexLockScope.left();
             rowsLock.writeLock().unlock();
-            ctx.applyHold().record(System.nanoTime() - t0);
+            ctx.applyHold().record(ctx.monoNanos().getAsLong() - t0);
         }
         ctx.budget().release(installedBytes);
         LOG.warn("owner {} view {} at {} withdrawn: it cannot fit the index budget ({} bytes freed)", owner, viewId,
@@ -432,7 +432,7 @@ final class OwnerView {
             return new DeltaOutcome.Rejected(RejectReason.BUDGET_EXCEEDED);
         }
         ResidenceTable target = table.needsGrowth(inserts) ? table.grownCopy(inserts) : table;
-        long t0 = System.nanoTime();
+        long t0 = ctx.monoNanos().getAsLong();
         rowsLock.writeLock().lock();
         IndexLockScope.entered();
         try {
@@ -465,7 +465,7 @@ final class OwnerView {
         } finally {
             IndexLockScope.left();
             rowsLock.writeLock().unlock();
-            ctx.applyHold().record(System.nanoTime() - t0);
+            ctx.applyHold().record(ctx.monoNanos().getAsLong() - t0);
         }
         return new DeltaOutcome.Applied(interval.to());
     }

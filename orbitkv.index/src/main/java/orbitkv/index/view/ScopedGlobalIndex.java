@@ -293,7 +293,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                 continue; // O(1) exclusion of a removed incarnation (IDX-1, IDX-13)
             }
             boolean stale = o.state() == OwnerState.REPAIRING || now - o.lastReceiptNanos() > budgetNanos;
-            long t0 = System.nanoTime();
+            long t0 = ctx.monoNanos().getAsLong();
             o.readLock().lock();
             try {
                 ResidenceTable t = o.installedTableUnderReadLock();
@@ -321,7 +321,7 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                 }
             } finally {
                 o.readLock().unlock();
-                ctx.lookupHold().record(System.nanoTime() - t0);
+                ctx.lookupHold().record(ctx.monoNanos().getAsLong() - t0);
             }
         }
     }

@@ -29,6 +29,7 @@ import orbitkv.membership.Member;
 import orbitkv.membership.MembershipView;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
+import orbitkv.membership.ProtocolClock;
 
 /** Shared test fixture: an in-memory membership, a manual clock, a stepped cleanup executor. */
 final class Fixture {
@@ -45,6 +46,11 @@ final class Fixture {
     Fixture(IndexConfig config) {
         LongSupplier c = clock::get;
         index = GlobalIndex.create(SELF, SCOPE, config, c, cleanup);
+    }
+
+    /** An index on an injected {@link ProtocolClock} (issue 25); {@link #clock} is then unused. */
+    Fixture(IndexConfig config, ProtocolClock protocolClock) {
+        index = GlobalIndex.create(SELF, SCOPE, config, protocolClock, cleanup);
     }
 
     static Incarnation inc(String node, long id) {

@@ -1,6 +1,8 @@
 package orbitkv.inventory.session;
 
 import java.util.ArrayDeque;
+import java.util.Objects;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The source's credit ledger of one session (SES-13, SES-3): the encoded bytes of every sent data frame
@@ -13,6 +15,8 @@ import java.util.ArrayDeque;
 final class CreditLedger {
     private final long windowBytes;
     private final int windowFrames;
+    /** Stamps each charged frame's send time for the ACK round trip (the session's clock). */
+    private final ProtocolClock clock;
     private final ArrayDeque<long[]> outstanding = new ArrayDeque<>();
     private long outstandingBytes;
     private long peakOutstandingBytes;
@@ -22,13 +26,19 @@ final class CreditLedger {
     private long duplicateAcks;
     private long futureAcks;
 
+    /** A ledger stamping send times on the host's monotonic clock. */
     CreditLedger(long windowBytes, int windowFrames) {
+        this(windowBytes, windowFrames, ProtocolClock.monotonicTimeOnly());
+    }
+
+    CreditLedger(long windowBytes, int windowFrames, ProtocolClock clock) {
         if (windowBytes < 1 || windowFrames < 1) {
             throw new IllegalArgumentException("credit window must be >= 1 byte and >= 1 frame, got "
                     + windowBytes + " bytes, " + windowFrames + " frames");
         }
         this.windowBytes = windowBytes;
         this.windowFrames = windowFrames;
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** What an ACK did. */
@@ -58,7 +68,7 @@ final class CreditLedger {
      * @throws IllegalStateException if it does not fit or the frame number is not above the last one
      */
     synchronized void charge(long frame, long bytes) {
-        charge(frame, bytes, System.nanoTime());
+        charge(frame, bytes, clock.nanoTime());
     }
 
     /** As {@link #charge(long, long)} with the send time (for the ACK round-trip metric). */

@@ -14,7 +14,6 @@ import io.grpc.stub.StreamObserver;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.inventory.CommitMarker;
@@ -52,6 +51,7 @@ import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
+import orbitkv.membership.ProtocolClock;
 import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.MembershipView;
 import org.slf4j.Logger;
@@ -97,7 +97,9 @@ final class RequesterSession {
     private final MethodDescriptor<RequesterFrame, Inbound<SourceFrame>> method;
     private final ViewReceiver receiver;
     private final RequesterCounters metrics;
-    private final WakeSignal wake = new WakeSignal();
+    /** The session's time and timers (issue 25): the subscriber's clock, never the host clock read directly. */
+    private final ProtocolClock clock;
+    private final WakeSignal wake;
     private final AtomicLong connects = new AtomicLong();
     private final AtomicLong installs = new AtomicLong();
     /** The wire cause of the last close; volatile: written by stream callbacks or a stopper, read by status. */
@@ -113,6 +115,8 @@ final class RequesterSession {
         this.channel = channel;
         this.receiver = owner.receiver();
         this.metrics = owner.counters();
+        this.clock = owner.clock();
+        this.wake = new WakeSignal(clock);
         this.method = InventorySessionGrpc.getSessionMethod().toBuilder(ProtoUtils.marshaller(RequesterFrame.getDefaultInstance()),
                 Inbound.sourceFrames(owner.config().frameEncodedBytesMax(), owner.config().frameDecodedBytesMax())).build();
     }
@@ -222,7 +226,7 @@ final class RequesterSession {
                     }
                 }
                 long sleepNanos = TimeUnit.MILLISECONDS.toNanos(backoff.nextDelayMs());
-                if (!sleepUnlessStopped(System.nanoTime() + sleepNanos)) {
+                if (!sleepUnlessStopped(clock.nanoTime() + sleepNanos)) {
                     return;
                 }
             }
@@ -268,7 +272,7 @@ final class RequesterSession {
                     return s.progressed;
                 }
             }
-            long silentNanos = s.handling ? 0 : System.nanoTime() - s.lastInboundNanos;
+            long silentNanos = s.handling ? 0 : clock.nanoTime() - s.lastInboundNanos;
             if (silentNanos >= silenceMaxNanos) {
                 s.endSilent(silentNanos);
                 continue;
@@ -283,7 +287,7 @@ final class RequesterSession {
             if (state() instanceof RequesterState.Stopped) {
                 return false;
             }
-            long left = untilNanos - System.nanoTime();
+            long left = untilNanos - clock.nanoTime();
             if (left <= 0) {
                 return true;
             }
@@ -319,7 +323,7 @@ final class RequesterSession {
          * deadline): when the stream was created, bytes of an inbound message last arrived, or a message last
          * finished applying; and whether one is being handled now.
          */
-        volatile long lastInboundNanos = System.nanoTime();
+        volatile long lastInboundNanos = clock.nanoTime();
         volatile boolean handling;
         /**
          * Counts a message's bytes as they arrive, not only when it is whole: on a slow path a large frame (a
@@ -335,12 +339,12 @@ final class RequesterSession {
                 return new ClientStreamTracer() {
                     @Override
                     public void inboundMessage(int seqNo) {
-                        lastInboundNanos = System.nanoTime();
+                        lastInboundNanos = clock.nanoTime();
                     }
 
                     @Override
                     public void inboundWireSize(long bytes) {
-                        lastInboundNanos = System.nanoTime();
+                        lastInboundNanos = clock.nanoTime();
                     }
                 };
             }
@@ -351,7 +355,7 @@ final class RequesterSession {
         private long consumedThrough;
         private long ackedThrough;
         private long pendingBytes;
-        private ScheduledFuture<?> ackTimer;
+        private ProtocolClock.Scheduled ackTimer;
         /** Confined to this stream's callbacks, which gRPC serializes. */
         private long lastFrame;
         private long repairRequestedAt = -1;
@@ -406,12 +410,12 @@ final class RequesterSession {
 
         @Override
         public void onNext(Inbound<SourceFrame> in) {
-            lastInboundNanos = System.nanoTime();
+            lastInboundNanos = clock.nanoTime();
             handling = true; // a long apply (a large commit) is not silence: later frames queue behind it
             try {
                 receive(in);
             } finally {
-                lastInboundNanos = System.nanoTime(); // before clearing the flag: the loop reads the flag first
+                lastInboundNanos = clock.nanoTime(); // before clearing the flag: the loop reads the flag first
                 handling = false;
             }
         }
@@ -531,7 +535,7 @@ final class RequesterSession {
             if (receiver.beginStaging(source, viewId, new ScopeDigest(digest), s0, n) instanceof StageOutcome.Rejected r) {
                 return refused(Wire.cause(r.reason().wireCause()), "snapshot begin refused: " + r.reason());
             }
-            RequesterState.Outcome out = transition(new RequesterState.Begun(sessionId, viewId, System.nanoTime()));
+            RequesterState.Outcome out = transition(new RequesterState.Begun(sessionId, viewId, clock.nanoTime()));
             if (!(out instanceof RequesterState.Outcome.Moved)) {
                 receiver.discardStaging(source, ResetCause.DISCONNECT); // ended meanwhile: nobody else discards it (SNAP-10)
             }
@@ -628,12 +632,12 @@ final class RequesterSession {
             } catch (IllegalArgumentException e) {
                 return refused(ErrorCause.MALFORMED_FRAME, "snapshot_commit: " + e.getMessage());
             }
-            long begun = state() instanceof RequesterState.Staging s ? s.begunNanos() : System.nanoTime();
+            long begun = state() instanceof RequesterState.Staging s ? s.begunNanos() : clock.nanoTime();
             return switch (receiver.commit(source, viewId, marker)) {
                 case CommitOutcome.Installed i -> {
                     installs.incrementAndGet();
                     progressed = true;
-                    metrics.bootstrapSeconds.observeNanos(System.nanoTime() - begun);
+                    metrics.bootstrapSeconds.observeNanos(clock.nanoTime() - begun);
                     yield moved(transition(new RequesterState.Installed(sessionId, i.viewId())), CHARGED);
                 }
                 case CommitOutcome.Rejected r -> {
@@ -660,7 +664,7 @@ final class RequesterSession {
                     ackLocked();
                 } else if (ackTimer == null) {
                     try {
-                        ackTimer = owner.timer().schedule(this::ackFromTimer, owner.config().ackIntervalMs(), TimeUnit.MILLISECONDS);
+                        ackTimer = clock.schedule(this::ackFromTimer, TimeUnit.MILLISECONDS.toNanos(owner.config().ackIntervalMs()));
                     } catch (RejectedExecutionException e) { // the subscriber is closing: acknowledge at once instead
                         ackLocked();
                     }
@@ -726,7 +730,7 @@ final class RequesterSession {
                 }
                 left = state;
                 if (ackTimer != null) {
-                    ackTimer.cancel(false);
+                    ackTimer.cancel();
                     ackTimer = null;
                 }
                 lastErrorCause = RECEIVE_SILENCE_CAUSE;
@@ -759,7 +763,7 @@ final class RequesterSession {
         /** Under {@link #lock}: sends the Error (if any), half-closes, stops the ACK timer. */
         void closeLocked(Optional<Refusal> error) {
             if (ackTimer != null) {
-                ackTimer.cancel(false);
+                ackTimer.cancel();
                 ackTimer = null;
             }
             error.ifPresent(r -> {

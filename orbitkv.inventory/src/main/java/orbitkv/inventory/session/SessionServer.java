@@ -26,6 +26,7 @@ import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The source's session registry (SES-1, SES-2, SES-6): at most one live session per requester incarnation
@@ -42,6 +43,8 @@ public final class SessionServer implements InventorySessionServer {
     private final Supplier<MembershipView> membership;
     private final SessionConfig config;
     private final SourceCounters counters = new SourceCounters();
+    /** Time of every session of this server (liveness, coalescing windows, backoff pauses, timed waits). */
+    private final ProtocolClock clock;
     /** Guarded by this server's monitor, as are {@link #committedViews}, {@link #fenced} and {@link #shut}. */
     private final Map<Incarnation, SourceSession> sessions = new HashMap<>();
     private final LinkedHashMap<UUID, Boolean> committedViews;
@@ -49,7 +52,8 @@ public final class SessionServer implements InventorySessionServer {
     private boolean shut;
 
     private SessionServer(InventorySource source, ClusterIdentity cluster, Incarnation self,
-            Supplier<MembershipView> membership, SessionConfig config) {
+            Supplier<MembershipView> membership, SessionConfig config, ProtocolClock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.source = SourceInventory.of(Objects.requireNonNull(source, "source"));
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
@@ -67,7 +71,14 @@ public final class SessionServer implements InventorySessionServer {
 
     public static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, SessionConfig config) {
-        return new SessionServer(source, cluster, self, membership, config);
+        // the source end arms no timer (its pumps wait on their own threads), so the monotonic time alone serves it
+        return new SessionServer(source, cluster, self, membership, config, ProtocolClock.monotonicTimeOnly());
+    }
+
+    /** As {@link #create(InventorySource, ClusterIdentity, Incarnation, Supplier, SessionConfig)} on {@code clock}, which the caller owns. */
+    public static InventorySessionServer create(InventorySource source, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, SessionConfig config, ProtocolClock clock) {
+        return new SessionServer(source, cluster, self, membership, config, clock);
     }
 
     @Override
@@ -80,6 +91,10 @@ public final class SessionServer implements InventorySessionServer {
                         out -> new SourceSession(this, (ServerCallStreamObserver<EncodedFrame>) out)))
                 .build();
         return () -> def;
+    }
+
+    ProtocolClock clock() {
+        return clock;
     }
 
     SessionConfig config() {

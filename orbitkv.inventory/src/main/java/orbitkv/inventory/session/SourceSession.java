@@ -35,6 +35,7 @@ import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Incarnation;
+import orbitkv.membership.ProtocolClock;
 import orbitkv.membership.RetryBackoff;
 import orbitkv.membership.MembershipView;
 import org.slf4j.Logger;
@@ -64,9 +65,11 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private final SessionConfig config;
     private final SourceInventory source;
     private final SourceCounters metrics;
-    private final WakeSignal wake = new WakeSignal();
+    /** The session's time and timers (issue 25): the server's clock, never the host clock read directly. */
+    private final ProtocolClock clock;
+    private final WakeSignal wake;
     /** The pump's wake-up as armed on the journal's broadcast signal; one instance, so re-arming keeps one slot. */
-    private final Runnable appendWake = wake::raise;
+    private final Runnable appendWake;
     private final AtomicLong mismatchDrops = new AtomicLong();
 
     private final Object lock = new Object();
@@ -104,6 +107,9 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         this.snapshotBackoff = config.snapshotRetryBackoff().sequence();
         this.source = server.source();
         this.metrics = server.counters();
+        this.clock = server.clock();
+        this.wake = new WakeSignal(clock);
+        this.appendWake = wake::raise;
         out.setOnCancelHandler(() -> closeQuietly("cancelled by the requester's transport"));
     }
 
@@ -178,7 +184,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
 
     private void accept(OpenCheck.Accepted a) {
         wireSessionId = Wire.uuid(a.sessionId());
-        ledger = new CreditLedger(a.windowBytes(), config.windowFramesMax());
+        ledger = new CreditLedger(a.windowBytes(), config.windowFramesMax(), clock);
         open = a;
         ErrorCause refusal = server.admit(this);
         if (refusal != null) {
@@ -257,7 +263,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         switch (ledger.ack(consumedThrough)) {
             case CreditLedger.AckOutcome.Returned r -> {
                 if (r.bytes() > 0) {
-                    metrics.ackRoundTripSeconds.observeNanos(System.nanoTime() - r.sentNanos());
+                    metrics.ackRoundTripSeconds.observeNanos(clock.nanoTime() - r.sentNanos());
                     wake.raise();
                 }
             }
@@ -331,7 +337,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     private void emit(EncodedFrame f) {
         metrics.framesSent.inc(f.body());
         metrics.encodedBytes.add(f.encodedBytes());
-        lastSendNanos = System.nanoTime();
+        lastSendNanos = clock.nanoTime();
         out.onNext(f);
     }
 
@@ -417,7 +423,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     }
 
     private Optional<Refusal> pump() throws InterruptedException {
-        window = source.openWindow();
+        window = source.openWindow(clock::nanoTime);
         snapshotBackoff.reset();
         while (true) {
             Step step = switch (state()) {
@@ -505,7 +511,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
 
     private long sinceLastSendNanos() {
         synchronized (lock) {
-            return System.nanoTime() - lastSendNanos;
+            return clock.nanoTime() - lastSendNanos;
         }
     }
 
@@ -520,7 +526,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             if (state() instanceof SourceState.Closed) {
                 return CLOSED;
             }
-            long left = untilNanos - System.nanoTime();
+            long left = untilNanos - clock.nanoTime();
             if (left <= 0) {
                 return NEXT;
             }
@@ -592,7 +598,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 .setTranscriptDigest(ByteString.copyFrom(transcript.finish().bytes()))),
                 new SourceState.Committed(new Position(viewId, end.s1())));
         if (commit instanceof Step.Sent) {
-            window = source.openWindow();
+            window = source.openWindow(clock::nanoTime);
             snapshotBackoff.reset();
             return NEXT;
         }
@@ -605,7 +611,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         metrics.rejections.inc(ErrorCause.SNAPSHOT_ABORTED_TRIMMED);
         LOG.debug("snapshot for {} aborted ({}); retrying from a new S0 after backoff", open.requester(), detail);
         long sleepNanos = TimeUnit.MILLISECONDS.toNanos(snapshotBackoff.nextDelayMs());
-        return pause(System.nanoTime() + sleepNanos);
+        return pause(clock.nanoTime() + sleepNanos);
     }
 
     /** DELTA-1..DELTA-3, DELTA-10, DELTA-14, PUB-4: one look at the mailbox, the head and the window. */
@@ -622,7 +628,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                 if (e instanceof SourceState.Rebootstrap) {
                     snapshotBackoff.reset();
                 }
-                window = source.openWindow();
+                window = source.openWindow(clock::nanoTime);
                 return NEXT;
             }
             ft = flushTarget;
@@ -645,7 +651,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             case CoalescingWindow.Decision.ReadNow now -> readAndSend(cursor, head);
             case CoalescingWindow.Decision.WaitUntil w -> {
                 livenessIfDue();
-                wake.await(Math.min(w.deadlineMonoNanos() - System.nanoTime(), livenessRemainingNanos()));
+                wake.await(Math.min(w.deadlineMonoNanos() - clock.nanoTime(), livenessRemainingNanos()));
                 yield NEXT;
             }
             // unread journal is never left waiting for another append

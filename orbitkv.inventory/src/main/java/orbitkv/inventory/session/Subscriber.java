@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import orbitkv.inventory.InventorySubscriber;
@@ -25,6 +24,7 @@ import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.ProtocolClock;
 
 /**
  * The requester's sessions, one per admitted source incarnation (SES-2), at most
@@ -40,7 +40,10 @@ public final class Subscriber implements InventorySubscriber {
     private final Function<Endpoint, ManagedChannel> channels;
     private final SessionConfig config;
     private final RequesterCounters counters = new RequesterCounters();
-    private final ScheduledExecutorService timer;
+    /** Time and timers of every session of this subscriber (ACK cadence, receive deadline, backoff, waits). */
+    private final ProtocolClock clock;
+    /** The timer this subscriber made for itself when no clock was handed in; shut down on {@link #close()}. */
+    private final ScheduledExecutorService ownTimer;
     /** Guarded by this subscriber's monitor, as are {@link #beyondLimit}, {@link #admittedSources} and {@link #stopped}. */
     private final Map<Incarnation, RequesterSession> sessions = new LinkedHashMap<>();
     private List<Incarnation> beyondLimit = List.of();
@@ -50,23 +53,33 @@ public final class Subscriber implements InventorySubscriber {
     private boolean stopped;
 
     private Subscriber(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
-            Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, ProtocolClock clock,
+            ScheduledExecutorService ownTimer) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.ownTimer = ownTimer;
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.self = Objects.requireNonNull(self, "self");
         this.scope = Objects.requireNonNull(scope, "scope");
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.channels = Objects.requireNonNull(channels, "channels");
         this.config = Objects.requireNonNull(config, "config");
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "inventory-session-ack-timer");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     public static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
             Function<Endpoint, ManagedChannel> channels, SessionConfig config) {
-        return new Subscriber(cluster, self, scope, receiver, channels, config);
+        ScheduledExecutorService timer = SessionTimers.daemon("inventory-session-ack-timer");
+        try {
+            return new Subscriber(cluster, self, scope, receiver, channels, config, ProtocolClock.monotonic(timer), timer);
+        } catch (RuntimeException e) {
+            timer.shutdownNow();
+            throw e;
+        }
+    }
+
+    /** As the other {@code create}, on {@code clock}, whose timer the caller owns. */
+    public static InventorySubscriber create(ClusterIdentity cluster, Incarnation self, Scope scope, ViewReceiver receiver,
+            Function<Endpoint, ManagedChannel> channels, SessionConfig config, ProtocolClock clock) {
+        return new Subscriber(cluster, self, scope, receiver, channels, config, clock, null);
     }
 
     ClusterIdentity cluster() {
@@ -93,8 +106,8 @@ public final class Subscriber implements InventorySubscriber {
         return counters;
     }
 
-    ScheduledExecutorService timer() {
-        return timer;
+    ProtocolClock clock() {
+        return clock;
     }
 
     MembershipView view() {
@@ -186,7 +199,9 @@ public final class Subscriber implements InventorySubscriber {
     @Override
     public void close() {
         stopAll(ErrorCause.SHUTTING_DOWN);
-        timer.shutdownNow();
+        if (ownTimer != null) {
+            ownTimer.shutdownNow();
+        }
     }
 
     private void stopAll(ErrorCause cause) {

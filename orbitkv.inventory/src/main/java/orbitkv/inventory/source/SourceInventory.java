@@ -208,7 +208,13 @@ public final class SourceInventory implements InventorySource {
 
     /** A new coalescing window on this source's clock and configuration (PUB-4, PUB-5). */
     public CoalescingWindow openWindow() {
-        return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(), clock, intentionalWaitSeconds);
+        return openWindow(clock);
+    }
+
+    /** A new coalescing window on the reader's clock (a session's {@code ProtocolClock}, issue 25). */
+    public CoalescingWindow openWindow(LongSupplier readerClock) {
+        return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(),
+                Objects.requireNonNull(readerClock, "reader clock"), intentionalWaitSeconds);
     }
 
     @Override

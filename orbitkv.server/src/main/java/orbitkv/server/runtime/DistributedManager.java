@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import orbitkv.index.GlobalIndex;
@@ -15,6 +17,7 @@ import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
+import orbitkv.membership.ProtocolClock;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
@@ -80,6 +83,13 @@ public final class DistributedManager implements RunningManager {
     /** Shared by every incarnation of this process: the client channels' event loops. */
     private final PeerChannels channels;
     private final ThreadPoolExecutor indexCleanup;
+    /**
+     * The protocol core's one clock (issue 25): monotonic time, and its timer thread for the sessions' ACK
+     * cadence, liveness, receive deadlines and timed waits; the index reads its time for freshness. Shared by
+     * every incarnation of this process, shut down last.
+     */
+    private final ScheduledExecutorService protocolTimer;
+    private final ProtocolClock clock;
     private final IncarnationHealer healer;
     private final StopSequence stop = new StopSequence();
     /** Guards the switch to a healed incarnation against shutdown. */
@@ -123,7 +133,10 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    private DistributedManager(ManagerCore core, PeerListener peer, PeerChannels channels, ThreadPoolExecutor indexCleanup) {
+    private DistributedManager(ManagerCore core, PeerListener peer, PeerChannels channels, ThreadPoolExecutor indexCleanup,
+                               ScheduledExecutorService protocolTimer) {
+        this.protocolTimer = protocolTimer;
+        this.clock = ProtocolClock.monotonic(protocolTimer);
         this.core = core;
         this.peer = peer;
         this.channels = channels;
@@ -153,7 +166,8 @@ public final class DistributedManager implements RunningManager {
             Registrant registrant = new Registrant(config.cluster(), config.nodeId(), advertised(peer.boundAddress()),
                     advertised(core.http().boundAddress()));
             CrashPoints.reach(CrashPoints.Point.BEFORE_REGISTRATION);
-            RegistrationResult result = Membership.register(config.etcd().get(), registrant, config.membershipConfig());
+            RegistrationResult result = Membership.register(config.etcd().get(), registrant, config.membershipConfig(),
+                    ProtocolClock.monotonicTimeOnly()); // membership arms its timers on its own etcd threads
             if (!(result instanceof RegistrationResult.Registered registered)) {
                 closeQuietly(core, peer);
                 return new Start.Refused(1, refusal(result, config));
@@ -180,12 +194,16 @@ public final class DistributedManager implements RunningManager {
                 Thread.ofPlatform().name("orbitkv-index-cleanup").daemon(true).factory(),
                 new ThreadPoolExecutor.CallerRunsPolicy());
         PeerChannels channels = new PeerChannels(core.transport(), config.peerTls(), config.peerInboundMessageBytesMax());
-        DistributedManager m = new DistributedManager(core, peer, channels, cleanup);
+        ScheduledThreadPoolExecutor protocolTimer = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("orbitkv-protocol-timer").daemon(true).factory());
+        protocolTimer.setRemoveOnCancelPolicy(true); // cancelled wake-ups leave the queue at once
+        DistributedManager m = new DistributedManager(core, peer, channels, cleanup, protocolTimer);
         RegisteredIncarnation first;
         try {
             first = m.wire(membership, core.local().source());
         } catch (IOException | RuntimeException e) {
             cleanup.shutdownNow();
+            protocolTimer.shutdownNow();
             closeChannels(channels);
             throw e;
         }
@@ -209,7 +227,7 @@ public final class DistributedManager implements RunningManager {
     private RegisteredIncarnation wire(Membership membership, InventorySource source) throws IOException {
         ManagerConfig config = core.config();
         GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
-                System::nanoTime, indexCleanup);
+                clock, indexCleanup);
         ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(),
                 config.http().awaitWaitersMax());
         SessionEnds sessions = addPeerServices(config, membership, source, metadata);
@@ -264,9 +282,9 @@ public final class DistributedManager implements RunningManager {
                                         ClusterMetadata metadata) {
         SessionConfig sessionConfig = config.sessionConfig();
         InventorySessionServer server = InventorySessionServer.create(source, membership.cluster(),
-                membership.incarnation(), membership::view, sessionConfig);
+                membership.incarnation(), membership::view, sessionConfig, clock);
         InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
-                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig);
+                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig, clock);
         metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionConfig.sessionsPerRequesterMax()));
         peer.addService(server.bindableService()); // same service name: replaces a fenced incarnation's
         return new SessionEnds(server, subscriber);
@@ -398,6 +416,7 @@ public final class DistributedManager implements RunningManager {
             closeChannels(channels);
             closeQuietly(core, peer);
             indexCleanup.shutdownNow();
+            protocolTimer.shutdownNow(); // after the sessions: their waits no longer need its wake-ups
             return drained;
         });
     }
