@@ -1,10 +1,7 @@
 package orbitkv.recovery.plan;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.List;
-import orbitkv.recovery.Prediction;
+import orbitkv.recovery.Demand;
 
 /**
  * Bounded search over complete alternatives (ROUTE-4). The window is cut into blocks at its boundaries, the
@@ -15,26 +12,29 @@ import orbitkv.recovery.Prediction;
  * bytes), ranked by risk-adjusted time, and at most {@code perBoundaryMax} are kept. Each pricing of a partial
  * extended by one block is one evaluated alternative; when the batch budget would be exceeded the search stops and
  * reports exhaustion, and the caller keeps the fixed plan (never a half-searched best).
+ *
+ * <p>Reused: one search lives in one {@link PlanScratch}. Partials come from a pool of at most
+ * {@code perBatchMax} objects (one per evaluated alternative, the batch bound), made on first use and rewritten by
+ * every later run, so a run allocates nothing once the pool has grown to the largest batch seen. A partial is valid
+ * only until the next {@link #run}. Not thread-safe: its owner is the thread holding the scratch.
  */
 final class AlternativeSearch {
-    private AlternativeSearch() {}
-
-    /** A (partial) alternative: a linked list of block choices back to the root. */
+    /** A (partial) alternative: a linked list of block choices back to the root (null). Pooled and rewritten. */
     static final class Partial {
-        final Partial parent;
-        final int source;
-        final int blockFrom;
-        final int blockTo;
-        final double mean;
-        final double error;
-        final double survival;
-        final int routes;
-        final long bytes;
-        final int order;
-        final double score;
+        Partial parent;
+        int source;
+        int blockFrom;
+        int blockTo;
+        double mean;
+        double error;
+        double survival;
+        int routes;
+        long bytes;
+        int order;
+        double score;
 
-        Partial(Partial parent, int source, int blockFrom, int blockTo, double mean, double error, double survival, int routes,
-                long bytes, int order) {
+        void set(Partial parent, int source, int blockFrom, int blockTo, double mean, double error, double survival,
+                int routes, long bytes, int order) {
             this.parent = parent;
             this.source = source;
             this.blockFrom = blockFrom;
@@ -45,65 +45,108 @@ final class AlternativeSearch {
             this.routes = routes;
             this.bytes = bytes;
             this.order = order;
-            this.score = survival == 0 ? Double.POSITIVE_INFINITY : (mean + error) / survival;
-        }
-
-        double score() {
-            return score;
-        }
-
-        Prediction prediction() {
-            return new Prediction(mean, error, survival);
+            this.score = Planner.riskAdjusted(mean, error, survival);
         }
 
         boolean dominates(Partial q) {
             return source == q.source && routes <= q.routes && mean <= q.mean && error <= q.error && survival >= q.survival && bytes <= q.bytes;
         }
+
+        /** The rank order: risk-adjusted time, then fewer routes, fewer bytes, earlier generated (a total order). */
+        boolean ranksBefore(Partial q) {
+            int c = Double.compare(score, q.score);
+            if (c != 0) {
+                return c < 0;
+            }
+            if (routes != q.routes) {
+                return routes < q.routes;
+            }
+            if (bytes != q.bytes) {
+                return bytes < q.bytes;
+            }
+            return order < q.order;
+        }
     }
 
-    /** The search's outcome. */
-    record Result(Partial best, boolean exhausted, int evaluated, int pruned) {}
+    private final int perBoundaryMax;
+    private final int perBatchMax;
+    /** Partials handed out by this run: {@code pool[0, used)}. */
+    private final Partial[] pool;
+    private int used;
+    /** One boundary's extensions (at most the batch bound), reordered as a heap by {@link #reduce}. */
+    private final Partial[] next;
+    private final Partial[] frontier;
+    private int frontierSize;
+    private final int[] starts = new int[Demand.KEYS_MAX];
+    private long[] blockBytes = new long[8];
 
-    static final Comparator<Partial> RANK = Comparator.comparingDouble(Partial::score).thenComparingInt(p -> p.routes)
-            .thenComparingLong(p -> p.bytes).thenComparingInt(p -> p.order);
+    // the outcome of the last run
+    /** The best complete alternative, or null (exhausted, or no sampled source covers some block). */
+    Partial best;
+    boolean exhausted;
+    int evaluated;
+    int pruned;
 
-    static Result run(EligibleWindow w, SourcePrices prices, int perBoundaryMax, int perBatchMax) {
-        int[] starts = blockStarts(w);
-        List<Partial> frontier = new ArrayList<>(perBoundaryMax);
-        frontier.add(null); // the root: nothing chosen
-        int evaluated = 0;
-        int pruned = 0;
+    AlternativeSearch(int perBoundaryMax, int perBatchMax) {
+        this.perBoundaryMax = perBoundaryMax;
+        this.perBatchMax = perBatchMax;
+        this.pool = new Partial[perBatchMax];
+        this.next = new Partial[perBatchMax];
+        this.frontier = new Partial[Math.max(1, perBoundaryMax)];
+    }
+
+    void run(EligibleWindow w, SourcePrices prices) {
+        int blocks = blockStarts(w);
+        used = 0;
+        best = null;
+        exhausted = false;
+        evaluated = 0;
+        pruned = 0;
+        frontier[0] = null; // the root: nothing chosen
+        frontierSize = 1;
         int order = 0;
-        long[] blockBytes = new long[w.sourceCount()];
-        for (int b = 0; b < starts.length; b++) {
+        int sources = w.sourceCount();
+        if (blockBytes.length < sources) {
+            blockBytes = new long[Math.max(sources, blockBytes.length * 2)];
+        }
+        for (int b = 0; b < blocks; b++) {
             int from = starts[b];
-            int to = b + 1 < starts.length ? starts[b + 1] : w.end;
-            for (int s = 0; s < w.sourceCount(); s++) { // once per block, not per partial
+            int to = b + 1 < blocks ? starts[b + 1] : w.end;
+            for (int s = 0; s < sources; s++) { // once per block, not per partial
                 blockBytes[s] = prices.sampled[s] && w.has(s, from) ? w.bytes(s, from, to) : -1;
             }
-            List<Partial> next = new ArrayList<>();
-            for (Partial p : frontier) {
-                for (int s = 0; s < w.sourceCount(); s++) {
+            int n = 0;
+            for (int f = 0; f < frontierSize; f++) {
+                Partial p = frontier[f];
+                for (int s = 0; s < sources; s++) {
                     if (blockBytes[s] < 0) {
                         continue;
                     }
-                    if (++evaluated > perBatchMax) {
-                        return new Result(null, true, evaluated - 1, pruned);
+                    if (evaluated == perBatchMax) {
+                        exhausted = true;
+                        clearFrontier();
+                        return;
                     }
-                    next.add(extend(p, s, from, to, blockBytes[s], prices, order++));
+                    evaluated++;
+                    next[n++] = extend(p, s, from, to, blockBytes[s], prices, order++);
                 }
             }
-            int before = next.size();
-            frontier = reduce(next, perBoundaryMax);
-            pruned += before - frontier.size();
-            if (frontier.isEmpty()) {
-                return new Result(null, false, evaluated, pruned);
+            reduce(n);
+            pruned += n - frontierSize;
+            if (frontierSize == 0) {
+                return;
             }
         }
-        return new Result(frontier.get(0), false, evaluated, pruned);
+        best = frontier[0];
+        clearFrontier();
     }
 
-    private static Partial extend(Partial p, int s, int from, int to, long bytes, SourcePrices prices, int order) {
+    private void clearFrontier() {
+        Arrays.fill(frontier, 0, frontierSize, null);
+        frontierSize = 0;
+    }
+
+    private Partial extend(Partial p, int s, int from, int to, long bytes, SourcePrices prices, int order) {
         double mean = p == null ? 0 : p.mean;
         double error = p == null ? 0 : p.error;
         double survival = p == null ? 1 : p.survival;
@@ -116,34 +159,65 @@ final class AlternativeSearch {
             survival *= prices.survival[s];
             routes++;
         }
-        return new Partial(p, s, from, to, mean, error, survival, routes, b + bytes, order);
+        Partial q = pool[used];
+        if (q == null) {
+            q = pool[used] = new Partial();
+        }
+        used++;
+        q.set(p, s, from, to, mean, error, survival, routes, b + bytes, order);
+        return q;
     }
 
-    /** Non-dominated partials (the earlier-generated one wins a tie), best first, at most {@code max}. */
-    private static List<Partial> reduce(List<Partial> all, int max) {
-        all.sort(RANK);
-        List<Partial> kept = new ArrayList<>(Math.min(max, all.size()));
-        for (Partial q : all) {
+    /**
+     * The non-dominated partials of {@code next[0, n)} (the earlier-generated one wins a tie), best first, at most
+     * {@code perBoundaryMax}, into the frontier. {@code next} becomes a binary min-heap in rank order and is popped
+     * only until the frontier is full: O(n + kept log n), no allocation.
+     */
+    private void reduce(int n) {
+        for (int i = n / 2 - 1; i >= 0; i--) {
+            siftDown(i, n);
+        }
+        frontierSize = 0;
+        int left = n;
+        while (left > 0 && frontierSize < perBoundaryMax) {
+            Partial q = next[0];
+            next[0] = next[--left];
+            siftDown(0, left);
             boolean dominated = false;
-            for (Partial p : kept) {
-                if (p.dominates(q)) {
+            for (int k = 0; k < frontierSize; k++) {
+                if (frontier[k].dominates(q)) {
                     dominated = true;
                     break;
                 }
             }
             if (!dominated) {
-                kept.add(q);
-                if (kept.size() == max) {
-                    break;
-                }
+                frontier[frontierSize++] = q;
             }
         }
-        return kept;
+        Arrays.fill(next, 0, n, null);
     }
 
-    /** Block starts: the window's first index and every index where some source's availability changes. */
-    static int[] blockStarts(EligibleWindow w) {
-        int[] starts = new int[Math.max(1, w.end - w.from)];
+    private void siftDown(int i, int n) {
+        Partial x = next[i];
+        while (true) {
+            int c = 2 * i + 1;
+            if (c >= n) {
+                break;
+            }
+            if (c + 1 < n && next[c + 1].ranksBefore(next[c])) {
+                c++;
+            }
+            if (!next[c].ranksBefore(x)) {
+                break;
+            }
+            next[i] = next[c];
+            i = c;
+        }
+        next[i] = x;
+    }
+
+    /** Block starts into {@link #starts}: the window's first index and every index where some source's availability changes. */
+    private int blockStarts(EligibleWindow w) {
         int n = 0;
         starts[n++] = w.from;
         for (int i = w.from + 1; i < w.end; i++) {
@@ -154,24 +228,34 @@ final class AlternativeSearch {
                 }
             }
         }
-        return Arrays.copyOf(starts, n);
+        return n;
     }
 
-    /** The routes of a complete alternative as spans (consecutive blocks on one source merged). */
-    static List<FixedPolicy.Span> spans(Partial last) {
-        List<FixedPolicy.Span> reversed = new ArrayList<>();
+    /** The routes of the complete alternative {@code last} as spans (consecutive blocks on one source merged), into {@code out}. */
+    static void spans(Partial last, Spans out) {
+        int n = 0;
         for (Partial p = last; p != null; p = p.parent) {
-            if (!reversed.isEmpty() && reversed.get(reversed.size() - 1).source() == p.source) {
-                FixedPolicy.Span s = reversed.remove(reversed.size() - 1);
-                reversed.add(new FixedPolicy.Span(p.source, p.blockFrom, s.to()));
-            } else {
-                reversed.add(new FixedPolicy.Span(p.source, p.blockFrom, p.blockTo));
+            if (p.parent == null || p.parent.source != p.source) {
+                n++;
             }
         }
-        List<FixedPolicy.Span> out = new ArrayList<>(reversed.size());
-        for (int i = reversed.size() - 1; i >= 0; i--) {
-            out.add(reversed.get(i));
+        out.resize(n);
+        int i = n - 1;
+        int to = -1;
+        for (Partial p = last; p != null; p = p.parent) {
+            if (to < 0) {
+                to = p.blockTo;
+            }
+            if (p.parent == null || p.parent.source != p.source) { // p starts its route
+                out.set(i--, p.source, p.blockFrom, to);
+                to = -1;
+            }
         }
-        return out;
+    }
+
+    /** Forgets the last run's outcome (the pooled partials only ever point at each other). */
+    void release() {
+        used = 0;
+        best = null;
     }
 }

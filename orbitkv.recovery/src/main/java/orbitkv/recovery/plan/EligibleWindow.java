@@ -1,6 +1,8 @@
 package orbitkv.recovery.plan;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import orbitkv.index.Replica;
 import orbitkv.inventory.Medium;
 import orbitkv.membership.Incarnation;
@@ -10,6 +12,7 @@ import orbitkv.recovery.KeyEvidence;
 import orbitkv.recovery.LocalResidence;
 import orbitkv.recovery.PrefixStop;
 import orbitkv.recovery.RouteBlock;
+import orbitkv.recovery.RouteClass;
 import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.RouteSource;
 
@@ -20,50 +23,63 @@ import orbitkv.recovery.RouteSource;
  * (owner, medium) pairs sorted by {@link RouteSource#ORDER}; when the evidence lists one source twice for a key
  * the higher sequence (then the larger size) is kept, so the table never depends on the evidence's order.
  * Rows are primitive arrays (a sequence of 0 = absent): the planner allocates route blocks only for chosen routes.
+ *
+ * <p>Reused: one window lives in one {@link PlanScratch} and is refilled by every decision of its owner
+ * ({@link #fill}). Rows are {@link Demand#KEYS_MAX} wide, so any demand fits; a row and its {@link RouteSource} and
+ * {@link RouteClass} stay in the window after the decision that created them ("retained"), so the next decision
+ * that sees the same source (the common case: a Manager restores from the same few owners) reuses all three
+ * instead of allocating them. At most {@link #ROWS_RETAINED_MAX} rows survive a decision ({@link #release}); a
+ * demand with more sources than that still plans correctly, it just allocates the extra rows for itself. Only
+ * {@code [0, sourceCount())} is this decision's table; a retained source beyond it is invisible to every reader.
+ * Not thread-safe: its owner is the thread holding the scratch.
  */
 final class EligibleWindow {
-    final int from;
+    /**
+     * Source rows kept between decisions: 2 local tiers plus 30 peer tiers, above a typical demand's sources
+     * (local + the replicas of one chain's owners) and small (a row is 128 x 21 B, so 32 rows are 86 KiB).
+     */
+    static final int ROWS_RETAINED_MAX = 32;
+    private static final RouteKind[] KINDS = RouteKind.values();
+
+    int from;
     /** Demand index just past the last eligible key. */
     int end;
     /** Why the window ends at {@link #end}. */
     PrefixStop stop;
-    final RouteSource[] sources;
-    private final Demand demand;
+    /** [0, count): this decision's sources in policy order; [count, retained): sources kept from earlier decisions. */
+    private RouteSource[] sources = new RouteSource[8];
+    /** The cost-model class of each source, made once per retained row. */
+    private RouteClass[] classes = new RouteClass[8];
+    /** The owner instance the current evidence used for a peer row (an identity fast path; equality decides). */
+    private Incarnation[] owners = new Incarnation[8];
     /** [source][key - from]: residency sequence, 0 when the source has no eligible replica of the key. */
-    private final long[][] seq;
-    private final long[][] size;
-    private final boolean[][] stale;
+    private long[][] seq = new long[8][];
+    private long[][] size = new long[8][];
+    private boolean[][] stale = new boolean[8][];
     /** [source][key - from]: demand index past the end of the source's run starting here (or key if absent). */
-    private final int[][] runEnd;
+    private int[][] runEnd = new int[8][];
+    private int count;
+    private int retained;
+    private Demand demand;
 
-    private EligibleWindow(Demand demand, int from, int end, PrefixStop stop, RouteSource[] sources, long[][] seq, long[][] size,
-            boolean[][] stale) {
-        this.demand = demand;
-        this.from = from;
-        this.end = end;
-        this.stop = stop;
-        this.sources = sources;
-        this.seq = seq;
-        this.size = size;
-        this.stale = stale;
-        this.runEnd = new int[sources.length][];
-        for (int s = 0; s < sources.length; s++) {
-            int[] r = new int[end - from];
-            int reach = end;
-            for (int i = end - 1; i >= from; i--) {
-                if (seq[s][i - from] == 0) {
-                    reach = i;
-                    r[i - from] = i;
-                } else {
-                    r[i - from] = reach;
-                }
-            }
-            runEnd[s] = r;
-        }
-    }
+    // collection state, valid only inside fill()
+    private Evidence evidence;
+    private Exclusions exclusions;
+    private int width;
+    private final boolean[] qualified = new boolean[KINDS.length];
+    /** Per position in a key's remote list: the row that position held for the previous key (-1: none). */
+    private final int[] hint = new int[KeyEvidence.REMOTE_REPLICAS_MAX];
 
     int sourceCount() {
-        return sources.length;
+        return count;
+    }
+
+    RouteSource source(int row) {
+        return sources[row];
+    }
+
+    RouteClass routeClass(int row) {
+        return classes[row];
     }
 
     boolean has(int source, int key) {
@@ -98,168 +114,255 @@ final class EligibleWindow {
         return sum;
     }
 
-    /** Builds the window; {@link #end} may equal {@code from} (an empty prefix, with its reason). */
-    static EligibleWindow build(Demand demand, Evidence evidence, int from, Exclusions exclusions) {
-        Builder b = new Builder(demand, evidence, from, exclusions);
+    /**
+     * Refills the window for {@code demand} from index {@code from}; {@link #end} may equal {@code from} (an empty
+     * prefix, with its reason). Allocates nothing once every source of the demand has a retained row.
+     */
+    void fill(Demand demand, Evidence evidence, int from, Exclusions exclusions) {
+        this.demand = demand;
+        this.evidence = evidence;
+        this.exclusions = exclusions;
+        this.from = from;
+        this.width = demand.keys().size() - from;
+        this.count = 0;
+        Set<RouteKind> kinds = evidence.qualifiedKinds();
+        for (RouteKind k : KINDS) {
+            qualified[k.ordinal()] = kinds.contains(k);
+        }
+        Arrays.fill(hint, -1);
+        List<KeyEvidence> keys = evidence.keys();
         int n = demand.keys().size();
-        int end = from;
-        PrefixStop stop = PrefixStop.COMPLETE;
+        int last = from;
+        PrefixStop why = PrefixStop.COMPLETE;
         for (int i = from; i < n; i++) {
-            PrefixStop why = b.collect(evidence.keys().get(i), i - from);
-            if (why != null) {
-                stop = why;
+            PrefixStop missing = collect(keys.get(i), i - from);
+            if (missing != null) {
+                why = missing;
                 break;
             }
-            end = i + 1;
+            last = i + 1;
         }
-        return b.finish(end, stop);
+        this.end = last;
+        this.stop = why;
+        this.evidence = null;
+        this.exclusions = null;
+        sortSources();
+        for (int s = 0; s < count; s++) {
+            runEnds(s);
+        }
     }
 
-    /** Collects rows per source, found in evidence order, then sorts the sources into the policy's order. */
-    private static final class Builder {
-        private final Demand demand;
-        private final Evidence evidence;
-        private final int from;
-        private final int width;
-        private final Exclusions exclusions;
-        private final boolean[] qualified = new boolean[RouteKind.values().length];
-        private RouteSource[] found = new RouteSource[8];
-        private long[][] seq = new long[8][];
-        private long[][] size = new long[8][];
-        private boolean[][] stale = new boolean[8][];
-        private int count;
-        private final int[] hint = new int[KeyEvidence.REMOTE_REPLICAS_MAX];
-
-        Builder(Demand demand, Evidence evidence, int from, Exclusions exclusions) {
-            this.demand = demand;
-            this.evidence = evidence;
-            this.from = from;
-            this.width = demand.keys().size() - from;
-            this.exclusions = exclusions;
-            for (RouteKind k : evidence.qualifiedKinds()) {
-                qualified[k.ordinal()] = true;
-            }
-            Arrays.fill(hint, -1);
+    /**
+     * Drops the request's references (the demand, the owners the evidence named) and trims the rows to
+     * {@link #ROWS_RETAINED_MAX} after a decision with more sources than that.
+     */
+    void release() {
+        demand = null;
+        Arrays.fill(owners, null);
+        if (sources.length > ROWS_RETAINED_MAX) {
+            sources = Arrays.copyOf(sources, ROWS_RETAINED_MAX);
+            classes = Arrays.copyOf(classes, ROWS_RETAINED_MAX);
+            owners = new Incarnation[ROWS_RETAINED_MAX];
+            seq = Arrays.copyOf(seq, ROWS_RETAINED_MAX);
+            size = Arrays.copyOf(size, ROWS_RETAINED_MAX);
+            stale = Arrays.copyOf(stale, ROWS_RETAINED_MAX);
+            runEnd = Arrays.copyOf(runEnd, ROWS_RETAINED_MAX);
+            retained = Math.min(retained, ROWS_RETAINED_MAX);
         }
+        count = 0;
+    }
 
-        /** Adds key {@code at}'s eligible replicas; returns null, or why it has none. */
-        PrefixStop collect(KeyEvidence k, int at) {
-            boolean any = false;
-            boolean rejected = false;
-            boolean unqualified = false;
-            boolean staleOnly = false;
-            boolean checkExclusions = !exclusions.isEmpty();
-            for (LocalResidence r : k.local()) {
-                if (!qualified[RouteKind.of(true, r.medium()).ordinal()]) {
-                    unqualified = true;
-                    continue;
-                }
-                int s = source(null, r.medium());
-                if (checkExclusions && exclusions.excludes(found[s], k.key())) {
-                    rejected = true;
-                    continue;
-                }
-                put(s, at, r.sequence(), r.sizeBytes(), false);
-                any = true;
+    /** Adds key {@code at}'s eligible replicas; returns null, or why it has none. */
+    private PrefixStop collect(KeyEvidence k, int at) {
+        boolean any = false;
+        boolean rejected = false;
+        boolean unqualified = false;
+        boolean staleOnly = false;
+        boolean checkExclusions = !exclusions.isEmpty();
+        List<LocalResidence> local = k.local();
+        for (int j = 0; j < local.size(); j++) {
+            LocalResidence r = local.get(j);
+            if (!qualified[RouteKind.of(true, r.medium()).ordinal()]) {
+                unqualified = true;
+                continue;
             }
-            java.util.List<Replica> remote = k.remote();
-            for (int j = 0; j < remote.size(); j++) {
-                Replica r = remote.get(j);
-                if (!qualified[RouteKind.of(false, r.medium()).ordinal()]) {
-                    unqualified = true;
-                    continue;
-                }
-                if (r.stale() && !demand.staleHintsAllowed()) {
-                    staleOnly = true;
-                    continue;
-                }
-                int s = sourceAt(j, r.owner(), r.medium());
-                if (checkExclusions && exclusions.excludes(found[s], k.key())) {
-                    rejected = true;
-                    continue;
-                }
-                put(s, at, r.sequence(), r.sizeBytes(), r.stale());
-                any = true;
+            int s = row(null, r.medium());
+            if (checkExclusions && exclusions.excludes(sources[s], k.key())) {
+                rejected = true;
+                continue;
             }
-            if (any) {
-                return null;
-            }
-            if (rejected) {
-                return PrefixStop.REJECTED_IN_REQUEST;
-            }
-            if (unqualified) {
-                return PrefixStop.NO_QUALIFIED_PATH;
-            }
-            if (staleOnly) {
-                return PrefixStop.STALE_HINTS_ONLY;
-            }
-            return switch (evidence.coverage()) {
-                case CompleteAtWatermarks -> PrefixStop.ABSENT_AT_WATERMARKS;
-                case PartialHints -> PrefixStop.NOT_IN_PARTIAL_HINTS;
-                case Unavailable -> PrefixStop.METADATA_UNAVAILABLE;
-            };
+            put(s, at, r.sequence(), r.sizeBytes(), false);
+            any = true;
         }
-
-        /**
-         * The row of a remote replica at list position {@code j}: the source seen at that position for the previous
-         * key is tried first (the index lists a chain's owners in a stable order), then {@link #source}.
-         */
-        private int sourceAt(int j, Incarnation owner, Medium medium) {
-            int h = hint[j];
-            if (h >= 0 && found[h] instanceof RouteSource.Peer p && p.medium() == medium && p.owner() == owner) {
-                return h;
+        List<Replica> remote = k.remote();
+        for (int j = 0; j < remote.size(); j++) {
+            Replica r = remote.get(j);
+            if (!qualified[RouteKind.of(false, r.medium()).ordinal()]) {
+                unqualified = true;
+                continue;
             }
-            return hint[j] = source(owner, medium);
+            if (r.stale() && !demand.staleHintsAllowed()) {
+                staleOnly = true;
+                continue;
+            }
+            int s = rowAt(j, r.owner(), r.medium());
+            if (checkExclusions && exclusions.excludes(sources[s], k.key())) {
+                rejected = true;
+                continue;
+            }
+            put(s, at, r.sequence(), r.sizeBytes(), r.stale());
+            any = true;
         }
-
-        /** The row of (owner, medium), created on first sight; a linear scan (a demand sees few sources). */
-        private int source(Incarnation owner, Medium medium) {
-            for (int s = 0; s < count; s++) {
-                RouteSource f = found[s];
-                if (f.medium() == medium && (owner == null ? f instanceof RouteSource.Local
-                        : f instanceof RouteSource.Peer p && (p.owner() == owner || p.owner().equals(owner)))) {
-                    return s;
-                }
-            }
-            if (count == found.length) {
-                found = Arrays.copyOf(found, count * 2);
-                seq = Arrays.copyOf(seq, count * 2);
-                size = Arrays.copyOf(size, count * 2);
-                stale = Arrays.copyOf(stale, count * 2);
-            }
-            found[count] = owner == null ? new RouteSource.Local(medium) : new RouteSource.Peer(owner, medium);
-            seq[count] = new long[width];
-            size[count] = new long[width];
-            stale[count] = new boolean[width];
-            return count++;
+        if (any) {
+            return null;
         }
+        if (rejected) {
+            return PrefixStop.REJECTED_IN_REQUEST;
+        }
+        if (unqualified) {
+            return PrefixStop.NO_QUALIFIED_PATH;
+        }
+        if (staleOnly) {
+            return PrefixStop.STALE_HINTS_ONLY;
+        }
+        return switch (evidence.coverage()) {
+            case CompleteAtWatermarks -> PrefixStop.ABSENT_AT_WATERMARKS;
+            case PartialHints -> PrefixStop.NOT_IN_PARTIAL_HINTS;
+            case Unavailable -> PrefixStop.METADATA_UNAVAILABLE;
+        };
+    }
 
-        private void put(int s, int at, long sequence, long bytes, boolean isStale) {
-            long old = seq[s][at];
-            if (old == 0 || sequence > old || (sequence == old && bytes > size[s][at])) {
-                seq[s][at] = sequence;
-                size[s][at] = bytes;
-                stale[s][at] = isStale;
+    /**
+     * The row of a remote replica at list position {@code j}: the row seen at that position for the previous key
+     * is tried first (the index lists a chain's owners in a stable order), then {@link #row}.
+     */
+    private int rowAt(int j, Incarnation owner, Medium medium) {
+        int h = hint[j];
+        if (h >= 0 && owners[h] == owner && sources[h].medium() == medium) {
+            return h;
+        }
+        return hint[j] = row(owner, medium);
+    }
+
+    /**
+     * The active row of (owner, medium; owner null = local): found among this decision's rows, else a retained
+     * row of an earlier decision is reactivated, else a row is made (a linear scan: a demand sees few sources).
+     */
+    private int row(Incarnation owner, Medium medium) {
+        for (int s = 0; s < count; s++) {
+            if (matches(s, owner, medium)) {
+                owners[s] = owner;
+                return s;
             }
         }
+        for (int s = count; s < retained; s++) {
+            if (matches(s, owner, medium)) {
+                swap(s, count);
+                return activate(owner);
+            }
+        }
+        if (count == sources.length) {
+            grow();
+        }
+        if (count < retained) {
+            if (retained < sources.length) { // keep the earlier decision's source: move it behind the retained ones
+                swap(count, retained);
+                retained++;
+            } // else: all slots hold sources; the one at count gives up its slot (its row arrays are reused)
+        } else {
+            retained++;
+        }
+        if (seq[count] == null) {
+            seq[count] = new long[Demand.KEYS_MAX];
+            size[count] = new long[Demand.KEYS_MAX];
+            stale[count] = new boolean[Demand.KEYS_MAX];
+            runEnd[count] = new int[Demand.KEYS_MAX];
+        }
+        RouteSource made = owner == null ? new RouteSource.Local(medium) : new RouteSource.Peer(owner, medium);
+        sources[count] = made;
+        classes[count] = RouteClass.of(made);
+        return activate(owner);
+    }
 
-        EligibleWindow finish(int end, PrefixStop stop) {
-            Integer[] order = new Integer[count];
-            for (int s = 0; s < count; s++) {
-                order[s] = s;
+    private boolean matches(int s, Incarnation owner, Medium medium) {
+        RouteSource f = sources[s];
+        return f.medium() == medium && (owner == null ? f instanceof RouteSource.Local
+                : f instanceof RouteSource.Peer p && (p.owner() == owner || p.owner().equals(owner)));
+    }
+
+    /** Makes slot {@code count} part of this decision with an empty row. */
+    private int activate(Incarnation owner) {
+        owners[count] = owner;
+        Arrays.fill(seq[count], 0, width, 0L);
+        Arrays.fill(size[count], 0, width, 0L);
+        Arrays.fill(stale[count], 0, width, false);
+        return count++;
+    }
+
+    private void grow() {
+        int n = sources.length * 2;
+        sources = Arrays.copyOf(sources, n);
+        classes = Arrays.copyOf(classes, n);
+        owners = Arrays.copyOf(owners, n);
+        seq = Arrays.copyOf(seq, n);
+        size = Arrays.copyOf(size, n);
+        stale = Arrays.copyOf(stale, n);
+        runEnd = Arrays.copyOf(runEnd, n);
+    }
+
+    private void put(int s, int at, long sequence, long bytes, boolean isStale) {
+        long old = seq[s][at];
+        if (old == 0 || sequence > old || (sequence == old && bytes > size[s][at])) {
+            seq[s][at] = sequence;
+            size[s][at] = bytes;
+            stale[s][at] = isStale;
+        }
+    }
+
+    /** Insertion sort of this decision's rows by {@link RouteSource#ORDER} (few rows; no allocation). */
+    private void sortSources() {
+        for (int i = 1; i < count; i++) {
+            for (int j = i; j > 0 && RouteSource.ORDER.compare(sources[j - 1], sources[j]) > 0; j--) {
+                swap(j - 1, j);
             }
-            Arrays.sort(order, (a, b) -> RouteSource.ORDER.compare(found[a], found[b]));
-            RouteSource[] sorted = new RouteSource[count];
-            long[][] sq = new long[count][];
-            long[][] sz = new long[count][];
-            boolean[][] st = new boolean[count][];
-            for (int s = 0; s < count; s++) {
-                sorted[s] = found[order[s]];
-                sq[s] = seq[order[s]];
-                sz[s] = size[order[s]];
-                st[s] = stale[order[s]];
+        }
+    }
+
+    private void swap(int a, int b) {
+        RouteSource s = sources[a];
+        sources[a] = sources[b];
+        sources[b] = s;
+        RouteClass c = classes[a];
+        classes[a] = classes[b];
+        classes[b] = c;
+        Incarnation o = owners[a];
+        owners[a] = owners[b];
+        owners[b] = o;
+        long[] l = seq[a];
+        seq[a] = seq[b];
+        seq[b] = l;
+        l = size[a];
+        size[a] = size[b];
+        size[b] = l;
+        boolean[] st = stale[a];
+        stale[a] = stale[b];
+        stale[b] = st;
+        int[] r = runEnd[a];
+        runEnd[a] = runEnd[b];
+        runEnd[b] = r;
+    }
+
+    private void runEnds(int s) {
+        long[] present = seq[s];
+        int[] r = runEnd[s];
+        int reach = end;
+        for (int i = end - 1; i >= from; i--) {
+            if (present[i - from] == 0) {
+                reach = i;
+                r[i - from] = i;
+            } else {
+                r[i - from] = reach;
             }
-            return new EligibleWindow(demand, from, end, stop, sorted, sq, sz, st);
         }
     }
 
@@ -274,7 +377,7 @@ final class EligibleWindow {
     /** Distinct sources with a replica inside [from, end). */
     int eligibleSources() {
         int c = 0;
-        for (int s = 0; s < sources.length; s++) {
+        for (int s = 0; s < count; s++) {
             for (int i = from; i < end; i++) {
                 if (seq[s][i - from] != 0) {
                     c++;

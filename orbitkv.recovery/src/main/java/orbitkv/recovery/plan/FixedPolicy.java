@@ -1,8 +1,5 @@
 package orbitkv.recovery.plan;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The fixed deterministic policy (ROUTE-4, ROUTE-6; DESIGN §8): maximal coverage (the whole eligible window),
  * then at each position the source whose run from there is longest (the longest legal span, which also gives the
@@ -13,11 +10,9 @@ import java.util.List;
 final class FixedPolicy {
     private FixedPolicy() {}
 
-    /** A span: {@code source} over demand indexes [from, to). */
-    record Span(int source, int from, int to) {}
-
-    static List<Span> spans(EligibleWindow w) {
-        List<Span> out = new ArrayList<>();
+    /** Writes the fixed plan of {@code w} into {@code out} (cleared first). */
+    static void spans(EligibleWindow w, Spans out) {
+        out.clear();
         int at = w.from;
         while (at < w.end) {
             int best = -1;
@@ -32,14 +27,13 @@ final class FixedPolicy {
                     bestReach = reach;
                 }
             }
-            out.add(new Span(best, at, bestReach));
+            out.add(best, at, bestReach);
             at = bestReach;
         }
-        return out;
     }
 
     /** {@code s} comes after {@code best} in source order; it wins an equal span only as a fresh replica of the same kind. */
     private static boolean preferAtEqualSpan(EligibleWindow w, int s, int best, int at) {
-        return w.sources[s].kind() == w.sources[best].kind() && w.stale(best, at) && !w.stale(s, at);
+        return w.source(s).kind() == w.source(best).kind() && w.stale(best, at) && !w.stale(s, at);
     }
 }

@@ -1,6 +1,5 @@
 package orbitkv.recovery.plan;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -27,14 +26,30 @@ import orbitkv.recovery.SelectionMode;
  * with at least {@code observationsMin} comparable successes, switch iff A differs from F,
  * {@code mean(F) - mean(A) > error(F) + error(A) + hysteresis(F)} and {@code riskAdjusted(A) < riskAdjusted(F)},
  * where {@code hysteresis(F) = max(hysteresisMinNanos, hysteresisFraction * mean(F))}.
+ *
+ * <p>Cost (issue 24): the decision itself ({@link #decide}) allocates nothing on the steady path: every table,
+ * price, partial alternative and span it writes lives in a {@link PlanScratch} that is reused. Only the answer
+ * {@link #plan} returns is allocated (its routes, their blocks, the decision record and its summary text).
+ *
+ * <p>Threading contract: a planner is shared by every request of one selection and is thread-safe. Each
+ * {@link #plan} borrows a scratch from a pool of {@value #SCRATCHES_RETAINED_MAX} for the length of the call, so
+ * a scratch has one owner at a time and never escapes into the returned {@link Plan}.
  */
 public final class Planner {
     private static final int SUMMARY_ROUTES_MAX = 8;
+    /**
+     * Scratches kept by one planner. Decisions never block, so a virtual thread is not unmounted inside one and the
+     * number running at once is at most the carrier threads (the cores); 16 covers 16 cores. Beyond it a decision
+     * makes its own scratch (correct, slower; counted by the pool).
+     */
+    static final int SCRATCHES_RETAINED_MAX = 16;
 
     private final RoutePolicy policy;
+    private final ScratchPool scratches;
 
     public Planner(RoutePolicy policy) {
         this.policy = policy;
+        this.scratches = new ScratchPool(SCRATCHES_RETAINED_MAX, () -> new PlanScratch(policy));
     }
 
     /**
@@ -46,73 +61,141 @@ public final class Planner {
      */
     public Plan plan(Demand demand, Evidence evidence, int from, long bytesBefore, Exclusions exclusions,
             Function<RouteClass, CostEstimate> costs) {
-        if (!demand.target().supported()) {
-            return new Plan(from, List.of(), from, PrefixStop.TARGET_UNSUPPORTED, 0, empty(DecisionReason.EMPTY));
+        PlanScratch s = scratches.borrow();
+        try {
+            decide(demand, evidence, from, bytesBefore, exclusions, costs, s);
+            return materialize(s);
+        } finally {
+            scratches.release(s);
         }
-        EligibleWindow w = EligibleWindow.build(demand, evidence, from, exclusions);
-        List<FixedPolicy.Span> fixed = fitCapacity(w, demand.destinationBytesMax() - bytesBefore);
-        if (w.end == from) {
-            return new Plan(from, List.of(), from, w.stop, 0, empty(DecisionReason.EMPTY));
-        }
-        SourcePrices prices = new SourcePrices(w, costs, policy.observationsMin());
-        Prediction fixedPrediction = prices.predict(w, fixed);
-        Decided d = decide(w, fixed, prices, fixedPrediction);
-        List<FixedPolicy.Span> executed = d.decision.alternativeExecuted() ? d.alternative : fixed;
-        return new Plan(from, routes(w, executed), w.end, w.stop, w.eligibleSources(), d.decision);
     }
 
-    private record Decided(Decision decision, List<FixedPolicy.Span> alternative) {}
+    /**
+     * The decision of {@link #plan} without its answer: the reason it would report, from a pooled scratch. For the
+     * allocation gate and the benchmark; allocates nothing on the steady path.
+     */
+    DecisionReason decideOnly(Demand demand, Evidence evidence, int from, long bytesBefore, Exclusions exclusions,
+            Function<RouteClass, CostEstimate> costs) {
+        PlanScratch s = scratches.borrow();
+        try {
+            decide(demand, evidence, from, bytesBefore, exclusions, costs, s);
+            return s.reason;
+        } finally {
+            scratches.release(s);
+        }
+    }
 
-    private Decided decide(EligibleWindow w, List<FixedPolicy.Span> fixed, SourcePrices prices, Prediction fixedPrediction) {
+    /** The pool's counters (tests). */
+    ScratchPool scratches() {
+        return scratches;
+    }
+
+    /** Decides into {@code s}, which the caller owns for the call. */
+    void decide(Demand demand, Evidence evidence, int from, long bytesBefore, Exclusions exclusions,
+            Function<RouteClass, CostEstimate> costs, PlanScratch s) {
+        s.start(from);
+        if (!demand.target().supported()) {
+            s.empty = true;
+            s.stop = PrefixStop.TARGET_UNSUPPORTED;
+            return;
+        }
+        EligibleWindow w = s.window;
+        w.fill(demand, evidence, from, exclusions);
+        fitCapacity(w, demand.destinationBytesMax() - bytesBefore, s.fixed);
+        s.stop = w.stop;
+        if (w.end == from) {
+            s.empty = true;
+            return;
+        }
+        SourcePrices prices = s.prices;
+        prices.price(w, costs, policy.observationsMin());
+        if (prices.predict(w, s.fixed)) {
+            s.fixedPriced = true;
+            s.fixedMean = prices.predictedMean;
+            s.fixedError = prices.predictedError;
+            s.fixedSurvival = prices.predictedSurvival;
+        }
         SelectionMode mode = policy.selectionMode();
-        Optional<Prediction> fp = Optional.ofNullable(fixedPrediction);
         if (mode == SelectionMode.FIXED) {
-            return new Decided(new Decision(mode, DecisionReason.FIXED_MODE, false, fp, Optional.empty(), "", 0, 0), null);
+            s.reason = DecisionReason.FIXED_MODE;
+            return;
         }
-        if (fixedPrediction == null) {
-            return new Decided(new Decision(mode, DecisionReason.UNSAMPLED, false, fp, Optional.empty(), "", 0, 0), null);
+        if (!s.fixedPriced) {
+            s.reason = DecisionReason.UNSAMPLED;
+            return;
         }
-        AlternativeSearch.Result r = AlternativeSearch.run(w, prices, policy.alternativesPerBoundaryMax(),
-                policy.alternativesPerBatchMax());
-        if (r.exhausted() || r.best() == null) {
-            return new Decided(new Decision(mode, DecisionReason.SEARCH_EXHAUSTED, false, fp, Optional.empty(), "",
-                    r.evaluated(), r.pruned()), null);
+        AlternativeSearch search = s.search;
+        search.run(w, prices);
+        s.evaluated = search.evaluated;
+        s.pruned = search.pruned;
+        AlternativeSearch.Partial best = search.best;
+        if (search.exhausted || best == null) {
+            s.reason = DecisionReason.SEARCH_EXHAUSTED;
+            return;
         }
-        List<FixedPolicy.Span> alt = AlternativeSearch.spans(r.best());
-        Prediction ap = r.best().prediction();
-        DecisionReason reason;
-        if (alt.equals(fixed)) {
-            reason = DecisionReason.FIXED_IS_BEST;
-        } else if (switchHolds(fixedPrediction, ap)) {
-            reason = DecisionReason.SWITCH;
+        AlternativeSearch.spans(best, s.alternative);
+        s.alternativeFound = true;
+        s.alternativeMean = best.mean;
+        s.alternativeError = best.error;
+        s.alternativeSurvival = best.survival;
+        if (s.alternative.sameAs(s.fixed)) {
+            s.reason = DecisionReason.FIXED_IS_BEST;
+        } else if (switchHolds(s.fixedMean, s.fixedError, s.fixedSurvival, best.mean, best.error, best.survival)) {
+            s.reason = DecisionReason.SWITCH;
         } else {
-            reason = DecisionReason.WITHIN_MARGIN;
+            s.reason = DecisionReason.WITHIN_MARGIN;
         }
-        boolean execute = reason == DecisionReason.SWITCH && mode == SelectionMode.COST_DRIVEN;
-        return new Decided(new Decision(mode, reason, execute, fp, Optional.of(ap), summary(w, alt), r.evaluated(), r.pruned()), alt);
+        s.alternativeExecuted = s.reason == DecisionReason.SWITCH && mode == SelectionMode.COST_DRIVEN;
+    }
+
+    /** The answer of the decision in {@code s}: the only allocation of a plan on the steady path. */
+    private Plan materialize(PlanScratch s) {
+        if (s.empty) {
+            return new Plan(s.from, List.of(), s.from, s.stop, 0, empty(DecisionReason.EMPTY));
+        }
+        EligibleWindow w = s.window;
+        Optional<Prediction> fixed = s.fixedPriced ? Optional.of(new Prediction(s.fixedMean, s.fixedError, s.fixedSurvival))
+                : Optional.empty();
+        Optional<Prediction> alternative = s.alternativeFound
+                ? Optional.of(new Prediction(s.alternativeMean, s.alternativeError, s.alternativeSurvival)) : Optional.empty();
+        Decision d = new Decision(policy.selectionMode(), s.reason, s.alternativeExecuted, fixed, alternative,
+                s.alternativeFound ? summary(w, s.alternative) : "", s.evaluated, s.pruned);
+        return new Plan(s.from, routes(w, s.alternativeExecuted ? s.alternative : s.fixed), w.end, w.stop,
+                w.eligibleSources(), d);
     }
 
     /** The switch rule (ROUTE-6); see the class comment. */
     boolean switchHolds(Prediction fixed, Prediction alternative) {
-        double gain = fixed.meanNanos() - alternative.meanNanos();
-        double margin = fixed.errorNanos() + alternative.errorNanos() + policy.hysteresisNanos(fixed.meanNanos());
-        return gain > margin && alternative.riskAdjustedNanos() < fixed.riskAdjustedNanos();
+        return switchHolds(fixed.meanNanos(), fixed.errorNanos(), fixed.successProbability(), alternative.meanNanos(),
+                alternative.errorNanos(), alternative.successProbability());
+    }
+
+    private boolean switchHolds(double fMean, double fError, double fSurvival, double aMean, double aError, double aSurvival) {
+        double gain = fMean - aMean;
+        double margin = fError + aError + policy.hysteresisNanos(fMean);
+        return gain > margin && riskAdjusted(aMean, aError, aSurvival) < riskAdjusted(fMean, fError, fSurvival);
+    }
+
+    /** {@link Prediction#riskAdjustedNanos()} on primitives (the decision keeps its predictions unboxed). */
+    static double riskAdjusted(double mean, double error, double survival) {
+        return survival == 0 ? Double.POSITIVE_INFINITY : (mean + error) / survival;
     }
 
     /**
-     * The fixed plan within the capacity: when its bytes would exceed {@code capacity}, the window is cut before
-     * the first key that does not fit and the fixed plan is recomputed on the shorter window (a shorter window can
-     * change a tie), until it fits.
+     * The fixed plan within the capacity, into {@code out}: when its bytes would exceed {@code capacity}, the window
+     * is cut before the first key that does not fit and the fixed plan is recomputed on the shorter window (a
+     * shorter window can change a tie), until it fits.
      */
-    private static List<FixedPolicy.Span> fitCapacity(EligibleWindow w, long capacity) {
+    private static void fitCapacity(EligibleWindow w, long capacity, Spans out) {
         while (true) {
-            List<FixedPolicy.Span> spans = FixedPolicy.spans(w);
+            FixedPolicy.spans(w, out);
             long used = 0;
             int cutAt = -1;
             outer:
-            for (FixedPolicy.Span sp : spans) {
-                for (int i = sp.from(); i < sp.to(); i++) {
-                    used += w.size(sp.source(), i);
+            for (int k = 0; k < out.size(); k++) {
+                int source = out.source(k);
+                for (int i = out.from(k); i < out.to(k); i++) {
+                    used += w.size(source, i);
                     if (used > capacity) {
                         cutAt = i;
                         break outer;
@@ -120,37 +203,38 @@ public final class Planner {
                 }
             }
             if (cutAt < 0) {
-                return spans;
+                return;
             }
             w.cut(cutAt, PrefixStop.DESTINATION_CAPACITY);
         }
     }
 
-    private static List<Route> routes(EligibleWindow w, List<FixedPolicy.Span> spans) {
-        List<Route> out = new ArrayList<>(spans.size());
-        for (FixedPolicy.Span sp : spans) {
-            List<RouteBlock> blocks = new ArrayList<>(sp.to() - sp.from());
-            for (int i = sp.from(); i < sp.to(); i++) {
-                blocks.add(w.block(sp.source(), i));
+    private static List<Route> routes(EligibleWindow w, Spans spans) {
+        Route[] out = new Route[spans.size()];
+        for (int k = 0; k < out.length; k++) {
+            int source = spans.source(k);
+            RouteBlock[] blocks = new RouteBlock[spans.to(k) - spans.from(k)];
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = w.block(source, spans.from(k) + i);
             }
-            out.add(new Route(w.sources[sp.source()], sp.from(), blocks));
+            out[k] = new Route(w.source(source), spans.from(k), List.of(blocks));
         }
-        return out;
+        return List.of(out);
     }
 
     /** {@code local-dram[0,3)+peer-dram@n2/1[3,8)}, at most {@value #SUMMARY_ROUTES_MAX} routes then {@code +N}. */
-    static String summary(EligibleWindow w, List<FixedPolicy.Span> spans) {
+    static String summary(EligibleWindow w, Spans spans) {
         StringBuilder b = new StringBuilder(64);
         for (int i = 0; i < spans.size(); i++) {
             if (i == SUMMARY_ROUTES_MAX) {
                 b.append("+").append(spans.size() - i);
                 break;
             }
-            FixedPolicy.Span sp = spans.get(i);
             if (i > 0) {
                 b.append('+');
             }
-            b.append(RouteText.source(w.sources[sp.source()])).append('[').append(sp.from()).append(',').append(sp.to()).append(')');
+            b.append(RouteText.source(w.source(spans.source(i)))).append('[').append(spans.from(i)).append(',')
+                    .append(spans.to(i)).append(')');
         }
         return b.toString();
     }

@@ -1,58 +1,71 @@
 package orbitkv.recovery.plan;
 
-import java.util.List;
+import java.util.Arrays;
 import java.util.function.Function;
 import orbitkv.recovery.CostEstimate;
-import orbitkv.recovery.Prediction;
 import orbitkv.recovery.RouteClass;
 
 /**
- * The cost model's estimates for the sources of one window, looked up once per plan (ROUTE-3). A source is
+ * The cost model's estimates for the sources of one window, looked up once per decision (ROUTE-3). A source is
  * priced iff its class has at least {@code observationsMin} comparable successes (ROUTE-6).
+ *
+ * <p>Reused: one instance lives in one {@link PlanScratch}; {@link #price} rewrites the first
+ * {@code w.sourceCount()} entries (the arrays grow only when a window has more sources than any before). Not
+ * thread-safe: its owner is the thread holding the scratch.
  */
 final class SourcePrices {
-    final CostEstimate[] estimates;
-    final boolean[] sampled;
-    final double[] fixed;
-    final double[] perByte;
-    final double[] error;
-    final double[] survival;
+    boolean[] sampled = new boolean[8];
+    double[] fixed = new double[8];
+    double[] perByte = new double[8];
+    double[] error = new double[8];
+    double[] survival = new double[8];
 
-    SourcePrices(EligibleWindow w, Function<RouteClass, CostEstimate> costs, int observationsMin) {
+    /** The last {@link #predict}: mean, error and survival of the spans (valid iff it returned true). */
+    double predictedMean;
+    double predictedError;
+    double predictedSurvival;
+
+    void price(EligibleWindow w, Function<RouteClass, CostEstimate> costs, int observationsMin) {
         int n = w.sourceCount();
-        estimates = new CostEstimate[n];
-        sampled = new boolean[n];
-        fixed = new double[n];
-        perByte = new double[n];
-        error = new double[n];
-        survival = new double[n];
+        if (n > sampled.length) {
+            int c = Math.max(n, sampled.length * 2);
+            sampled = Arrays.copyOf(sampled, c);
+            fixed = Arrays.copyOf(fixed, c);
+            perByte = Arrays.copyOf(perByte, c);
+            error = Arrays.copyOf(error, c);
+            survival = Arrays.copyOf(survival, c);
+        }
         for (int s = 0; s < n; s++) {
-            CostEstimate e = costs.apply(RouteClass.of(w.sources[s]));
-            estimates[s] = e;
-            if (e != null && e.sampled(observationsMin)) {
-                sampled[s] = true;
-                fixed[s] = e.fixedNanos();
-                perByte[s] = e.nanosPerByte();
-                error[s] = e.errorNanos();
-                survival[s] = 1 - e.riskRate();
-            }
+            CostEstimate e = costs.apply(w.routeClass(s));
+            boolean priced = e != null && e.sampled(observationsMin);
+            sampled[s] = priced;
+            fixed[s] = priced ? e.fixedNanos() : 0;
+            perByte[s] = priced ? e.nanosPerByte() : 0;
+            error[s] = priced ? e.errorNanos() : 0;
+            survival[s] = priced ? 1 - e.riskRate() : 0;
         }
     }
 
-    /** The prediction of {@code spans}, or null when one of their sources is not sampled. */
-    Prediction predict(EligibleWindow w, List<FixedPolicy.Span> spans) {
+    /**
+     * Prices {@code spans} into {@link #predictedMean}, {@link #predictedError} and {@link #predictedSurvival};
+     * false (nothing written) when one of their sources is not sampled.
+     */
+    boolean predict(EligibleWindow w, Spans spans) {
         double mean = 0;
         double err = 0;
         double surv = 1;
-        for (FixedPolicy.Span sp : spans) {
-            int s = sp.source();
+        for (int i = 0; i < spans.size(); i++) {
+            int s = spans.source(i);
             if (!sampled[s]) {
-                return null;
+                return false;
             }
-            mean += fixed[s] + perByte[s] * w.bytes(s, sp.from(), sp.to());
+            mean += fixed[s] + perByte[s] * w.bytes(s, spans.from(i), spans.to(i));
             err += error[s];
             surv *= survival[s];
         }
-        return new Prediction(mean, err, surv);
+        predictedMean = mean;
+        predictedError = err;
+        predictedSurvival = surv;
+        return true;
     }
 }

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import orbitkv.membership.Incarnation;
 import orbitkv.recovery.CostEstimate;
@@ -13,6 +14,7 @@ import orbitkv.recovery.Evidence;
 import orbitkv.recovery.LoadSummary;
 import orbitkv.recovery.Plan;
 import orbitkv.recovery.Restore;
+import orbitkv.recovery.RouteClass;
 import orbitkv.recovery.RouteMetrics;
 import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.RouteSelection;
@@ -35,6 +37,8 @@ public final class DefaultRouteSelection implements RouteSelection {
     private final LongSupplier clock;
     private final Planner planner;
     private final CostModel costs;
+    /** The cost model's lookup, made once (a bound method reference made per call is an object per call). */
+    private final Function<RouteClass, CostEstimate> estimates;
     private final LoadStore loads;
     private final RouteCounters counters = new RouteCounters();
     private final TraceRing ring;
@@ -47,6 +51,7 @@ public final class DefaultRouteSelection implements RouteSelection {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.planner = new Planner(policy);
         this.costs = new CostModel(policy.observationsPerClassMax(), policy.peersTrackedMax(), policy.errorQuantile());
+        this.estimates = costs::estimate;
         this.loads = new LoadStore(policy.loadOwnersMax(), policy.loadValidityMs());
         this.ring = new TraceRing(policy.tracesRetainedMax());
         this.file = new TraceFile(Objects.requireNonNull(sampling, "sampling"));
@@ -62,7 +67,7 @@ public final class DefaultRouteSelection implements RouteSelection {
     public Plan plan(Demand demand, Evidence evidence) {
         evidence.requireMatches(demand);
         counters.plans.increment();
-        return planner.plan(demand, evidence, 0, 0, new Exclusions(), costs::estimate);
+        return planner.plan(demand, evidence, 0, 0, new Exclusions(), estimates);
     }
 
     @Override
