@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * lambdas included (it reads the constant pools); the libraries (gRPC deadlines, Netty timers, Vert.x) keep
  * their own timers on {@code nanoTime}, which this test does not check.
  */
+@Tag("unit")
 class WallClockIndependenceTest {
     /** Wall-clock APIs (owner.method). */
     private static final Set<String> WALL_CLOCK = Set.of("java/lang/System.currentTimeMillis", "java/time/Instant.now",

@@ -10,9 +10,11 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SubscriptionStatus;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Both ends of InventorySession v4 over real gRPC on loopback, applying into the real GlobalIndex. */
+@Tag("gate")
 class SessionEndToEndTest {
     private static final Duration BOUND = Duration.ofSeconds(20);
 

@@ -26,10 +26,12 @@ import orbitkv.recovery.fixtures.FakePorts;
 import orbitkv.recovery.fixtures.FakePorts.Step;
 import orbitkv.recovery.fixtures.ManualClock;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Execution against scripted ports (ROUTE-7, ROUTE-8, ROUTE-10, ROUTE-11). */
+@Tag("unit")
 @Timeout(30)
 class RestoreExecutionTest {
     private final ManualClock clock = new ManualClock();
