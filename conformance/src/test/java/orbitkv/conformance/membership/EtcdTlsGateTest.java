@@ -113,7 +113,8 @@ class EtcdTlsGateTest {
         String c = cluster();
         List<String> tls = List.of("--etcd", url.toString(), "--etcd-ca-file", pki.resolve("ca.crt").toString(),
                 "--etcd-cert-file", pki.resolve("client.crt").toString(), "--etcd-key-file", pki.resolve("client.key").toString());
-        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c));
+        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c, "--etcd-timeout-ms",
+                Long.toString(EtcdFixture.ADMIN_CALL_TIMEOUT_MS))); // 5 s default timed out under load (issue 25)
         format.addAll(tls);
         try (ManagerProcess admin = ManagerProcess.launch("tls-format", work.resolve("logs"), format)) {
             assertThat(admin.awaitExit(BOUND)).as("admin format over TLS: %s", admin.stderrText()).isZero();
