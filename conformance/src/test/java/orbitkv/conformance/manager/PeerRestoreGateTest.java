@@ -317,7 +317,10 @@ class PeerRestoreGateTest {
             ManagerApi.Reply r = api(c).restore(NS, List.of(key(50)), "tcp", 1_500);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertThat(r.status()).as(r.text()).isEqualTo(200);
-            assertThat(r.header("X-OrbitKV-Route")).startsWith("r=0 stop=deadline");
+            // Two timers end the stalled READ at the restore's deadline: the executor's wait (stop=deadline) and the
+            // transfer READ's own deadline (a payload failure "timed-out"). Which one reports first is scheduling:
+            // under load the READ's won (issue 25). Both end the prefix at the deadline with nothing served.
+            assertThat(r.header("X-OrbitKV-Route")).matches("r=0 stop=(deadline|payload-failure failure=timed-out)( .*)?");
             assertThat(r.body()).isEmpty();
             assertThat(ms).as("answered within the deadline 1500 ms plus the scheduling slack %d ms", SCHEDULING_SLACK_MS)
                     .isLessThan(1_500 + SCHEDULING_SLACK_MS);

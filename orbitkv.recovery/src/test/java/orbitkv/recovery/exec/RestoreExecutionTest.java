@@ -143,6 +143,24 @@ class RestoreExecutionTest {
     }
 
     @Test
+    @DisplayName("ROUTE-3 a READ seen ready before its readiness callback ran is timed to when it was seen, never from the unset stamp")
+    void readyBeforeItsCallbackIsTimed() {
+        try (RouteSelection s = selection(RoutePolicy.defaults())) {
+            Ev ev = Ev.keys(2).peer("b", 0, 2, DRAM);
+            ports.then("peer-dram@b/1", new Step.ReadyCallbacksLate(40_000));
+            Restore<FakePorts.Dest> r = s.restore(ev.demand(in(1_000_000_000)), ev.build(), ports);
+            assertThat(r.stop()).isEqualTo(PrefixStop.COMPLETE);
+            // Issue 25: the observation was Long.MIN_VALUE - start, an overflow to ~9.2e18 ns, and one such READ in a
+            // class of 33 made its predicted mean ~2.8e17 ns (SlowPeerSwitchGateTest never switched under load).
+            assertThat(s.costs()).singleElement().satisfies(e -> {
+                assertThat(e.successes()).isEqualTo(1);
+                assertThat(e.fixedNanos()).as("fixed cost fitted to the one 40 us READ").isLessThanOrEqualTo(40_000);
+                assertThat(e.nanosPerByte()).as("per-byte cost fitted to the one 40 us READ").isLessThanOrEqualTo(40_000);
+            });
+        }
+    }
+
+    @Test
     @DisplayName("ROUTE-8 a payload failure ends the prefix: no retry on another medium, the next route released unsubmitted")
     void payloadFailure() {
         try (RouteSelection s = selection(RoutePolicy.defaults())) {
