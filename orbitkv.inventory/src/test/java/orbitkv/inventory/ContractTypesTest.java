@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import orbitkv.testing.SeededTries;
 
+@Tag("unit")
 class ContractTypesTest {
     @Test
     @DisplayName("namespace bounds: 1..255 bytes, message names the field and the bound")

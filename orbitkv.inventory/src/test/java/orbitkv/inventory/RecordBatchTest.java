@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import orbitkv.testing.SeededTries;
 
 /** The columnar record batch: record invariants at construction, exact round trip, resident-map order. */
+@Tag("unit")
 class RecordBatchTest {
     static final Namespace A = Namespace.utf8("a");
     static final Namespace B = Namespace.utf8("b");

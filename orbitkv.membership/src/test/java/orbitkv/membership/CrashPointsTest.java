@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Crash points (issue 17 item 1): off by default, armed only by the property, parsed strictly. */
+@Tag("unit")
 class CrashPointsTest {
     @Test
     @DisplayName("unarmed by default: reaching a point returns; the property parses NAME[@N] lists and refuses unknown names")

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class MembershipConfigTest {
     @Test
     @DisplayName("MEM-8 defaults: fence 12 s after a confirmed renewal, renewal and call deadlines fit inside")

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The one backoff (issue 18 item 5): the schedule, the cap, reset, and equal jitter within [d/2, d]. */
+@Tag("unit")
 class RetryBackoffTest {
     @Test
     @DisplayName("SNAP-4 MEM-6 capped exponential schedule: 50, 100, 200, ... 5000, 5000; reset starts over")

@@ -20,10 +20,12 @@ import orbitkv.recovery.fixtures.FakePorts;
 import orbitkv.recovery.fixtures.ManualClock;
 import orbitkv.recovery.runtime.DefaultRouteSelection;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The exported contract's own rules: validation, settings, the facade's plumbing. */
+@Tag("unit")
 class ContractTest {
     @Test
     @DisplayName("IDX-14 a demand is 1..128 distinct keys of its one namespace")

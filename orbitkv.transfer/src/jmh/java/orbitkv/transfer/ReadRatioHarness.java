@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  *     [-Dbench.blocks=65536,1048576,16777216] [-Dbench.warmup=3] [-Dbench.rounds=20] [-Dbench.io=IO_URING]
  * </pre>
  */
+@Tag("qualification")
 class ReadRatioHarness {
     @Test
     void ratios() throws Exception {

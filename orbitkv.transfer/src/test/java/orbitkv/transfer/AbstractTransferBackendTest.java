@@ -16,6 +16,7 @@ import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * decorator in the backend's data path (a TCP proxy, or the shared-memory chunk copier). Subclasses name the
  * backend, its transport and how a fault is armed; every expectation is the same contract.
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 abstract class AbstractTransferBackendTest {
     static final Duration READ_TIMEOUT = Duration.ofSeconds(10);

@@ -29,6 +29,7 @@ import orbitkv.transfer.wire.Uuid;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * channel (INV-2, INV-10, BND-1): every row is a named request-level refusal, and no row takes a pin or leaves a
  * grant behind.
  */
+@Tag("unit")
 class AuthorizeBadInputTest {
     private static TransferFixture f;
     private static long seq;

@@ -14,6 +14,7 @@ import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * pins per requester (count and bytes), the payload owner's own pin limit, the prefetch share, the block size,
  * the requester's receive window (bytes and READs in flight) and its connections per source.
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BoundsTest {
     private static final int MiB = 1 << 20;

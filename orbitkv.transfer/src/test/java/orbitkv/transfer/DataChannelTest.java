@@ -15,6 +15,7 @@ import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * grants are named statuses, a block is sent once per grant, and the source egress cap refuses a READ while
  * another's bytes are still in flight (a requester that does not read holds them).
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DataChannelTest {
     private TransferFixture f;

@@ -36,6 +36,7 @@ import orbitkv.transfer.wire.RequestRefusal;
 import orbitkv.transfer.wire.SourceLoad.Builder;
 import orbitkv.transfer.wire.TransferAuthorizationGrpc;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -46,6 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * peaks over a tumbling window on its own clock, measured by the answering incarnation; the requester checks
  * each summary apart from the answer, drops and counts a malformed one, and never lets it change the outcome.
  */
+@Tag("unit")
 class LoadSummaryTest {
     /** The refusals that carry no summary (docs/transfer.md); {@link AuthorizeBadInputTest} checks every reason. */
     static final Set<RefusalReason> REFUSALS_WITHOUT_LOAD = EnumSet.of(RefusalReason.PROTOCOL_MISMATCH,

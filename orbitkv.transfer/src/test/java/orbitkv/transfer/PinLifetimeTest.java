@@ -13,6 +13,7 @@ import orbitkv.inventory.Medium;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * here), exclusion of the requester's incarnation from membership, or fencing of the source. Each path ends the
  * grant and returns the pin count and bytes to zero, at the source and at the payload owner.
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PinLifetimeTest {
     private final AtomicLong sourceClock = new AtomicLong(1_000_000_000L);

@@ -23,6 +23,7 @@ import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * loops built and owned by the transfer module (named {@code orbitkv-transfer-*}) and stopped by {@code close()}.
  * One DRAM and one SSD block travel over TCP through the public contract only.
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PublicFactoriesTest {
     @ParameterizedTest

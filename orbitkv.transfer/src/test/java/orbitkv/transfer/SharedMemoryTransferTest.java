@@ -9,9 +9,11 @@ import java.util.UUID;
 import orbitkv.inventory.Medium;
 import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The transfer suite on the same-host shared-memory backend (SSD blocks go over TCP, as documented). */
+@Tag("unit")
 class SharedMemoryTransferTest extends AbstractTransferBackendTest {
     @Override
     NativeIo io() {

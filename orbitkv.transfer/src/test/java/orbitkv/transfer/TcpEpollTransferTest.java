@@ -2,8 +2,10 @@ package orbitkv.transfer;
 
 import java.time.Duration;
 import orbitkv.transfer.FaultProxy.Fault;
+import org.junit.jupiter.api.Tag;
 
 /** The transfer suite on the TCP backend over epoll (the Manager's fallback). */
+@Tag("unit")
 class TcpEpollTransferTest extends AbstractTransferBackendTest {
     @Override
     NativeIo io() {

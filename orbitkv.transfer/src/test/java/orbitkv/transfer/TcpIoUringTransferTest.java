@@ -2,8 +2,10 @@ package orbitkv.transfer;
 
 import java.time.Duration;
 import orbitkv.transfer.FaultProxy.Fault;
+import org.junit.jupiter.api.Tag;
 
 /** The transfer suite on the TCP backend over io_uring (the Manager's first choice). */
+@Tag("unit")
 class TcpIoUringTransferTest extends AbstractTransferBackendTest {
     @Override
     NativeIo io() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code bench.p1.*} properties of {@link EtcdLoadHarness.Settings#fromProperties()}. Verdicts are printed against the
  * thresholds frozen in docs/performance.md; a failed verdict is a reported result, not a test failure.
  */
+@Tag("qualification")
 class EtcdLoadBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

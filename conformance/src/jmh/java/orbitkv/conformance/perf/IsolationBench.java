@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * against the thresholds frozen in docs/performance.md and are a reported result; a run that failed collection (a
  * restore that is not byte-exact, a bound hit) also fails this test, after the report is written.
  */
+@Tag("qualification")
 class IsolationBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

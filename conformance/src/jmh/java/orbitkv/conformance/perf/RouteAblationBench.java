@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reported result, never asserted; a run whose collection failed (a restore not complete or not byte-exact) fails
  * this test after the report is written.
  */
+@Tag("qualification")
 class RouteAblationBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * properties of {@link ScalingHarness.Settings#fromProperties()}. A beyond-envelope cell whose refusal is not reported
  * fails the run ({@link ScalingHarness.EnvelopeViolation}); latency figures are reported, not judged here.
  */
+@Tag("qualification")
 class ScalingBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

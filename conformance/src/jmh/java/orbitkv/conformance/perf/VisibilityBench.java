@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code scripts/bench visibility} or {@code mvn -B -pl conformance -am test -Pperf-visibility}. Parameters are the
  * {@code bench.visibility.*} properties of {@link VisibilityHarness.Settings#fromProperties()}.
  */
+@Tag("qualification")
 class VisibilityBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

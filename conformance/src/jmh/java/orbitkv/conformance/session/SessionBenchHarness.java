@@ -53,6 +53,7 @@ import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.conformance.peer.StaticMembership;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,6 +70,7 @@ import org.junit.jupiter.api.Test;
  *       returned, same host monotonic clock) under constant and bursty churn, windows 0/2/5 ms.</li>
  * </ol>
  */
+@Tag("qualification")
 class SessionBenchHarness {
     static final Namespace NS = Namespace.utf8("bench/llama-3-8b/fp16");
 

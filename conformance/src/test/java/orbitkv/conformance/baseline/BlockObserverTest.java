@@ -19,6 +19,7 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.DisplayName;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * observer's Watch-built view compared with each source's resident map (an independent oracle: the test's own
  * record of what it put and deleted), for every publisher variant of the ablation.
  */
+@Tag("gate")
 class BlockObserverTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -26,6 +26,7 @@ import orbitkv.inventory.MutationResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code tables/baseline/etcd-publisher.table}, each checked after every committed transaction against an
  * independent model of the resident map (never against the publisher's own state).
  */
+@Tag("gate")
 class EtcdBlockPublisherTableTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

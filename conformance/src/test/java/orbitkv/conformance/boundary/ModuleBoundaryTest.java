@@ -22,12 +22,14 @@ import java.util.stream.Collectors;
 import orbitkv.conformance.docs.MarkdownTable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The module boundary gate (DESIGN §2): every orbitkv module's descriptor is checked against the tables in
  * docs/architecture.md, the only source of the export allowlist and of the expected requires graph.
  */
+@Tag("unit")
 class ModuleBoundaryTest {
     private static final String PREFIX = "orbitkv.";
     private static Map<String, Set<String>> allowedExports;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * what the model has recorded is not judged (campaign regression row 3: the model records a save only once its
  * answer reached the workload thread, and a requester may list it before).
  */
+@Tag("unit")
 class AtomicCheckTest {
     private static final long SIZE = Workload.size(7);
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * {@code GET /cache/metadata/status} returns: the owner whose receipt age is past the freshness budget is named,
  * with its requester session's state, connects and last error, so a failure that does not replay is explainable.
  */
+@Tag("unit")
 class ConvergenceDiagnosisTest {
     private static final String STATUS = """
             {"self": {"node_id": "b", "node_epoch": 3, "incarnation": "b:3:1111"},

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * (or {@code scripts/campaign --replay SEED:SCENARIO:PACE}). Time bound: {@code -Dorbitkv.campaign.budget-s} (default 60 s per schedule, at
  * least 300 s); no schedule starts after it and a run that did not finish within it fails.
  */
+@Tag("gate")
 class FaultCampaignTest {
     static final List<Scenario> SHORT = List.of(Scenario.FRAME_FAULTS, Scenario.PEER_PARTITION, Scenario.LEASE_REVOKE,
             Scenario.KILL9_SOURCE_MID_DELTA);

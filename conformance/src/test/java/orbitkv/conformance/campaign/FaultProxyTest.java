@@ -37,6 +37,7 @@ import orbitkv.inventory.wire.InventorySessionGrpc;
 import orbitkv.membership.Endpoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * HTTP CONNECT modes. Delays are checked as lower bounds (the injected delay must be there), never as
  * performance figures.
  */
+@Tag("unit")
 class FaultProxyTest {
     private static final Duration BOUND = Duration.ofSeconds(10);
     private final List<AutoCloseable> closeLater = new ArrayList<>();

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * root. The namespaces are removed at the end, also after a failure, and leftovers of a crashed run at the
  * start.
  */
+@Tag("gate")
 class NetnsGateTest {
     static final List<Scenario> SCENARIOS = List.of(Scenario.HOST_PARTITION, Scenario.LINK_LATENCY, Scenario.PEER_PARTITION,
             Scenario.KILL9_SOURCE_MID_DELTA);

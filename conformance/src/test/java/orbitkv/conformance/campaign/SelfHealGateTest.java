@@ -27,6 +27,7 @@ import orbitkv.membership.RegistrationResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answers again h registers the next epoch, re-announces its cached residences under a new journal lineage,
  * and o lists them under the new incarnation, never the fenced one.
  */
+@Tag("gate")
 class SelfHealGateTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
@@ -51,7 +53,7 @@ class SelfHealGateTest {
     void format() throws Exception {
         work = Files.createTempDirectory("orbitkv-heal-");
         cluster = "heal-" + UUID.randomUUID().toString().substring(0, 8);
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
     }

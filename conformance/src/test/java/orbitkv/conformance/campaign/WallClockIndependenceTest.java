@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * time and timers come from the injected {@code ProtocolClock}, whose production implementation is the one reader
  * of {@code System.nanoTime()}. {@link #scanCatchesADirectNanoTimeRead} proves the scan sees such a read.
  */
+@Tag("unit")
 class WallClockIndependenceTest {
     /** Wall-clock APIs (owner.method). */
     private static final Set<String> WALL_CLOCK = Set.of("java/lang/System.currentTimeMillis", "java/time/Instant.now",

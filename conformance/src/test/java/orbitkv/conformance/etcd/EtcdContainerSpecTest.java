@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -20,6 +21,7 @@ import org.testcontainers.containers.Network;
  * The containers the Testcontainers runtime creates, checked as data (no Docker engine answers on the
  * development machine, so {@link ContainerEtcdRuntime} itself is not run here).
  */
+@Tag("unit")
 class EtcdContainerSpecTest {
     private static final int[] PORTS = {41001, 41002, 41003, 41004, 41005, 41006};
 

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The fixture itself, so other issues can rely on stop/cont/kill/restart. */
+@Tag("gate")
 class EtcdFixtureTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -9,10 +9,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The automatic runtime selection of the etcd fixture, with the Docker probe injected. */
+@Tag("unit")
 class EtcdRuntimeSelectionTest {
     @TempDir
     Path dir;

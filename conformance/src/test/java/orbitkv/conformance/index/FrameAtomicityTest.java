@@ -29,6 +29,7 @@ import orbitkv.inventory.StateKey;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.membership.Incarnation;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * {@code i} rewrites all 32 keys with sequences in {@code (32(i-1), 32i]}, so every lookup must see all
  * 32 sequences from one frame.
  */
+@Tag("unit")
 class FrameAtomicityTest {
     static final int KEYS = 32;
     static final int FRAMES = 3_000;

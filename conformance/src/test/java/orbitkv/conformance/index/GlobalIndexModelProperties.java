@@ -35,6 +35,7 @@ import orbitkv.inventory.TranscriptDigest;
 import orbitkv.membership.Incarnation;
 import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * SNAP-12); coverage is never CompleteAtWatermarks while an admitted member lacks an installed view (IDX-7,
  * IDX-3); the budget is never exceeded (SNAP-12).
  */
+@Tag("unit")
 class GlobalIndexModelProperties {
     static final Namespace NS_A = Namespace.utf8("ns-a");
     static final Namespace NS_B = Namespace.utf8("ns-b");

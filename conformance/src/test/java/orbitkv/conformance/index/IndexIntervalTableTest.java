@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.TestFactory;
  * through exported API only. Each row: {@code steps | outcome | cursor | rows | coverage # RULE-IDS}; see
  * the table's header and {@link ReceiverScript} for the step language.
  */
+@Tag("unit")
 class IndexIntervalTableTest {
     static final String TABLE = "/tables/index/receiver-rules.table";
 

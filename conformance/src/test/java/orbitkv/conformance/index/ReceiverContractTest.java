@@ -18,6 +18,7 @@ import orbitkv.inventory.StateKey;
 import orbitkv.inventory.TranscriptDigest;
 import orbitkv.inventory.wire.ErrorCause;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * the byte layout in docs/protocol.md, section "Snapshot transcript digest") and the receiver's refusal mapping onto the
  * v4 wire ErrorCause.
  */
+@Tag("unit")
 class ReceiverContractTest {
     static StateKey key(String k) {
         return new StateKey(Namespace.utf8("ns-a"), k.getBytes(StandardCharsets.UTF_8));

@@ -16,9 +16,11 @@ import orbitkv.inventory.SnapshotScan.ReplayStep;
 import orbitkv.inventory.SnapshotScan.ScanStep;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /** Runs {@code tables/inventory/snapshot-scan.table}: deterministic interleavings of scan steps and mutations. */
+@Tag("unit")
 class SnapshotScanTableTest {
     @TestFactory
     @DisplayName("SNAP-1 SNAP-2 SNAP-3 SNAP-4 SNAP-9 snapshot scan table")

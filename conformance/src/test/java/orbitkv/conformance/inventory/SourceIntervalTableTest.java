@@ -17,6 +17,7 @@ import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestFactory;
  * successful read is checked structurally (contiguous coverage from the cursor, input bound, frame bounds
  * by the suite's own wire encoding) and semantically against {@link ResidenceModel}.
  */
+@Tag("unit")
 class SourceIntervalTableTest {
     static final String TABLE = "source-intervals.table";
 

@@ -22,6 +22,7 @@ import orbitkv.inventory.StateKey;
 import orbitkv.testing.SeededTries;
 import orbitkv.testing.SeededTries.Gen;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * its seed and input; {@code -Dorbitkv.seed=S} replays it). The partitions vary through random input and
  * frame bounds, the retention through random journal bounds.
  */
+@Tag("unit")
 class SourceModelProperties {
     private static final List<Namespace> NAMESPACES = List.of(Namespace.utf8("a"), Namespace.utf8("b"), Namespace.utf8("c"));
 

@@ -17,6 +17,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import orbitkv.conformance.docs.MarkdownTable;
+import org.junit.jupiter.api.Tag;
 import picocli.CommandLine;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The kit's command line, its table, and its report, without a target. */
+@Tag("unit")
 class ConformanceCommandTest {
     record Run(int exit, String out, String err) {}
 

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import orbitkv.conformance.docs.MarkdownTable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * ledger lists exactly the IDs docs/design.md states, and (where the shared RULES.md is present beside the
  * checkout) docs/design.md states exactly RULES.md's IDs.
  */
+@Tag("unit")
 class ConformanceLedgerTest {
     private static final Pattern RULE_ID =
             Pattern.compile("\\b(INV|MEM|PUB|SES|DELTA|SNAP|IDX|API|BND|ROUTE|DIAG|OPS|PERF)-\\d+\\b");

@@ -15,6 +15,7 @@ import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * lease is never admitted; an etcd outage turns /health degraded (and coverage PartialHints) as soon as
  * renewals fail, long before the fence; once fenced, /health answers 503.
  */
+@Tag("gate")
 class EtcdOutageHealthTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
@@ -34,7 +36,7 @@ class EtcdOutageHealthTest {
     @DisplayName("MEM-4 MEM-8 INV-7 unleased records are not members; an etcd outage is degraded before the fence; fenced is 503")
     void outageSeenByProbes(@TempDir Path dir) throws Exception {
         String cluster = "c-" + UUID.randomUUID().toString().substring(0, 8);
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl());

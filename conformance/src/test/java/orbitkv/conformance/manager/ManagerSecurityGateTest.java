@@ -31,6 +31,7 @@ import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * HTTP endpoints (read from a file, not on the command line), and the etcd TLS options validated before etcd
  * is contacted. Throwaway certificates come from the {@code openssl} command line in a temporary directory.
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ManagerSecurityGateTest {
     @RegisterExtension
@@ -80,7 +82,7 @@ class ManagerSecurityGateTest {
     @DisplayName("OPS-5 SES-1 issue 20.9: with --peer-tls-* two Managers' InventorySessions run over mutual TLS (await and query across them); the listener refuses a client without a certificate and a plaintext one")
     void peerMutualTls() throws Exception {
         String cluster = "tls-" + UUID.randomUUID().toString().substring(0, 8);
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         Map<String, ManagerProcess> nodes = new LinkedHashMap<>();
@@ -89,8 +91,9 @@ class ManagerSecurityGateTest {
             nodes.put(node, launch("tls-" + node, List.of("manager", "--cluster", cluster, "--node-id", node,
                     "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                     "--dram", "16MiB", "--block-bytes-max", "1MiB", "--dram-dir", dram("tls-" + node).toString(),
-                    "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                    "--etcd-call-timeout-ms", "1000", "--idle-liveness-ms", "500", "--freshness-budget-ms", "2000",
+                    // ManagerProcess.LOAD_TOLERANT_LEASE
+                    "--lease-ttl-ms", "8000", "--fence-safety-margin-ms", "2000", "--renewal-interval-ms", "500",
+                    "--etcd-call-timeout-ms", "2000", "--idle-liveness-ms", "500", "--freshness-budget-ms", "2000",
                     "--peer-tls-cert-file", leaf[0].toString(), "--peer-tls-key-file", leaf[1].toString(),
                     "--peer-tls-ca-file", ca.toString())));
         }

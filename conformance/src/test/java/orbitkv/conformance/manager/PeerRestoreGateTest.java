@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * so a READ can be held in flight; E is a requester that is killed while holding pins on D. The methods share
  * the cluster and run in order; the destructive ones come last.
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PeerRestoreGateTest {
@@ -49,6 +51,11 @@ class PeerRestoreGateTest {
     private static final String NS = "ns";
     /** D's grant expiry: a grant of a killed requester ends by then at the latest (INV-8 terminal owner). */
     private static final long D_GRANT_EXPIRY_MS = 8_000;
+    /**
+     * What a deadline-bounded outcome may take beyond its deadline on a loaded machine (sweeper cadence, process
+     * scheduling, HTTP round trips; issue 25). A stuck grant or READ takes forever, not 5 s longer.
+     */
+    private static final long SCHEDULING_SLACK_MS = 5_000;
     /** D's 16 MiB block: more than every socket buffer between D and C, so killing D cuts its READ short. */
     private static final int BIG_BLOCK_BYTES = 16 << 20;
 
@@ -64,7 +71,7 @@ class PeerRestoreGateTest {
     @BeforeAll
     void startCluster() throws Exception {
         work = Files.createTempDirectory("orbitkv-peer-restore-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 2_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         int dPort = freePort();
@@ -91,8 +98,8 @@ class PeerRestoreGateTest {
                 "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                 "--dram", "64MiB", "--block-bytes-max", "16MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
                 "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
         all.add(m);
@@ -310,9 +317,13 @@ class PeerRestoreGateTest {
             ManagerApi.Reply r = api(c).restore(NS, List.of(key(50)), "tcp", 1_500);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertThat(r.status()).as(r.text()).isEqualTo(200);
-            assertThat(r.header("X-OrbitKV-Route")).startsWith("r=0 stop=deadline");
+            // Two timers end the stalled READ at the restore's deadline: the executor's wait (stop=deadline) and the
+            // transfer READ's own deadline (a payload failure "timed-out"). Which one reports first is scheduling:
+            // under load the READ's won (issue 25). Both end the prefix at the deadline with nothing served.
+            assertThat(r.header("X-OrbitKV-Route")).matches("r=0 stop=(deadline|payload-failure failure=timed-out)( .*)?");
             assertThat(r.body()).isEmpty();
-            assertThat(ms).as("answered within the deadline plus a scheduling bound").isLessThan(1_500 + 5_000);
+            assertThat(ms).as("answered within the deadline 1500 ms plus the scheduling slack %d ms", SCHEDULING_SLACK_MS)
+                    .isLessThan(1_500 + SCHEDULING_SLACK_MS);
         } finally {
             dData.stall(false);
         }
@@ -341,9 +352,10 @@ class PeerRestoreGateTest {
                     + source(d).at("/grants_ended/excluded").asLong();
             e.kill9();
             long t0 = System.nanoTime();
-            pinsReturnToZero(d, Duration.ofMillis(D_GRANT_EXPIRY_MS + 2_000));
+            pinsReturnToZero(d, Duration.ofMillis(D_GRANT_EXPIRY_MS + SCHEDULING_SLACK_MS));
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertThat(ms).as("released within the grant expiry").isLessThanOrEqualTo(D_GRANT_EXPIRY_MS + 2_000);
+            assertThat(ms).as("released within the grant expiry %d ms plus the scheduling slack %d ms", D_GRANT_EXPIRY_MS,
+                    SCHEDULING_SLACK_MS).isLessThanOrEqualTo(D_GRANT_EXPIRY_MS + SCHEDULING_SLACK_MS);
             assertThat(source(d).at("/grants_ended/expired").asLong() + source(d).at("/grants_ended/excluded").asLong())
                     .isEqualTo(expiredBefore + 1);
         } finally {
@@ -380,7 +392,8 @@ class PeerRestoreGateTest {
         assertThat(r.status()).as(r.text()).isEqualTo(200);
         assertThat(r.header("X-OrbitKV-Route")).matches("r=0 stop=(payload-failure failure=[a-z-]+|deadline.*)");
         assertThat(r.body()).as("nothing partially filled is served").isEmpty();
-        assertThat(ms).as("failed within the deadline plus a scheduling bound").isLessThan(deadlineMs + 5_000);
+        assertThat(ms).as("failed within the deadline %d ms plus the scheduling slack %d ms", deadlineMs, SCHEDULING_SLACK_MS)
+                .isLessThan(deadlineMs + SCHEDULING_SLACK_MS);
         localOpsUnaffected(c, 71);
     }
 }

@@ -23,6 +23,7 @@ import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that does not fit R's window is refused by R itself before S is asked (ROUTE-11: credits before the grant), by
  * name, and S takes no grant and no pin; local save/query/restore on both sides go on.
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReceiveCreditGateTest {
     @RegisterExtension
@@ -55,7 +57,7 @@ class ReceiveCreditGateTest {
     @BeforeAll
     void startCluster() throws Exception {
         work = Files.createTempDirectory("orbitkv-receive-credit-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         int sPort = freePort();
@@ -77,8 +79,8 @@ class ReceiveCreditGateTest {
                 "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                 "--dram", "64MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
                 "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);
         all.add(m);

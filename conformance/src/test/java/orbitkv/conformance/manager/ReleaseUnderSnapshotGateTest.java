@@ -21,6 +21,7 @@ import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * to zero) within {@value #RELEASE_BOUND_MS} ms of the restore's answer, while S's session to E is still
  * bootstrapping. A Release queued behind the snapshot would wait for the snapshot (far longer).
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReleaseUnderSnapshotGateTest {
     @RegisterExtension
@@ -57,7 +59,7 @@ class ReleaseUnderSnapshotGateTest {
     @BeforeAll
     void startCluster() throws Exception {
         work = Files.createTempDirectory("orbitkv-release-snapshot-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         eEgress = FaultProxy.builder().listen(InetAddress.getLoopbackAddress(), 0).connectProxy().http2().name("e-egress")
@@ -77,11 +79,11 @@ class ReleaseUnderSnapshotGateTest {
         List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
                 "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                 "--dram", "64MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
-                "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500",
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500",
                 // small session frames and credit windows: the source serializes its snapshot page by page as
                 // credits return over the capped link, so its session stays BOOTSTRAPPING while it does
                 "--frame-encoded-bytes-max", "64KiB", "--snapshot-page-bytes-max", "32KiB", "--receive-window-bytes", "64KiB"));
+        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), jvm, args);
         all.add(m);

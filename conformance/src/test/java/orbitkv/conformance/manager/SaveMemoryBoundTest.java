@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stream into the DRAM arena, so concurrent saves larger than the whole heap succeed byte-exactly; and a
  * Manager whose configured bounds do not fit its heap refuses to start, naming the options.
  */
+@Tag("gate")
 class SaveMemoryBoundTest {
     private static final Duration BOUND = Duration.ofSeconds(45);
     /** Heap of the Manager under test: the 64 MiB base of MemoryBudget plus the small bounds below. */

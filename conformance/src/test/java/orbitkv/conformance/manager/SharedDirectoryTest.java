@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * processes: the second is refused at start with a message naming the holder, the first keeps serving its own
  * bytes, and the DRAM arena a kill -9'd Manager leaves behind is reclaimed by the next start.
  */
+@Tag("gate")
 class SharedDirectoryTest {
     private static final Duration BOUND = Duration.ofSeconds(30);
 

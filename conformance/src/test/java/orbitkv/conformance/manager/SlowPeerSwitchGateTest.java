@@ -2,6 +2,8 @@ package orbitkv.conformance.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -18,9 +20,11 @@ import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.conformance.peer.LinkFaults;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.MembershipAdmin;
+import orbitkv.recovery.RoutePolicy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +36,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * fixed policy picks A (the lower owner, ROUTE-4); C learns A's cost from those restores and B's from restores of a
  * block only B holds. The cost-driven choice may switch to B only once both classes have 32 comparable executed
  * successes and the gain exceeds the measured uncertainty plus the hysteresis margin (ROUTE-3, ROUTE-6).
+ *
+ * <p>What is a function of the schedule and what of the machine (issue 25): C learns from wall-clock READ times,
+ * so on a busy machine the capped class's error bound can grow past the gain and C, correctly, keeps the fixed
+ * plan. The gate therefore reads C's sampled route traces (every restore, {@code --route-trace-sample-every 1}):
+ * each decision once both classes are sampled must be exactly the switch rule applied to the predictions C
+ * recorded (fixed and alternative mean and error), with no tolerance. Whether the recorded gain clears the margin
+ * is the machine's part; it must happen within {@value #SWITCH_ROUNDS_MAX} rounds (a generous bound: each round
+ * adds an observation to both classes, so the 95 % error quantile outgrows a few preempted READs).
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlowPeerSwitchGateTest {
     @RegisterExtension
@@ -45,8 +58,12 @@ class SlowPeerSwitchGateTest {
     /** A's cap: one block in about 500 ms, far beyond loopback's milliseconds and their jitter under load. */
     private static final long CAP_BYTES_PER_SECOND = 320 << 10;
     static final long SLOW_READ_MS = 500;
-    /** Rounds after both classes reached 32 within which the switch must have happened (noise in the error bound). */
-    private static final int SWITCH_ROUNDS_MAX = 4;
+    /**
+     * Rounds after both classes reached 32 within which the switch must have happened: 1-2 on a quiet machine; 4
+     * failed at a load average of 3-5 (issue 25), so 16, with every intervening decision checked against the rule.
+     */
+    static final int SWITCH_ROUNDS_MAX = 16;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String cluster = "slow-" + UUID.randomUUID().toString().substring(0, 8);
     private Path work;
@@ -59,7 +76,7 @@ class SlowPeerSwitchGateTest {
     @BeforeAll
     void startCluster() throws Exception {
         work = Files.createTempDirectory("orbitkv-slow-peer-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         int aPort = freePort();
@@ -68,7 +85,8 @@ class SlowPeerSwitchGateTest {
                 aData.endpoint().host() + ":" + aData.endpoint().port()));
         b = launch("b", List.of());
         c = launch("c", List.of("--route-selection", "cost-driven", "--route-observations-min",
-                Integer.toString(OBSERVATIONS_MIN)));
+                Integer.toString(OBSERVATIONS_MIN), "--route-trace-dir", Files.createDirectories(work.resolve("traces")).toString(),
+                "--route-trace-sample-every", "1"));
         for (ManagerProcess m : all) {
             m.awaitReady();
         }
@@ -83,8 +101,8 @@ class SlowPeerSwitchGateTest {
                 "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                 "--dram", "64MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
                 "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
-                "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);
         all.add(m);
@@ -139,6 +157,44 @@ class SlowPeerSwitchGateTest {
         return new String[] {route, reply.header("X-OrbitKV-Route-Trace")};
     }
 
+    /** C's last recorded route trace (one JSONL line per restore, written before the restore answers). */
+    private JsonNode lastTrace() {
+        try (var files = Files.list(work.resolve("traces"))) {
+            Path file = files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).findFirst().orElseThrow(
+                    () -> new AssertionError("C wrote no route trace file under " + work.resolve("traces")));
+            List<String> lines = Files.readAllLines(file);
+            assertThat(lines).as("route traces in " + file).isNotEmpty();
+            return JSON.readTree(lines.getLast());
+        } catch (IOException e) {
+            throw new AssertionError("reading C's route traces", e);
+        }
+    }
+
+    /**
+     * ROUTE-6's switch rule over C's recorded predictions, with the policy's default hysteresis (the gate sets only
+     * the selection mode and observations-min): gain &gt; error(F) + error(A) + hysteresis(F), and a lower
+     * risk-adjusted time.
+     */
+    static boolean switchRuleHolds(JsonNode t) {
+        double fixedMean = t.get("fixed_mean_ns").asDouble();
+        double fixedError = t.get("fixed_error_ns").asDouble();
+        double altMean = t.get("alternative_mean_ns").asDouble();
+        double altError = t.get("alternative_error_ns").asDouble();
+        double hysteresis = Math.max(RoutePolicy.HYSTERESIS_MIN_NANOS_DEFAULT, RoutePolicy.HYSTERESIS_FRACTION_DEFAULT * fixedMean);
+        double fixedRisk = (fixedMean + fixedError) / t.get("fixed_success").asDouble();
+        double altRisk = (altMean + altError) / t.get("alternative_success").asDouble();
+        return fixedMean - altMean > fixedError + altError + hysteresis && altRisk < fixedRisk;
+    }
+
+    private static String margins(JsonNode t) {
+        double fixedMean = t.get("fixed_mean_ns").asDouble();
+        return String.format("fixed %.1f±%.1f ms, alternative %.1f±%.1f ms, gain %.1f ms vs margin %.1f ms", fixedMean / 1e6,
+                t.get("fixed_error_ns").asDouble() / 1e6, t.get("alternative_mean_ns").asDouble() / 1e6,
+                t.get("alternative_error_ns").asDouble() / 1e6, (fixedMean - t.get("alternative_mean_ns").asDouble()) / 1e6,
+                (t.get("fixed_error_ns").asDouble() + t.get("alternative_error_ns").asDouble()
+                        + Math.max(RoutePolicy.HYSTERESIS_MIN_NANOS_DEFAULT, RoutePolicy.HYSTERESIS_FRACTION_DEFAULT * fixedMean)) / 1e6);
+    }
+
     private static final String FROM_A = "r=1 stop=complete routes=peer-dram@a/1[0,1):ready+tcp";
     private static final String FROM_B = "r=1 stop=complete routes=peer-dram@b/1[0,1):ready+tcp";
 
@@ -184,25 +240,35 @@ class SlowPeerSwitchGateTest {
         }
         long slowMs = (System.nanoTime() - t0) / 1_000_000;
         assertThat(slowMs).as("A's capped READs took their time").isGreaterThan((aSeen - 1) * SLOW_READ_MS * 8 / 10);
-        // B's 32nd success: both classes are sampled; the gain (≈ 500 ms) exceeds errors plus hysteresis: switch
+        // B's 32nd success: both classes are sampled. Every decision from here is the switch rule applied to what C
+        // recorded (exactly, from its trace); the gain (≈ 500 ms) normally clears errors plus hysteresis at once.
         int switchedAfter = -1;
         String switchTrace = null;
+        List<String> withinMargin = new ArrayList<>();
         for (int round = 0; round < SWITCH_ROUNDS_MAX && switchedAfter < 0; round++) {
             assertThat(restore(key(2), onlyB)[0]).isEqualTo(FROM_B);
             bSeen++;
             String[] r = restore(key(1), shared);
-            if (r[0].equals(FROM_B)) {
+            JsonNode t = lastTrace();
+            boolean rule = switchRuleHolds(t);
+            assertThat(t.get("decision").asText()).as("round %d, A %d, B %d: the decision is the switch rule over C's recorded "
+                    + "predictions (%s)", round, aSeen, bSeen, margins(t)).isEqualTo(rule ? "switch" : "within-margin");
+            assertThat(t.get("alternative_executed").asBoolean()).as("executed iff switched; trace %s", r[1]).isEqualTo(rule);
+            if (rule) {
+                assertThat(r[0]).isEqualTo(FROM_B);
                 assertThat(r[1]).contains("sel=cost-driven:switch:executed");
                 switchedAfter = bSeen;
-                switchTrace = r[1];
+                switchTrace = r[1] + " (" + margins(t) + ")";
             } else {
                 assertThat(r[0]).isEqualTo(FROM_A);
+                withinMargin.add(margins(t));
                 aSeen++;
             }
         }
         System.out.println("SLOW-PEER switched with A " + aSeen + ", B " + switchedAfter + " successes; A's capped READs "
-                + slowMs + " ms for the first " + OBSERVATIONS_MIN + "+1; trace " + switchTrace);
-        assertThat(switchedAfter).as("switched within " + SWITCH_ROUNDS_MAX + " rounds after 32 on both sides")
+                + slowMs + " ms for the first " + OBSERVATIONS_MIN + "+1; within margin before: " + withinMargin + "; trace " + switchTrace);
+        assertThat(switchedAfter).as("switched within SWITCH_ROUNDS_MAX = %d rounds after 32 on both sides; the recorded "
+                + "margins kept it (machine noise in C's READ times, not a wrong decision): %s", SWITCH_ROUNDS_MAX, withinMargin)
                 .isGreaterThanOrEqualTo(OBSERVATIONS_MIN);
         // and it stays switched (the slow peer is no longer chosen)
         assertThat(restore(key(1), shared)[0]).isEqualTo(FROM_B);

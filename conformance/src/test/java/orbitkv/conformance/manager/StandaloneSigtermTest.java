@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the process exits 0 (DESIGN §7 graceful shutdown), never 143 (the JVM's default for SIGTERM). Repeated,
  * because a flaky exit code was once observed.
  */
+@Tag("gate")
 class StandaloneSigtermTest {
     @RepeatedTest(2)
     @DisplayName("INV-10 SIGTERM to a standalone Manager that has served a save exits 0 and removes its DRAM arena file")

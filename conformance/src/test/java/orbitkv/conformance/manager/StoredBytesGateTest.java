@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every stored byte is checked and a save stores all of its records or none (issue 20 items 2 and 3), against
  * one real standalone Manager process through its HTTP API only: what an engine or a disk fault does to it.
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StoredBytesGateTest {
     private ManagerProcess manager;

@@ -19,6 +19,7 @@ import orbitkv.membership.MembershipAdmin.Reason;
 import orbitkv.membership.MembershipAdmin.Refusal;
 import orbitkv.membership.RegistrationResult;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bare decimal epochs, block keys {@code blocks/<ns>/<key>} and a publisher cursor
  * {@code publisher/cursor} (docs/operations.md).
  */
+@Tag("gate")
 class AdminGateTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
@@ -58,7 +60,7 @@ class AdminGateTest {
         String lease = ETCD.etcdctl("lease", "grant", "60").split("\\s+")[1];
         ETCD.etcdctl("put", "--lease=" + lease, p + "members/n1", "old-binary-registration");
         Path backup = dir.resolve("backup.json");
-        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             var shown = (MembershipAdmin.NamespaceReport) admin.show();
             assertThat(shown.formatIsCurrent()).isFalse();
             assertThat(shown.plan().keysToRetire()).containsExactly(p + "blocks/ns1/00aa", p + "blocks/ns1/00bb", p + "publisher/cursor");
@@ -90,7 +92,7 @@ class AdminGateTest {
         // the new binary registers above the preserved epoch
         Membership n1 = registered(etcd, node(c, "n1"), SHORT);
         assertThat(n1.incarnation().epoch().value()).isEqualTo(5);
-        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.rollback(backup)).isInstanceOfSatisfying(Refusal.class,
                     r -> assertThat(r.reason()).isEqualTo(Reason.LIVE_REGISTRATIONS));
             n1.close();
@@ -125,7 +127,7 @@ class AdminGateTest {
     @DisplayName("MEM-1 format creates the v4 record once and refuses to overwrite")
     void formatOnce() {
         String c = cluster();
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), c, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), c, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             var f = (MembershipAdmin.Formatted) admin.format();
             assertThat(ETCD.get("/orbitkv/v2/" + c + "/format")).isEqualTo(f.value());
             assertThat(FormatRecord.parseCanonicalOrNull(f.value()).clusterUuid()).isEqualTo(f.cluster().uuid());
@@ -147,7 +149,7 @@ class AdminGateTest {
         ETCD.put(p + "epochs/gone", "node_epoch = 9\nissued_unix_ms = 1000\n");
         ETCD.put(p + "epochs/legacy", "3");
         Membership live = registered(etcd, node(c, "live"), SHORT);
-        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, c, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.pruneEpochs(Duration.ZERO)).isInstanceOfSatisfying(Refusal.class,
                     r -> assertThat(r.detail()).contains("--inactive-for"));
             var pruned = (MembershipAdmin.Pruned) admin.pruneEpochs(Duration.ofDays(1));

@@ -27,6 +27,7 @@ import orbitkv.membership.RegistrationResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the {@code openssl} CLI in a temporary directory (nothing committed). Membership and the admin tool reach
  * it through {@link EtcdEndpoints} with {@link EtcdTls}; a client certificate of another CA is refused.
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EtcdTlsGateTest {
     private static final Duration BOUND = Duration.ofSeconds(30);
@@ -94,7 +96,7 @@ class EtcdTlsGateTest {
         String c = cluster();
         EtcdEndpoints tls = endpoints("client", "ca");
         assertThat(EtcdEndpoints.parse(url.toString(), tls.tls())).isEqualTo(tls);
-        try (MembershipAdmin admin = MembershipAdmin.connect(tls, c, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(tls, c, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         RegistrationResult r = Membership.register(tls, node(c, "secure"), SHORT);
@@ -111,7 +113,8 @@ class EtcdTlsGateTest {
         String c = cluster();
         List<String> tls = List.of("--etcd", url.toString(), "--etcd-ca-file", pki.resolve("ca.crt").toString(),
                 "--etcd-cert-file", pki.resolve("client.crt").toString(), "--etcd-key-file", pki.resolve("client.key").toString());
-        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c));
+        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c, "--etcd-timeout-ms",
+                Long.toString(EtcdFixture.ADMIN_CALL_TIMEOUT_MS))); // 5 s default timed out under load (issue 25)
         format.addAll(tls);
         try (ManagerProcess admin = ManagerProcess.launch("tls-format", work.resolve("logs"), format)) {
             assertThat(admin.awaitExit(BOUND)).as("admin format over TLS: %s", admin.stderrText()).isZero();

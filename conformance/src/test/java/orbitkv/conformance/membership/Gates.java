@@ -3,6 +3,7 @@ package orbitkv.conformance.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.UUID;
+import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
@@ -35,7 +36,7 @@ final class Gates {
     }
 
     static void format(EtcdEndpoints etcd, String cluster) {
-        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, cluster, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
     }

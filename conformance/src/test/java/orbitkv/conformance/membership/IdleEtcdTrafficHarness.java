@@ -18,6 +18,7 @@ import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>Run: {@code mvn -q -B -pl orbitkv.membership,conformance -am test -Dsurefire.failIfNoSpecifiedTests=false
  * -Dtest=IdleEtcdTrafficHarness -Dorbitkv.idle.windowSeconds=60}
  */
+@Tag("qualification")
 class IdleEtcdTrafficHarness {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -22,6 +22,7 @@ import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * etcd unreachable is visible before the fence, and only leased member records are members (issue 20 items
  * 6 and 7), against a real etcd process (through a loopback proxy for the outage).
  */
+@Tag("gate")
 class LeaseDegradedGateTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

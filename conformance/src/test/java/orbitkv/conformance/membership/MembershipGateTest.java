@@ -25,10 +25,12 @@ import orbitkv.membership.MembershipEvent.FenceCause;
 import orbitkv.membership.NodeId;
 import orbitkv.membership.RegistrationResult;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Membership against one real etcd process (DESIGN §3). */
+@Tag("gate")
 class MembershipGateTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

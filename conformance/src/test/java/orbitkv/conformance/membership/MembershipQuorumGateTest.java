@@ -15,6 +15,7 @@ import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.MembershipEvent.FenceCause;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * each leader kill costs ≈ 15 s: kill the leader (no false fence), restart it, kill a follower (no false
  * fence), then kill a second member (quorum lost: fence at the deadline, local state still readable).
  */
+@Tag("gate")
 class MembershipQuorumGateTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.cluster(3);

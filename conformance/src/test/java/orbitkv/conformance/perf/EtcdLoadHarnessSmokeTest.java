@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * samples, the etcd publishers write to etcd (transactions and WAL fsyncs appear) while streaming writes nothing
  * beyond membership, and the rates come from etcd's own metrics. The formal cells are {@code scripts/bench p1}.
  */
+@Tag("gate")
 class EtcdLoadHarnessSmokeTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -8,6 +8,7 @@ import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * deltas exist for both arms, and the verdict arithmetic runs. Validity and verdicts are printed, not judged: this is
  * not a qualifying run. The formal matrix is {@code scripts/bench isolation}.
  */
+@Tag("gate")
 class IsolationHarnessSmokeTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

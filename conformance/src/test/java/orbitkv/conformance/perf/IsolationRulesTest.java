@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.within;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The isolation contract's arithmetic and validity rules (PERF-3, PERF-6) on synthetic timelines: each rule fails when
  * its bound is crossed by one step and passes just inside it. Times are nanoseconds on one monotonic clock.
  */
+@Tag("unit")
 class IsolationRulesTest {
     static final long MS = 1_000_000L;
     static final long PERIOD = 17 * MS;

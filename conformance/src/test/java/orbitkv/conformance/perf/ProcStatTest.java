@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ProcStatTest {
     @Test
     @DisplayName("DIAG-3 PERF-3 thread deltas: surviving threads give differences, new threads their whole counts, exited threads are counted, never zeroed")

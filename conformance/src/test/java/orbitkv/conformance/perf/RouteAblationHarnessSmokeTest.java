@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * computed for both metrics), never the figures: this is not a reported run. The formal run is
  * {@code scripts/bench routes}.
  */
+@Tag("gate")
 class RouteAblationHarnessSmokeTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

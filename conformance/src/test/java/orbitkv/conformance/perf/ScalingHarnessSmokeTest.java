@@ -8,6 +8,7 @@ import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * views beyond {@code --index-budget-bytes} (owner state WITHDRAWN, coverage PartialHints). It checks what every cell
  * must collect, not figures. The formal matrix is {@code scripts/bench scaling}.
  */
+@Tag("gate")
 class ScalingHarnessSmokeTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -9,6 +9,7 @@ import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * each bound to a source identity, the observer's scope digest, one view and its exact terminal sequence, with
  * install after publication; the raw files and the plot exist. The formal cells are {@code scripts/bench visibility}.
  */
+@Tag("gate")
 class VisibilityHarnessSmokeTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

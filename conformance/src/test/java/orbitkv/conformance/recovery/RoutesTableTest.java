@@ -50,6 +50,7 @@ import orbitkv.recovery.TraceSampling;
 import orbitkv.recovery.TransferPorts;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.TestFactory;
  * Observations are produced the only way they can be: by executing one-route restores through scripted ports on a
  * manual clock.
  */
+@Tag("unit")
 class RoutesTableTest {
     static final String TABLE = "/tables/recovery/routes.table";
     static final Namespace NS = Namespace.utf8("ns-route");

@@ -60,12 +60,14 @@ import orbitkv.membership.MembershipView;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
  * Runs {@code tables/session/adversarial.table}: the adversarial v4 peer sends crafted traffic to the
  * implementation under test; each row asserts the named outcome and that no state changed.
  */
+@Tag("gate")
 class AdversarialTableTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
     /** An idle observation window: 30 ACK intervals of 10 ms. */

@@ -16,6 +16,7 @@ import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * again, and the fault sequence is a pure function of the seed ({@link #oneSeedReplaysItsFaultSequence} runs
  * one seed twice and compares the sequences), so the rerun reproduces it.
  */
+@Tag("gate")
 class FaultScheduleTest {
     static final int SCHEDULES = Integer.getInteger("orbitkv.schedules", 500);
     static final long FIRST_SEED = Long.getLong("orbitkv.schedules.seed", 20261129L);

@@ -19,6 +19,7 @@ import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import org.w3c.dom.NodeList;
  * dropped), every row that passes in-process passes black-box unless the kit lists it as N/A or not
  * observable black-box, and that list is exactly the documented one (docs/conformance-kit.md).
  */
+@Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KitBlackBoxTest {
     @RegisterExtension
@@ -52,7 +54,7 @@ class KitBlackBoxTest {
     @BeforeAll
     void startCluster() throws Exception {
         work = Files.createTempDirectory("orbitkv-kit-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, 10_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         for (String node : List.of("a", "b", "c")) {

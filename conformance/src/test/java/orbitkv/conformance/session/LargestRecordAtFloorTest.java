@@ -20,6 +20,7 @@ import orbitkv.inventory.StateKey;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.SourceFrame;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * in snapshot pages and in deltas. Before the floor (128 bytes then), such a source sent oversized pages and
  * a SnapshotCommit (130 bytes) could never fit, so the requester refused every bootstrap.
  */
+@Tag("gate")
 class LargestRecordAtFloorTest {
     static final int FRAME_BYTES = SessionConfig.FRAME_ENCODED_BYTES_MIN;
 

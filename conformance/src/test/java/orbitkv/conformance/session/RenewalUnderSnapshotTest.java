@@ -44,6 +44,7 @@ import orbitkv.membership.NodeId;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,6 +60,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * times the session's credit window, yet the source's outstanding bytes never exceed the credit window and do
  * reach it (the requesters are the slower side, so the ledger is what held the source back).
  */
+@Tag("gate")
 class RenewalUnderSnapshotTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
@@ -101,7 +103,7 @@ class RenewalUnderSnapshotTest {
     void renewalUnderSnapshot() throws Exception {
         String cluster = "bnd2-" + java.util.UUID.randomUUID().toString().substring(0, 8);
         EtcdEndpoints etcd = ETCD.endpoints();
-        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, cluster, 5_000)) {
+        try (MembershipAdmin admin = MembershipAdmin.connect(etcd, cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         InventorySource source = InventorySource.create(INVENTORY);

@@ -3,6 +3,7 @@ package orbitkv.conformance.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * the three figures of the revised bootstrap contract are produced and well-formed, not their values; the formal
  * figures are {@code scripts/bench bootstrap} at 1,000,000 residences.
  */
+@Tag("unit")
 class SessionBenchHarnessSmokeTest {
     @Test
     @DisplayName("PERF-6 the bootstrap harness reports the three revised-contract figures (wall, CPU, staging and commit ns per row)")

@@ -4,15 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import orbitkv.inventory.CommitMarker;
+import orbitkv.inventory.CommitOutcome;
+import orbitkv.inventory.DeltaOutcome;
+import orbitkv.inventory.InstalledCursor;
+import orbitkv.inventory.Interval;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.Medium;
+import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.Scope;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.SubscriptionStatus;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.membership.Incarnation;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Both ends of InventorySession v4 over real gRPC on loopback, applying into the real GlobalIndex. */
+@Tag("gate")
 class SessionEndToEndTest {
     private static final Duration BOUND = Duration.ofSeconds(20);
 
@@ -57,6 +74,88 @@ class SessionEndToEndTest {
                 assertThat(ss.outstandingBytes()).isLessThanOrEqualTo(w.sessionConfig.receiveWindowBytes());
                 assertThat(ss.creditReturnedBytes()).isPositive();
             });
+        }
+    }
+
+    /**
+     * Issue 25: the source counted a delta's mutations after emitting its frame, so the requester could apply the
+     * delta (and a test could observe convergence) while {@code originalMutations} did not yet include it. At every
+     * delta the requester applies, the source's counter must already cover every mutation applied so far. Each
+     * delta frame is one chance for the old order to show; this run applies hundreds.
+     */
+    @Test
+    @DisplayName("PUB-1 the source counts a delta's mutations before the requester can apply the delta")
+    void deltaCountedBeforeApplied() throws Exception {
+        try (SessionWorld w = new SessionWorld(SessionWorld.fastConfig(), smallPages())) {
+            SessionWorld.SourceNode s = w.addSource("src-1", 1);
+            AtomicLong applied = new AtomicLong();
+            AtomicLong deltas = new AtomicLong();
+            AtomicReference<String> behind = new AtomicReference<>();
+            w.receiverWrapper = inner -> new DeltaWitness(inner, interval -> {
+                long covered = applied.addAndGet(interval.length());
+                long counted = s.server.metrics().originalMutations();
+                deltas.incrementAndGet();
+                if (counted < covered) {
+                    behind.compareAndSet(null, "delta " + interval + " applied with " + covered
+                            + " mutations applied in all, but the source had counted " + counted);
+                }
+            });
+            SplittableRandom rnd = new SplittableRandom(25);
+            for (int i = 0; i < 50; i++) {
+                s.put(SessionWorld.key(0, rnd.nextInt(64)), Medium.DRAM, 1 + i);
+            }
+            w.addRequester("req-1", Scope.all());
+            w.publishMembership();
+            w.awaitConvergedAndCompare(BOUND, () -> "after bootstrap");
+            for (int round = 0; round < 100; round++) {
+                for (int i = 0; i < 3; i++) {
+                    s.put(SessionWorld.key(rnd.nextInt(3), rnd.nextInt(64)), Medium.SSD, 2 + round);
+                }
+                w.awaitConvergedAndCompare(BOUND, () -> "after a burst of three puts");
+            }
+            System.out.println("deltaCountedBeforeApplied: " + deltas.get() + " deltas applied covering " + applied.get()
+                    + " mutations; source counted " + s.server.metrics().originalMutations());
+            assertThat(deltas.get()).as("deltas applied (one per burst at least)").isGreaterThanOrEqualTo(100);
+            assertThat(behind.get()).as("the source's originalMutations lagged an applied delta").isNull();
+        }
+    }
+
+    /** A receiver that reports each delta to {@code onDelta} before passing everything through unchanged. */
+    private record DeltaWitness(ViewReceiver inner, java.util.function.Consumer<Interval> onDelta) implements ViewReceiver {
+        @Override
+        public StageOutcome beginStaging(Incarnation source, UUID viewId, ScopeDigest scopeDigest, long s0, long frameNumber) {
+            return inner.beginStaging(source, viewId, scopeDigest, s0, frameNumber);
+        }
+
+        @Override
+        public StageOutcome stagePage(Incarnation source, UUID viewId, long pageOrdinal, long frameNumber, RecordBatch records) {
+            return inner.stagePage(source, viewId, pageOrdinal, frameNumber, records);
+        }
+
+        @Override
+        public DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frameNumber, Interval interval, RecordBatch records) {
+            onDelta.accept(interval);
+            return inner.applyDelta(source, viewId, frameNumber, interval, records);
+        }
+
+        @Override
+        public CommitOutcome commit(Incarnation source, UUID viewId, CommitMarker marker) {
+            return inner.commit(source, viewId, marker);
+        }
+
+        @Override
+        public void discardStaging(Incarnation source, ResetCause cause) {
+            inner.discardStaging(source, cause);
+        }
+
+        @Override
+        public Optional<InstalledCursor> installedCursor(Incarnation source) {
+            return inner.installedCursor(source);
+        }
+
+        @Override
+        public void observeLiveness(Incarnation source, long sourceHead) {
+            inner.observeLiveness(source, sourceHead);
         }
     }
 

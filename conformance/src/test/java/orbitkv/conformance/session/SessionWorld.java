@@ -63,6 +63,8 @@ final class SessionWorld implements AutoCloseable {
     boolean wireTaps;
     /** Set before adding requesters: the oracle is checked at every installed view ({@link OracleReceiver}). */
     boolean oracleAtEveryView;
+    /** Set before adding requesters: wraps each requester's receiver (outermost), e.g. to observe applied deltas. */
+    java.util.function.UnaryOperator<orbitkv.inventory.ViewReceiver> receiverWrapper = java.util.function.UnaryOperator.identity();
     final java.util.concurrent.atomic.AtomicReference<String> oracleViolation = new java.util.concurrent.atomic.AtomicReference<>();
     final java.util.concurrent.atomic.AtomicLong viewsChecked = new java.util.concurrent.atomic.AtomicLong();
 
@@ -160,6 +162,7 @@ final class SessionWorld implements AutoCloseable {
             this.index = GlobalIndex.create(incarnation, scope, IndexConfig.defaults(), System::nanoTime, Runnable::run);
             orbitkv.inventory.ViewReceiver receiver = oracleAtEveryView
                     ? new OracleReceiver(index, this, everySource::get, oracleViolation, viewsChecked) : index;
+            receiver = receiverWrapper.apply(receiver);
             this.subscriber = InventorySubscriber.create(CLUSTER, incarnation, scope, receiver, peer -> {
                 Endpoint target = routes.getOrDefault(peer, peer);
                 ManagedChannel c = NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext().build();

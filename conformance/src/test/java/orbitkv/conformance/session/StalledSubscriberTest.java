@@ -8,9 +8,11 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SourceSessionStatus;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A subscriber stalled beyond its window costs the source bounded memory and never delays other sessions. */
+@Tag("gate")
 class StalledSubscriberTest {
     static final int WINDOW_BYTES = 4 << 10;
 

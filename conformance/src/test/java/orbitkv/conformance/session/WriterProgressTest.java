@@ -18,6 +18,7 @@ import orbitkv.inventory.ReadOutcome;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SnapshotScan;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * the next contiguous sequence, and the stalled requester's index answers lookups while its session waits on
  * the network (DELTA-4). Then the holds are checked to have still been in effect, and released.
  */
+@Tag("gate")
 class WriterProgressTest {
     static final int WINDOW_BYTES = 2 << 10;
     static final Duration WRITER_BOUND = Duration.ofSeconds(30);

@@ -10,6 +10,7 @@ import orbitkv.conformance.docs.MarkdownTable;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * SES-7, SES-8: pins the scope-digest encoding to the golden vectors in docs/protocol.md, which were
  * computed by an independent implementation of the documented encoding.
  */
+@Tag("unit")
 class ScopeDigestGoldenTest {
     private static final HexFormat HEX = HexFormat.of();
 

@@ -25,8 +25,10 @@ import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.StateKey;
 import orbitkv.membership.Incarnation;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class GlobalIndexBehaviourTest {
     static final Incarnation A = Fixture.inc("a", 10);
     static final Incarnation B = Fixture.inc("b", 20);

@@ -3,8 +3,10 @@ package orbitkv.index.view;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class IndexBudgetPeakTest {
     @Test
     @DisplayName("DIAG-3 the index budget keeps its high-water mark across releases; a refused reservation does not raise it")

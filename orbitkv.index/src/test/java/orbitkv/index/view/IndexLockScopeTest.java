@@ -18,6 +18,7 @@ import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.StateKey;
 import orbitkv.membership.Incarnation;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * write lock was held many times (the check is not vacuous) and a preparation under it is counted (the
  * instrument works).
  */
+@Tag("unit")
 class IndexLockScopeTest {
     @Test
     @DisplayName("DELTA-4 frames are prepared (validated, hashed, interned) before any owner view's write lock, never under it")

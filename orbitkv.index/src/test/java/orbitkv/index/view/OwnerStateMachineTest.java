@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import orbitkv.index.OwnerState;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class OwnerStateMachineTest {
     @Test
     @DisplayName("SNAP-5 SNAP-10 SNAP-12 IDX-13 owner view edges: only the documented transitions exist")

@@ -19,10 +19,12 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.RecordBatch;
 import orbitkv.inventory.Scope;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import orbitkv.testing.SeededTries;
 
 /** The open-addressing row table against a HashMap model: insert, overwrite, backward-shift removal. */
+@Tag("unit")
 class ResidenceTableProperties {
     record Op(int key, int tag, boolean remove, long seq) {
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * The two-way split of a staging build's passes: both halves always run exactly once, the caller never waits
  * for a half that has not started, and never returns before a started half has ended.
  */
+@Tag("unit")
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class SplitWorkTest {
     private final List<String> ran = Collections.synchronizedList(new ArrayList<>());

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.JournalStatus;
@@ -444,6 +445,19 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
      * depend on the frame number (fixed64), so the size measured before numbering is the ledgered size.
      */
     private Step sendData(UnnumberedFrame frame, SourceState.Event after) throws InterruptedException {
+        return sendData(frame, after, NOT_COUNTED);
+    }
+
+    /** No per-frame counters beyond those {@link #emit} keeps. */
+    private static final IntConsumer NOT_COUNTED = bytes -> { };
+
+    /**
+     * As {@link #sendData(UnnumberedFrame, SourceState.Event)}, and runs {@code countBeforeEmit} with the frame's
+     * encoded size once it is numbered and ledgered, before it is handed to the stream: a counter moved after the
+     * send could still read zero when the peer has already applied the frame (issue 25).
+     */
+    private Step sendData(UnnumberedFrame frame, SourceState.Event after, IntConsumer countBeforeEmit)
+            throws InterruptedException {
         int bytes = frame.encodedBytes();
         if (bytes > config.frameEncodedBytesMax()) { // SES-10, DELTA-3: an indivisible oversized record
             return failure(ErrorCause.FRAME_TOO_LARGE, frame.body() + " frame of " + bytes + " encoded bytes exceeds frameEncodedBytesMax ("
@@ -459,6 +473,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
                     EncodedFrame f = frame.number(n);
                     ledger.charge(n, bytes);
                     metrics.peakCredit(ledger.peakOutstandingBytes());
+                    countBeforeEmit.accept(bytes);
                     emit(f);
                     if (after != null) {
                         apply(after);
@@ -478,15 +493,15 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
 
     private Step sendDelta(CoalescedInterval ci, boolean replay) throws InterruptedException {
         Step sent = sendData(SourceFrameEncoder.delta(open.sessionId(), ci.interval(), ci.records()),
-                replay ? null : new SourceState.Advanced(ci.interval()));
-        if (sent instanceof Step.Sent s) {
-            metrics.originalMutations.add(ci.interval().length());
-            metrics.coalescedRecords.add(ci.records().size());
-            if (replay) {
-                metrics.snapshotReplayBytes.add(s.bytes());
-            } else {
-                CrashPoints.reach(CrashPoints.Point.DELTA_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
-            }
+                replay ? null : new SourceState.Advanced(ci.interval()), bytes -> {
+                    metrics.originalMutations.add(ci.interval().length());
+                    metrics.coalescedRecords.add(ci.records().size());
+                    if (replay) {
+                        metrics.snapshotReplayBytes.add(bytes);
+                    }
+                });
+        if (sent instanceof Step.Sent && !replay) {
+            CrashPoints.reach(CrashPoints.Point.DELTA_SENT); // off unless -Dorbitkv.crashpoints (issue 17)
         }
         return sent;
     }

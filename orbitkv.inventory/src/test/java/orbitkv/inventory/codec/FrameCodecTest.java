@@ -15,8 +15,10 @@ import orbitkv.inventory.wire.Delta;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.Record;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class FrameCodecTest {
     private static final Namespace A = Namespace.utf8("a");
     private static final Namespace B = Namespace.utf8("b");

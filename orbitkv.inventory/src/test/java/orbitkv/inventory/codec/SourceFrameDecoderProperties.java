@@ -17,6 +17,7 @@ import orbitkv.inventory.wire.SnapshotPage;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * generated parser is used, so the only requirement there is that a plain encoding is never declined.
  * Each try derives everything from one printed seed.
  */
+@Tag("unit")
 class SourceFrameDecoderProperties {
     private static final AtomicLong READ = new AtomicLong();
     private static final AtomicLong DECLINED = new AtomicLong();

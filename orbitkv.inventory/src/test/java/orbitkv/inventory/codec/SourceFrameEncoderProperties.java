@@ -14,6 +14,7 @@ import orbitkv.testing.SeededTries.Gen;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.wire.SourceFrame;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * 1..255 bytes, keys of 1..64 bytes, both media, puts and deletes, sequences 1..2^63-1, sizes 0..2^63-1,
  * empty record lists.
  */
+@Tag("unit")
 class SourceFrameEncoderProperties {
     private static final HexFormat HEX = HexFormat.of();
 

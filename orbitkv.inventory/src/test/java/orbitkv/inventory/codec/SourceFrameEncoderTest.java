@@ -22,10 +22,12 @@ import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+@Tag("unit")
 class SourceFrameEncoderTest {
     private static final UUID VIEW = new UUID(0x0102030405060708L, 0x1112131415161718L);
     private static final Namespace NS = Namespace.utf8("orbitkv-test-namespace");

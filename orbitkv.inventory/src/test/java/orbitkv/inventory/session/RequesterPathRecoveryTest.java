@@ -56,6 +56,7 @@ import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,6 +71,7 @@ import org.junit.jupiter.api.Test;
  * channel's own connect backoff (1 s growing to 120 s, invisible in status) is reset, so the requester's
  * documented backoff decides when a healed path is tried again.
  */
+@Tag("unit")
 class RequesterPathRecoveryTest {
     private static final ClusterIdentity CLUSTER = new ClusterIdentity("silence", new UUID(5, 5));
     /** Liveness 40 ms: the deadline is 120 ms; the awaits are bounded far above it. */

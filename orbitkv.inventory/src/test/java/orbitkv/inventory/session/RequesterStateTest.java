@@ -30,6 +30,7 @@ import orbitkv.inventory.session.RequesterState.Stopped;
 import orbitkv.inventory.session.RequesterState.Streaming;
 import orbitkv.inventory.wire.ErrorCause;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (state, event) pair with its expected outcome: a move, a protocol refusal (the source's error), ignored
  * (a replaced stream's event, SES-6), or illegal (this package's error).
  */
+@Tag("unit")
 class RequesterStateTest {
     static final UUID S = new UUID(9, 1);
     static final UUID OLD = new UUID(9, 0);

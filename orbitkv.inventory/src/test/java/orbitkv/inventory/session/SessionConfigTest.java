@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.SessionConfig;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class SessionConfigTest {
     @Test
     @DisplayName("BND-6 defaults are DESIGN §9's; a broken relation names both sides")

@@ -27,9 +27,11 @@ import orbitkv.inventory.wire.SnapshotBegin;
 import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Every frame a source can send, at its widest, fits the smallest frame bound a session accepts (SES-10). */
+@Tag("unit")
 class SessionFrameFloorTest {
     static final UUID ID = new UUID(-1, -1);
     static final long MAX = Long.MAX_VALUE;

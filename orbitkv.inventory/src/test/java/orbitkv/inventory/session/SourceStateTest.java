@@ -24,6 +24,7 @@ import orbitkv.inventory.session.SourceState.Rebootstrap;
 import orbitkv.inventory.session.SourceState.Regenerated;
 import orbitkv.inventory.session.SourceState.Streaming;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The source end's state machine on its own: the edge table of {@link SourceState#next}, every (state,
  * event) pair with its expected target or "illegal", and the regeneration decision (DELTA-10).
  */
+@Tag("unit")
 class SourceStateTest {
     static final UUID V = new UUID(1, 1);
     static final UUID W = new UUID(2, 2);

@@ -23,8 +23,10 @@ import orbitkv.inventory.Scope;
 import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ConcurrentMutationTest {
     @Test
     @DisplayName("INV-3 INV-4 PERF-1 mutations from several threads get unique contiguous sequences; the journal replays to the resident map")

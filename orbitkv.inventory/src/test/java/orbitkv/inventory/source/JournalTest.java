@@ -10,8 +10,10 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class JournalTest {
     private static ResidenceRecord rec(long seq) {
         return ResidenceRecord.put(new StateKey(Namespace.utf8("a"), new byte[] {(byte) seq}), Medium.DRAM, seq, 1);

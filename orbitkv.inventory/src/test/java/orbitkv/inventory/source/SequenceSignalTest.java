@@ -13,8 +13,10 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class SequenceSignalTest {
     @Test
     @DisplayName("DELTA-14 one journal append wakes every armed reader, once")

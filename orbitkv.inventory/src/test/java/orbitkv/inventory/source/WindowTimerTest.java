@@ -9,8 +9,10 @@ import orbitkv.inventory.source.CoalescingWindow.Reason;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class WindowTimerTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
 

@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /** Runs fence-deadline.table: the conservative deadline on an injected monotonic clock (MEM-8, INV-7). */
+@Tag("unit")
 class FenceDeadlineTableTest {
     private static final long MS = 1_000_000L;
 

@@ -10,8 +10,10 @@ import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class MemberRecordProperties {
     private static final String ALPHA = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 

@@ -15,8 +15,10 @@ import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class RecordCodecTest {
     private static final Member M = new Member(
             new Incarnation(new NodeId("node-a"), new NodeEpoch(7), UUID.fromString("00000000-0000-0000-0000-000000000042")),

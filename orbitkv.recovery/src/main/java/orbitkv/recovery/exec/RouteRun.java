@@ -147,6 +147,10 @@ final class RouteRun<D> {
             }
             TransferPorts.ReadOutcome o = ready.isDone() ? ready.get() : ready.get(remaining, TimeUnit.NANOSECONDS);
             outcome = o instanceof TransferPorts.ReadOutcome.Ready ? RunState.READY : RunState.PAYLOAD_FAILED;
+            // The stamp's own callback runs on the completing thread and may not have run yet when get() returns here
+            // (seen under load, issue 25): stamp now if it has not, so a READY run is never timed from the unset
+            // sentinel (Long.MIN_VALUE - start overflowed to a ~9.2e18 ns observation that swamped the cost model).
+            readyStamp.compareAndSet(Long.MIN_VALUE, clock.getAsLong());
         } catch (TimeoutException e) {
             outcome = RunState.TIMED_OUT;
         } catch (InterruptedException e) {

@@ -14,9 +14,11 @@ import orbitkv.recovery.RouteClass;
 import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.exec.TestObservations;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The incremental fit equals a from-scratch fit of the window's content (seeded; replay with -Dorbitkv.seed=N). */
+@Tag("unit")
 class ClassWindowTest {
     @Test
     @DisplayName("ROUTE-3 ROUTE-6 incremental sums and quickselect agree with an independent recomputation over 20,000 records")

@@ -13,9 +13,11 @@ import orbitkv.recovery.RouteClass;
 import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.exec.TestObservations;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The cost model from executed whole routes (ROUTE-3, ROUTE-6; bounds INV-9). */
+@Tag("unit")
 class CostModelTest {
     static final RouteClass A = RouteClass.peer(RouteKind.PEER_DRAM, new NodeId("a"));
     static final RouteClass LOCAL = RouteClass.local(RouteKind.LOCAL_DRAM);

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import orbitkv.recovery.LoadSummary;
 import orbitkv.recovery.fixtures.Ev;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Load evidence (ROUTE-9): incarnation-tagged, bounded, expired by local receipt age, never a grant. */
+@Tag("unit")
 class LoadStoreTest {
     private static final long MS = 1_000_000;
 

@@ -8,9 +8,11 @@ import java.util.Arrays;
 import orbitkv.recovery.cost.Observation;
 import orbitkv.recovery.Prediction;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** ROUTE-6: a shadow prediction can never be recorded as an observation: the types forbid it. */
+@Tag("unit")
 class ObservationTypeTest {
     @Test
     @DisplayName("ROUTE-6 Observation is sealed to the executor's class, which has no public constructor")

@@ -26,10 +26,12 @@ import orbitkv.recovery.fixtures.FakePorts;
 import orbitkv.recovery.fixtures.FakePorts.Step;
 import orbitkv.recovery.fixtures.ManualClock;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Execution against scripted ports (ROUTE-7, ROUTE-8, ROUTE-10, ROUTE-11). */
+@Tag("unit")
 @Timeout(30)
 class RestoreExecutionTest {
     private final ManualClock clock = new ManualClock();
@@ -137,6 +139,24 @@ class RestoreExecutionTest {
             assertThat(r.restoredKeys()).isEqualTo(2);
             assertThat(r.trace().replans()).containsExactly(AdmissionRefusal.RECEIVE_CREDITS);
             assertThat(ports.events("grant")).containsExactly("peer-dram@b/1[0,2)");
+        }
+    }
+
+    @Test
+    @DisplayName("ROUTE-3 a READ seen ready before its readiness callback ran is timed to when it was seen, never from the unset stamp")
+    void readyBeforeItsCallbackIsTimed() {
+        try (RouteSelection s = selection(RoutePolicy.defaults())) {
+            Ev ev = Ev.keys(2).peer("b", 0, 2, DRAM);
+            ports.then("peer-dram@b/1", new Step.ReadyCallbacksLate(40_000));
+            Restore<FakePorts.Dest> r = s.restore(ev.demand(in(1_000_000_000)), ev.build(), ports);
+            assertThat(r.stop()).isEqualTo(PrefixStop.COMPLETE);
+            // Issue 25: the observation was Long.MIN_VALUE - start, an overflow to ~9.2e18 ns, and one such READ in a
+            // class of 33 made its predicted mean ~2.8e17 ns (SlowPeerSwitchGateTest never switched under load).
+            assertThat(s.costs()).singleElement().satisfies(e -> {
+                assertThat(e.successes()).isEqualTo(1);
+                assertThat(e.fixedNanos()).as("fixed cost fitted to the one 40 us READ").isLessThanOrEqualTo(40_000);
+                assertThat(e.nanosPerByte()).as("per-byte cost fitted to the one 40 us READ").isLessThanOrEqualTo(40_000);
+            });
         }
     }
 

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The route life cycle (ROUTE-7, ROUTE-8): one transition method, an exception naming any illegal edge. */
+@Tag("unit")
 class RunStateTest {
     @Test
     @DisplayName("ROUTE-8 every edge outside the table is refused, naming both states")

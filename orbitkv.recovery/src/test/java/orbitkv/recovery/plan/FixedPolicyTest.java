@@ -22,9 +22,11 @@ import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.fixtures.Ev;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The fixed deterministic policy (ROUTE-4, ROUTE-6; DESIGN §8). */
+@Tag("unit")
 class FixedPolicyTest {
     private final Planner planner = new Planner(RoutePolicy.defaults().withSelectionMode(SelectionMode.FIXED));
 

@@ -28,6 +28,7 @@ import orbitkv.recovery.RouteSource;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.fixtures.Ev;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * mean(F) = 50,000 + 100 * 16,384 = 1,688,400 ns; mean(A) = 5,000 + 1,228.8 + 50,000 + 409,600 = 465,828.8 ns;
  * gain = 1,222,571.2 ns; hysteresis = max(20,000, 10 % of 1,688,400) = 168,840 ns.
  */
+@Tag("unit")
 class PlannerDecisionTest {
     static final RouteClass PEER_B = RouteClass.peer(RouteKind.PEER_DRAM, new NodeId("b"));
     static final RouteClass LOCAL = RouteClass.local(RouteKind.LOCAL_DRAM);

@@ -18,9 +18,11 @@ import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.fixtures.Ev;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The demand-aware recoverable prefix and why it stops (IDX-14, ROUTE-1, ROUTE-2). */
+@Tag("unit")
 class PrefixTest {
     private final Planner planner = new Planner(RoutePolicy.defaults());
 

@@ -27,10 +27,12 @@ import orbitkv.recovery.TracePage;
 import orbitkv.recovery.TraceSampling;
 import orbitkv.recovery.TracedRoute;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Route traces: the bounded header, the structured form, the ring and the sampled JSONL file (ROUTE-3). */
+@Tag("unit")
 class RouteTraceTest {
     static RouteTrace trace(long id, int routes, String owner) {
         List<TracedRoute> rs = new ArrayList<>();

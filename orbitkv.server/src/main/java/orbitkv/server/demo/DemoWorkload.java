@@ -34,7 +34,16 @@ public final class DemoWorkload {
     static final int BURST_BLOCKS = 4;
     private static final String CLUSTER = "demo";
     private static final String NAMESPACE = "demo";
-    private static final Duration BOUND = Duration.ofSeconds(30);
+    private static final Duration BOUND = Duration.ofSeconds(60);
+    /**
+     * The demo Managers' lease: a Manager fences itself 6 s (TTL - margin) after an unconfirmed renewal send, and
+     * a killed one is excluded about 8 s after its last renewal. It was 4 s - 1 s with a 1 s etcd call deadline,
+     * which a Manager missed during startup on a machine at load ~15 (issue 25): it fenced and the demo never saw
+     * all members.
+     */
+    private static final String LEASE_TTL_MS = "8000";
+    private static final String FENCE_SAFETY_MARGIN_MS = "2000";
+    private static final String ETCD_CALL_TIMEOUT_MS = "2000";
 
     /**
      * @param managers number of Managers (2..5)
@@ -68,7 +77,7 @@ public final class DemoWorkload {
         try {
             progress("starting etcd (" + options.etcdBinary() + ") in " + work);
             etcd = LocalEtcd.start(options.etcdBinary(), work.resolve("etcd"), work.resolve("logs"));
-            try (MembershipAdmin admin = MembershipAdmin.connect(etcd.endpoints(), CLUSTER, 5_000)) {
+            try (MembershipAdmin admin = MembershipAdmin.connect(etcd.endpoints(), CLUSTER, BOUND.toMillis())) {
                 if (!(admin.format() instanceof MembershipAdmin.Formatted f)) {
                     throw new IllegalStateException("orbitkv admin format was refused on a fresh etcd");
                 }
@@ -105,8 +114,9 @@ public final class DemoWorkload {
         ChildProcess p = ChildProcess.start(name + "-" + children.size(), ChildProcess.selfCommand(List.of("manager",
                 "--cluster", CLUSTER, "--node-id", name, "--etcd", etcd.endpoints().toString(),
                 "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram", "64MiB",
-                "--block-bytes-max", "1MiB", "--dram-dir", dram.toString(), "--lease-ttl-ms", "4000",
-                "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500", "--etcd-call-timeout-ms", "1000",
+                "--block-bytes-max", "1MiB", "--dram-dir", dram.toString(), "--lease-ttl-ms", LEASE_TTL_MS,
+                "--fence-safety-margin-ms", FENCE_SAFETY_MARGIN_MS, "--renewal-interval-ms", "500",
+                "--etcd-call-timeout-ms", ETCD_CALL_TIMEOUT_MS,
                 // bounds that fit the demo's -Xmx256m (a Manager refuses bounds beyond its heap, docs/operations.md)
                 "--index-budget-bytes", "64MiB", "--journal-retention-bytes-max", "16MiB",
                 "--restore-bytes-in-flight-max", "64MiB",

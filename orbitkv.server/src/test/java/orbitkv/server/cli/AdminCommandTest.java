@@ -20,6 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * against one real etcd process (the server module cannot use the conformance fixture, which depends on
  * it, so it starts /usr/bin/etcd itself and fails, never skips, when it is missing).
  */
+@Tag("gate")
 class AdminCommandTest {
     static Process etcd;
     static String url;

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The {@code orbitkv manager} CLI contract: options from the Setting table, refusals naming the options. */
+@Tag("unit")
 class ManagerCommandTest {
     private record Run(int exit, String out, String err) {}
 

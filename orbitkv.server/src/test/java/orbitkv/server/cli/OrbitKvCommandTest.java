@@ -7,10 +7,12 @@ import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** The CLI contract (DESIGN §7): names, refusals with the option named, exit codes. */
+@Tag("unit")
 class OrbitKvCommandTest {
     private record Run(int exit, String out, String err) {}
 

@@ -7,10 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code --http-token-file}: the file rules checked at startup and the comparison (issue 20 item 9). */
+@Tag("unit")
 class BearerTokenTest {
     @TempDir
     Path dir;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * consumer accepts the result (its constructors ran in the record's constructor; a miss would be an
  * IllegalStateException). Replay a run with {@code -Dorbitkv.config.seed=N}.
  */
+@Tag("unit")
 class ConfigValidationPropertyTest {
     private static final long SEED = Long.getLong("orbitkv.config.seed", System.nanoTime());
     private static final int CASES = 2_000;

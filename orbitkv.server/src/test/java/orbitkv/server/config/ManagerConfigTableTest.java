@@ -12,10 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Runs config-validation.table: each row's flags are parsed and validated; the exact outcome is checked. */
+@Tag("unit")
 class ManagerConfigTableTest {
     record Row(int line, String flags, String expected, String rules) {
         @Override

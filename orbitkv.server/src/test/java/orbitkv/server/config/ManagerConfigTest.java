@@ -8,8 +8,10 @@ import java.util.List;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ManagerConfigTest {
     @Test
     @DisplayName("DESIGN §9 defaults: every setting with a default parses to the design's initial bound")

@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class AwaitRegistryTest {
     private static final AwaitRegistry.Result<String> PENDING =
             new AwaitRegistry.Result.Pending<>(ApiError.AWAIT_TIMEOUT, "not yet");

@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.Random;
 import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+@Tag("unit")
 class BlockFramingTest {
     private static final long BODY_MAX = 1 << 20;
     private static final long PAYLOAD_MAX = 4096;

@@ -22,9 +22,11 @@ import orbitkv.membership.Incarnation;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The distributed answers of query, sync, await, status and health over a real GlobalIndex and InventorySource. */
+@Tag("unit")
 class ClusterMetadataTest {
     private static final Namespace NS = Namespace.utf8("model-a");
     private static final Scope SCOPE = Scope.of(List.of(NS));

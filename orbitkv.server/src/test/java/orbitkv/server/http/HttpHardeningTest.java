@@ -26,6 +26,7 @@ import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * client that writes its whole body first (issue 18 item 4). Each test starts its own server with the
  * bounds it exercises.
  */
+@Tag("unit")
 class HttpHardeningTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration BOUND = Duration.ofSeconds(10);

@@ -22,6 +22,7 @@ import orbitkv.server.tier.ResidencySequence;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * halves are {@code orbitkv.conformance.membership.LeaseDegradedGateTest} (membership) and
  * {@code orbitkv.conformance.manager.EtcdOutageHealthTest} (a Manager process).
  */
+@Tag("unit")
 class LeaseHealthTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Namespace NS = Namespace.utf8("model-a");

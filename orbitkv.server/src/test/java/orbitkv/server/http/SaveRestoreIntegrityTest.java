@@ -31,6 +31,7 @@ import orbitkv.server.tier.SsdTier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Stored bytes are checked on every restore, a save stores all of its records or none, and restore responses
  * are bounded in memory (issue 20 items 2, 3, 4), through the HTTP API of a standalone Manager over real tiers.
  */
+@Tag("unit")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SaveRestoreIntegrityTest {
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -29,9 +29,11 @@ import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The inventory's metric snapshots become one Prometheus family per name, both ends' points in each (DIAG-2, DIAG-3). */
+@Tag("unit")
 class SessionMetricFamiliesTest {
     private static final Incarnation SELF = new Incarnation(new NodeId("n1"), new NodeEpoch(1), new UUID(1, 1));
 

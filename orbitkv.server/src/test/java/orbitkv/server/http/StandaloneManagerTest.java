@@ -19,10 +19,12 @@ import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
 import orbitkv.server.runtime.StandaloneManager;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code orbitkv manager --standalone} in-process on port 0: ready line, exact round trips, refusals, shutdown. */
+@Tag("gate")
 class StandaloneManagerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

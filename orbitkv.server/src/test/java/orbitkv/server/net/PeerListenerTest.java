@@ -31,10 +31,12 @@ import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.PeerTls;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class PeerListenerTest {
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override

@@ -13,6 +13,7 @@ import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.http.HealReport;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * bounded, what it reports. Attempts are scripted; the switch itself is the real-process gate's job
  * (SelfHealGateTest).
  */
+@Tag("unit")
 class IncarnationHealerTest {
     private static final Duration BOUND = Duration.ofSeconds(10);
 

@@ -7,6 +7,7 @@ import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * BND-6). The real-process half (a Manager with a small -Xmx refuses; streamed saves larger than its heap
  * succeed) is {@code orbitkv.conformance.manager.SaveMemoryBoundTest}.
  */
+@Tag("unit")
 class MemoryBudgetTest {
     private static final long MIB = 1024 * 1024;
 

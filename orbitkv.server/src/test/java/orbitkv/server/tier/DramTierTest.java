@@ -21,9 +21,11 @@ import orbitkv.transfer.PayloadSource.PinResult;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("unit")
 class DramTierTest {
     @TempDir
     Path dir;

@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import orbitkv.testing.SeededTries;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ExtentAllocatorTest {
     @Test
     @DisplayName("freeing neighbours coalesces them; fragmentation can refuse a request smaller than the free total")

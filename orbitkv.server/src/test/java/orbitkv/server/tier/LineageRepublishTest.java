@@ -24,6 +24,7 @@ import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.StateKey;
 import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * those sequences, the bytes stay, and the old lineage's generations are stale. The oracle is the tiers'
  * own residences read independently of the source, compared with a full scan of the new source.
  */
+@Tag("unit")
 class LineageRepublishTest {
     private static final int BLOCK = 256;
 

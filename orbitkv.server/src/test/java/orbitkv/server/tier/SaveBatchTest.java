@@ -15,6 +15,7 @@ import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes count against the tier, are invisible to reads and eviction until the commit, and are freed by an
  * abort; nothing of an aborted or refused batch is journaled as a put.
  */
+@Tag("unit")
 class SaveBatchTest {
     @TempDir
     Path dir;

@@ -9,9 +9,11 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("unit")
 class SourceResidencyTest {
     @Test
     @DisplayName("INV-3 PUB-8 tier saves and evictions are InventorySource records; their sequence is the answer's sequence")

@@ -13,9 +13,11 @@ import orbitkv.inventory.Medium;
 import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("unit")
 class SsdTierTest {
     @TempDir
     Path dir;

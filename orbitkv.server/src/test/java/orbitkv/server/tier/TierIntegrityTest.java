@@ -19,6 +19,7 @@ import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * pins bounded by count and bytes, pinned bytes that outlive eviction, and CRC32C verification of every
  * copy with broken blocks evicted through the journal and counted (issue 20 item 2, issue 13 item 1).
  */
+@Tag("unit")
 class TierIntegrityTest {
     @TempDir
     Path dir;

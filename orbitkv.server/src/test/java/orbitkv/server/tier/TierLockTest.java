@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (issue 20 item 1). The real-process half (two Manager processes, kill -9) is
  * {@code orbitkv.conformance.manager.SharedDirectoryTest}.
  */
+@Tag("unit")
 class TierLockTest {
     @TempDir
     Path dir;

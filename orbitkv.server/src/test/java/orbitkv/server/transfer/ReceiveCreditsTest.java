@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ReceiveCreditsTest {
     @Test
     @DisplayName("ROUTE-11 the receive window takes route credits while they fit, refuses by count otherwise (taking nothing), and returns them exactly")

@@ -9,12 +9,14 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The data channel framing (docs/transfer.md): fixed widths, round trips, and every malformed field named. */
+@Tag("unit")
 class DataFramesTest {
     @Test
     @DisplayName("a READ request is 40 bytes and round-trips")

@@ -8,10 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import orbitkv.transfer.frame.HostIdentity;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The requester's arena mappings: identity-checked, bounded, never unmapped while a READ uses them. */
+@Tag("unit")
 class SharedArenasTest {
     @TempDir
     Path dir;

@@ -16,6 +16,7 @@ import orbitkv.transfer.NativeIo;
 import orbitkv.transfer.ReadOutcome;
 import orbitkv.transfer.TransferFixture;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reads into the destination's slices, so no payload byte is copied in user space; a heap destination costs
  * exactly one copy of each byte.
  */
+@Tag("unit")
 class TcpReceiveInPlaceTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(NativeIo.class)

@@ -30,6 +30,7 @@ import orbitkv.transfer.frame.DataStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * total and prefetch bounds across requesters, and a seeded random schedule checked against an independent
  * model of who holds which pins.
  */
+@Tag("unit")
 class GrantTableTest {
     private static final Incarnation A = Incarnation.random(new NodeId("req-a"), new NodeEpoch(1));
     private static final Incarnation B = Incarnation.random(new NodeId("req-b"), new NodeEpoch(1));
