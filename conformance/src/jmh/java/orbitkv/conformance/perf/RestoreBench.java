@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@link RestoreHarness.Settings#fromProperties()}. The goals are reported, never asserted; a run whose collection
  * failed (a status, a route or a byte not as expected) fails this test after the report is written.
  */
+@Tag("qualification")
 class RestoreBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

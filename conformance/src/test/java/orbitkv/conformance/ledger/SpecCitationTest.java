@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import orbitkv.conformance.docs.MarkdownTable;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * the citing page itself in a Markdown file, docs/design.md elsewhere. A numbered section is a Markdown heading
  * {@code ## N. Title} (any level).
  */
+@Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SpecCitationTest {
     /** Text files that may cite sections; everything a reader of the repository reads as source or spec. */

@@ -8,6 +8,7 @@ import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * over the arm's route with exactly the saved bytes, every save stored, a sample per arm and round), never the
  * figures. The formal run is {@code scripts/bench restore}.
  */
+@Tag("gate")
 @Timeout(300)
 class RestoreHarnessSmokeTest {
     @RegisterExtension

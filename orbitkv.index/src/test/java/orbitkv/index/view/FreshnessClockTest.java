@@ -11,6 +11,7 @@ import orbitkv.membership.Incarnation;
 import orbitkv.membership.ProtocolClock;
 import orbitkv.testing.ManualClock;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * The index's freshness checks read the injected {@link ProtocolClock} (issue 25 item 1): an owner's receipt age
  * is virtual time, so coverage stays complete through exactly the freshness budget and degrades 1 ns later.
  */
+@Tag("unit")
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FreshnessClockTest {
     private static final Incarnation A = Fixture.inc("a", 10);

@@ -16,6 +16,7 @@ import orbitkv.inventory.SourceSessionStatus;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.SubscriptionStatus;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * much real time goes by. Before the ProtocolClock these timers read {@code System.nanoTime()} and the ACK timer
  * had its own thread, so none of these assertions could be made at an exact instant.
  */
+@Tag("unit")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SessionClockTest {
     private static final long MS = 1_000_000L;

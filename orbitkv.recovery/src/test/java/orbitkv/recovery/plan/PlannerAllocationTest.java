@@ -11,6 +11,7 @@ import orbitkv.recovery.Plan;
 import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.SelectionMode;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * window. The probe is shown to see allocation by the same measurement around {@code plan()}, which must allocate
  * its answer.
  */
+@Tag("unit")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PlannerAllocationTest {
     static final int WARM_UP = 20_000;

@@ -30,6 +30,7 @@ import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.fixtures.Ev;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Timeout;
  * with more sources than {@link EligibleWindow#ROWS_RETAINED_MAX} (growth and trimming) occur, plus request-local
  * exclusions, capacity cuts and replans from a later index.
  */
+@Tag("unit")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PlannerReuseTest {
     private static final SelectionMode[] MODES = SelectionMode.values();

@@ -29,6 +29,7 @@ import orbitkv.server.tier.SsdTier;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a local SSD block is copied once into its record. Verification is never skipped: a byte flipped in the arena is a
  * named miss, never wrong bytes.
  */
+@Tag("unit")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
 class RestoreCopiesTest {
