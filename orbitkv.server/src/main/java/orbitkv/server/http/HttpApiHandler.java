@@ -362,6 +362,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case AWAIT -> api.await(ByteBufUtil.getBytes(r.bytes), limits.awaitTimeoutMsMax());
             case STATUS -> api.status(ownersLimit(r.target), r.target.text("owners_page_token"));
             case ROUTES -> api.routeTraces(tracesLimit(r.target), beforeId(r.target));
+            case RESIDENCES -> api.residences(ResidencesRequest.parse(r.target));
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
         };
