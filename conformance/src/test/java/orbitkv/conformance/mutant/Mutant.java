@@ -39,11 +39,14 @@ enum Mutant {
         }
     }),
     /** SES-13 SES-14: the source ignores the credit its requester returns: no ACK reaches its accounting. */
-    SOURCE_IGNORES_CREDITS(Role.SOURCE, "the requester's ACKs never reach the source (returned credit is ignored)",
+    SOURCE_IGNORES_CREDITS(Role.SOURCE, "after the Open, the requester's ACKs never reach the source (returned credit is ignored)",
             () -> new StreamRewrite() {
+                private boolean opened;
+
                 @Override
                 List<RequesterFrame> requesterFrame(RequesterFrame f) {
-                    return f.hasAck() ? List.of() : List.of(f);
+                    opened |= f.hasOpen();
+                    return opened && f.hasAck() ? List.of() : List.of(f);
                 }
             }),
     /** SES-4..SES-10: a refused Open gets no Error frame; the stream just ends. */

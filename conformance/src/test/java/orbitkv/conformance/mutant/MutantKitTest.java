@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.kit.ConformanceCommand;
@@ -61,18 +62,46 @@ class MutantKitTest {
 
     /** Mutant → the kit rows (side/scenario) that must FAIL against it; empty = kit gap. */
     static final Map<Mutant, Set<String>> EXPECTED = new EnumMap<>(Map.ofEntries(
-            Map.entry(Mutant.SOURCE_WRONG_DIGEST, Set.of()),
-            Map.entry(Mutant.SOURCE_SKIPPED_SEQUENCE, Set.of()),
-            Map.entry(Mutant.SOURCE_IGNORES_CREDITS, Set.of()),
-            Map.entry(Mutant.SOURCE_NO_ERROR_ON_BAD_OPEN, Set.of()),
-            Map.entry(Mutant.SOURCE_COMMIT_BEFORE_S1, Set.of()),
-            Map.entry(Mutant.SOURCE_PAGE_OUTSIDE_SCOPE, Set.of()),
-            Map.entry(Mutant.SOURCE_LIVENESS_WRONG_HEAD, Set.of()),
-            Map.entry(Mutant.SOURCE_SNAPSHOT_NEVER_ENDS, Set.of()),
-            Map.entry(Mutant.REQUESTER_STALE_INCARNATION, Set.of()),
+            Map.entry(Mutant.SOURCE_WRONG_DIGEST, Rows.BOOTSTRAP),
+            Map.entry(Mutant.SOURCE_SKIPPED_SEQUENCE, Rows.BOOTSTRAP),
+            Map.entry(Mutant.SOURCE_IGNORES_CREDITS, Set.of("source/future_ack", "source/duplicate_ack", "source/foreign_session_frame")),
+            Map.entry(Mutant.SOURCE_NO_ERROR_ON_BAD_OPEN, Rows.BAD_OPEN),
+            Map.entry(Mutant.SOURCE_COMMIT_BEFORE_S1, Rows.BOOTSTRAP),
+            Map.entry(Mutant.SOURCE_PAGE_OUTSIDE_SCOPE, Rows.BOOTSTRAP),
+            Map.entry(Mutant.SOURCE_LIVENESS_WRONG_HEAD, Set.of("source/idle_liveness")),
+            Map.entry(Mutant.SOURCE_SNAPSHOT_NEVER_ENDS, Rows.BOOTSTRAP),
+            Map.entry(Mutant.REQUESTER_STALE_INCARNATION, Rows.REQUESTER_ALL),
             Map.entry(Mutant.REQUESTER_ACK_BEYOND_RECEIVED, Set.of()),
-            Map.entry(Mutant.REQUESTER_NO_ERROR, Set.of()),
-            Map.entry(Mutant.REQUESTER_WRONG_APPLIED_CURSOR, Set.of())));
+            Map.entry(Mutant.REQUESTER_NO_ERROR, Rows.REQUESTER_ERROR),
+            Map.entry(Mutant.REQUESTER_WRONG_APPLIED_CURSOR, Set.of("requester/duplicate_delta", "requester/foreign_session_frame",
+                    "requester/replaced_session_frame", "requester/staged_page_credit"))));
+
+    /** Row sets shared by several mutants. */
+    static final class Rows {
+        /** The source rows that read a whole bootstrap first (every row after a valid Open). */
+        static final Set<String> BOOTSTRAP = Set.of("source/second_open", "source/future_ack", "source/duplicate_ack",
+                "source/foreign_session_frame", "source/replaced_session", "source/session_limit", "source/regenerate_above_sent",
+                "source/idle_liveness");
+        /** The source rows whose Open (or first frame) must be answered by an Error. */
+        static final Set<String> BAD_OPEN = Set.of("source/wrong_protocol", "source/wrong_cluster", "source/stale_source_epoch",
+                "source/unknown_source", "source/unknown_requester", "source/scope_digest_mismatch", "source/scope_257_namespaces",
+                "source/scope_empty_namespace", "source/scope_missing", "source/open_over_64k", "source/garbage_bytes",
+                "source/window_overflow", "source/epoch_overflow", "source/digest_short", "source/open_session_mismatch",
+                "source/first_frame_not_open");
+        /** The requester rows whose expected outcome is an Error from the target's requester. */
+        static final Set<String> REQUESTER_ERROR = Set.of("requester/duplicate_frame_number", "requester/frame_number_gap",
+                "requester/oversized_encoded", "requester/oversized_decoded", "requester/unknown_enum_medium", "requester/key_too_long",
+                "requester/record_outside_interval", "requester/sequence_overflow", "requester/commit_without_pages",
+                "requester/digest_mismatch", "requester/scope_digest_short", "requester/page_after_replay",
+                "requester/source_left_membership");
+        /** Every requester row the kit runs against a target it does not own (requester_fenced is not observable). */
+        static final Set<String> REQUESTER_ALL = java.util.stream.Stream.concat(REQUESTER_ERROR.stream(), Stream.of(
+                "requester/overlapping_delta", "requester/delta_gap", "requester/duplicate_delta", "requester/foreign_session_frame",
+                "requester/replaced_session_frame", "requester/staged_page_credit", "requester/idle_ack_silence"))
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+        private Rows() {}
+    }
 
     private final String cluster = "mut-" + UUID.randomUUID().toString().substring(0, 8);
     private final AtomicInteger runs = new AtomicInteger();
