@@ -362,6 +362,7 @@ final class RequesterScenarios {
         while (true) {
             RequesterFrame rf = ss.nextFrame(wait);
             Expect.that(rf.hasAck(), "only ACKs while staging, got " + rf.getBodyCase());
+            requireReceived(rf);
             if (rf.getAck().getConsumedThroughFrame() >= pageFrame) {
                 Expect.equal(WireFrames.uuid(rf.getAck().getViewId()), staging, "the ACK's view (the staging view)");
                 Expect.equal(rf.getAck().getAppliedCursor(), 3L, "the ACK's applied cursor (the installed watermark stays put)");
@@ -378,6 +379,7 @@ final class RequesterScenarios {
         while (true) {
             RequesterFrame rf = ss.nextFrame(wait);
             Expect.that(rf.hasAck(), "only ACKs, got " + rf.getBodyCase());
+            requireReceived(rf);
             if (rf.getAck().getConsumedThroughFrame() >= lastFrame) {
                 break;
             }
@@ -386,10 +388,19 @@ final class RequesterScenarios {
         return extra == null ? "silent" : "sent while idle: " + extra;
     }
 
+    /** SES-13: an ACK never names a frame the kit source has not sent (the last sent is {@code n - 1}). */
+    private void requireReceived(RequesterFrame rf) {
+        if (rf.hasAck()) {
+            Expect.that(rf.getAck().getConsumedThroughFrame() < n, "SES-13: the target ACKs frame "
+                    + rf.getAck().getConsumedThroughFrame() + ", beyond the last frame the kit source sent (" + (n - 1) + ")");
+        }
+    }
+
     /** Waits for an ACK covering {@code frameNo} with no Error or regeneration request before it. */
     private String awaitAck(long frameNo) throws InterruptedException {
         while (true) {
             RequesterFrame rf = ss.nextFrame(wait);
+            requireReceived(rf);
             if (rf.hasAck() && rf.getAck().getConsumedThroughFrame() >= frameNo) {
                 Expect.equal(rf.getAck().getAppliedCursor(), 3L, "the ACK's applied cursor");
                 return "ack";

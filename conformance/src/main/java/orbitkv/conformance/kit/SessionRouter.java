@@ -18,6 +18,9 @@ import orbitkv.membership.Incarnation;
  * other cluster members dialling a kit requester member, or another member dialling the kit source) is
  * answered with {@code Error(SHUTTING_DOWN)}: kit members serve no inventory. At most
  * {@value #ROUTED_MAX} routed sessions wait unclaimed; beyond that a session is refused the same way.
+ * A session to the current kit source from the target's node under another incarnation than the target's
+ * (stale or invented) is refused the same way and fails the waiting row at once (SES-5), instead of
+ * letting it wait out its bound.
  */
 final class SessionRouter implements AutoCloseable {
     static final int ROUTED_MAX = 16;
@@ -63,6 +66,11 @@ final class SessionRouter implements AutoCloseable {
                 return r;
             }
             refuse(r.session(), r.open());
+            if (isFromTargetNode(r.open())) {
+                throw new AssertionError("SES-5: the target opened a session to the kit source " + expectedSource
+                        + " naming requester " + r.open().getOpen().getRequester().toString().replace('\n', ' ')
+                        + ", not its own incarnation " + target);
+            }
         }
     }
 
@@ -70,6 +78,16 @@ final class SessionRouter implements AutoCloseable {
         Incarnation source = expectedSource;
         return f.hasOpen() && source != null && WireFrames.ref(source).equals(f.getOpen().getSource())
                 && WireFrames.ref(target).equals(f.getOpen().getRequester());
+    }
+
+    /**
+     * An Open to the current kit source naming the target's node as requester, in any incarnation: the
+     * target's own (routed), or another one (stale or invented: {@link #next} fails the row at once, SES-5).
+     */
+    private boolean isFromTargetNode(RequesterFrame f) {
+        Incarnation source = expectedSource;
+        return f.hasOpen() && source != null && WireFrames.ref(source).equals(f.getOpen().getSource())
+                && f.getOpen().getRequester().getNodeId().equals(target.nodeId().value());
     }
 
     private void acceptLoop() {
@@ -92,7 +110,7 @@ final class SessionRouter implements AutoCloseable {
                 s.complete();
                 return;
             }
-            if (!isExpected(f.frame()) || !routed.offer(new Routed(s, f.frame()))) {
+            if (!isFromTargetNode(f.frame()) || !routed.offer(new Routed(s, f.frame()))) {
                 refuse(s, f.frame());
             }
         } catch (InterruptedException e) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,14 @@ import java.util.UUID;
 import orbitkv.conformance.peer.AdversarialRequester;
 import orbitkv.conformance.peer.Conversation;
 import orbitkv.conformance.peer.WireFrames;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
+import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.TranscriptDigest;
 import orbitkv.inventory.wire.Ack;
 import orbitkv.inventory.wire.NeedRepair;
 import orbitkv.inventory.wire.Open;
@@ -330,19 +337,51 @@ final class SourceScenarios {
 
     record Bootstrap(UUID viewId, long s1, long lastFrame) {}
 
-    /** Reads OpenAccepted, SnapshotBegin, pages and replay through SnapshotCommit, checking numbering. */
+    /**
+     * Reads OpenAccepted, SnapshotBegin, pages and replay through SnapshotCommit, checking numbering (SES-12),
+     * that every namespace is in the session's scope (SES-7) and the commit's transcript digest (SES-11).
+     */
     private Bootstrap readBootstrap(AdversarialRequester.Session s) throws InterruptedException {
         long expect = 1;
+        TranscriptDigest.Builder digest = TranscriptDigest.builder();
         while (true) {
             SourceFrame f = s.nextFrame(wait);
             Expect.equal(f.getFrameNumber(), expect++, "SES-12 frame numbering of the bootstrap");
             if (f.hasError()) {
                 throw new AssertionError("the target refused a valid Open: " + f.getError().getCause() + " " + f.getError().getDetail());
             }
+            switch (f.getBodyCase()) {
+                case SNAPSHOT_BEGIN -> digest.begin(f.getFrameNumber(), WireFrames.uuid(f.getSnapshotBegin().getViewId()),
+                        new ScopeDigest(f.getSnapshotBegin().getScopeDigest().toByteArray()), f.getSnapshotBegin().getS0());
+                case SNAPSHOT_PAGE -> digest.page(f.getFrameNumber(), f.getSnapshotPage().getPageOrdinal(),
+                        records(f.getSnapshotPage().getNamespacesList(), f.getSnapshotPage().getRecordsList()));
+                case DELTA -> digest.replay(f.getFrameNumber(), Interval.of(f.getDelta().getFrom(), f.getDelta().getTo()),
+                        records(f.getDelta().getNamespacesList(), f.getDelta().getRecordsList()));
+                case SNAPSHOT_COMMIT -> Expect.equal(HexFormat.of().formatHex(f.getSnapshotCommit().getTranscriptDigest().toByteArray()),
+                        digest.finish().hex(), "SES-11: the SnapshotCommit's transcript_digest (the digest of the frames received)");
+                default -> { }
+            }
             if (f.hasSnapshotCommit()) {
                 return new Bootstrap(WireFrames.uuid(f.getSnapshotCommit().getViewId()), f.getSnapshotCommit().getS1(), f.getFrameNumber());
             }
         }
+    }
+
+    /** A page's or replay delta's records, each namespace checked against the session's scope (SES-7). */
+    private List<ResidenceRecord> records(List<ByteString> namespaces, List<orbitkv.inventory.wire.Record> wire) {
+        for (ByteString ns : namespaces) {
+            Expect.that(ns.equals(ByteString.copyFromUtf8(namespace)), "SES-7: the bootstrap names namespace '"
+                    + ns.toStringUtf8() + "', outside the session's scope [" + namespace + "]");
+        }
+        List<ResidenceRecord> out = new ArrayList<>(wire.size());
+        for (orbitkv.inventory.wire.Record r : wire) {
+            Expect.that(r.getNamespaceIndex() < namespaces.size(), "a record's namespace_index within the frame's namespace table");
+            StateKey key = new StateKey(new Namespace(namespaces.get(r.getNamespaceIndex()).toByteArray()), r.getKey().toByteArray());
+            Medium medium = r.getMedium() == orbitkv.inventory.wire.Medium.MEDIUM_SSD ? Medium.SSD : Medium.DRAM;
+            out.add(r.getOp() == orbitkv.inventory.wire.RecordOp.RECORD_OP_DELETE ? ResidenceRecord.delete(key, medium, r.getSequence())
+                    : ResidenceRecord.put(key, medium, r.getSequence(), r.getSizeBytes()));
+        }
+        return out;
     }
 
     private String awaitError(AdversarialRequester.Session s) throws InterruptedException {
