@@ -71,7 +71,7 @@ class MutantKitTest {
             Map.entry(Mutant.SOURCE_LIVENESS_WRONG_HEAD, Set.of("source/idle_liveness")),
             Map.entry(Mutant.SOURCE_SNAPSHOT_NEVER_ENDS, Rows.BOOTSTRAP),
             Map.entry(Mutant.REQUESTER_STALE_INCARNATION, Rows.REQUESTER_ALL),
-            Map.entry(Mutant.REQUESTER_ACK_BEYOND_RECEIVED, Set.of()),
+            Map.entry(Mutant.REQUESTER_ACK_BEYOND_RECEIVED, Rows.REQUESTER_ACK_READERS),
             Map.entry(Mutant.REQUESTER_NO_ERROR, Rows.REQUESTER_ERROR),
             Map.entry(Mutant.REQUESTER_WRONG_APPLIED_CURSOR, Set.of("requester/duplicate_delta", "requester/foreign_session_frame",
                     "requester/replaced_session_frame", "requester/staged_page_credit"))));
@@ -94,6 +94,9 @@ class MutantKitTest {
                 "requester/record_outside_interval", "requester/sequence_overflow", "requester/commit_without_pages",
                 "requester/digest_mismatch", "requester/scope_digest_short", "requester/page_after_replay",
                 "requester/source_left_membership");
+        /** The requester rows that read the target's ACKs. */
+        static final Set<String> REQUESTER_ACK_READERS = Set.of("requester/duplicate_delta", "requester/foreign_session_frame",
+                "requester/replaced_session_frame", "requester/staged_page_credit", "requester/idle_ack_silence");
         /** Every requester row the kit runs against a target it does not own (requester_fenced is not observable). */
         static final Set<String> REQUESTER_ALL = java.util.stream.Stream.concat(REQUESTER_ERROR.stream(), Stream.of(
                 "requester/overlapping_delta", "requester/delta_gap", "requester/duplicate_delta", "requester/foreign_session_frame",
