@@ -157,7 +157,7 @@ class MutantKitTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Mutant.class)
     @Timeout(120)
-    @DisplayName("SES-4 SES-5 SES-11 SES-12 SES-13 SNAP-7 DELTA-7 DELTA-11 IDX-11: the kit against a mutant fails exactly "
+    @DisplayName("SES-4 SES-5 SES-7 SES-11 SES-12 SES-13 SES-14 SNAP-7 DELTA-7 DELTA-11 IDX-11: the kit against a mutant fails exactly "
             + "the expected rows, within its bound")
     void kitCatchesMutant(Mutant mutant) throws Exception {
         assertThat(runKit(mutant)).as("rows failed against %s (%s)", mutant, mutant.breakage())
