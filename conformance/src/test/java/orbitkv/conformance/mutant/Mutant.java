@@ -49,6 +49,18 @@ enum Mutant {
                     return opened && f.hasAck() ? List.of() : List.of(f);
                 }
             }),
+    /**
+     * SES-13: the source sends more unacknowledged bytes than the window it granted: OpenAccepted says
+     * {@value #GRANTED_WINDOW_BYTES} bytes, and the whole bootstrap follows before any ACK.
+     */
+    SOURCE_EXCEEDS_WINDOW(Role.SOURCE, "OpenAccepted.window_bytes is " + Mutant.GRANTED_WINDOW_BYTES + " while the source keeps "
+            + "the requester's window", () -> new StreamRewrite() {
+                @Override
+                List<SourceFrame> sourceFrame(SourceFrame f) {
+                    return List.of(!f.hasAccepted() ? f : f.toBuilder().setAccepted(f.getAccepted().toBuilder()
+                            .setWindowBytes(GRANTED_WINDOW_BYTES)).build());
+                }
+            }),
     /** SES-4..SES-10: a refused Open gets no Error frame; the stream just ends. */
     SOURCE_NO_ERROR_ON_BAD_OPEN(Role.SOURCE, "the Error answering an Open (frame 1) is dropped; the stream still ends",
             () -> new StreamRewrite() {
@@ -128,6 +140,9 @@ enum Mutant {
                     .setAppliedCursor(f.getAck().getAppliedCursor() + 1)).build());
         }
     });
+
+    /** The window {@link #SOURCE_EXCEEDS_WINDOW} grants: less than any bootstrap's Begin, page and Commit. */
+    static final long GRANTED_WINDOW_BYTES = 64;
 
     /** How far beyond the received frame {@link #REQUESTER_ACK_BEYOND_RECEIVED} ACKs. */
     static final long ACK_BEYOND = 1000;
