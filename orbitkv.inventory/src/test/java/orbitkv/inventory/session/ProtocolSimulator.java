@@ -175,6 +175,8 @@ final class ProtocolSimulator {
     private final ArrayList<SrcInc> incarnations = new ArrayList<>();
     /** Owner incarnation of every put size ever published (sizes are unique: 1, 2, 3, ...). */
     private final ArrayList<SrcInc> ownerOfSize = new ArrayList<>();
+    /** The incarnation that committed each view (looked up, never iterated). */
+    private final java.util.HashMap<UUID, SrcInc> committerOf = new java.util.HashMap<>();
     private boolean healed;
     /** Set once, after healing, every requester holds every source's head and nothing is in flight. */
     private boolean settled;
@@ -207,6 +209,15 @@ final class ProtocolSimulator {
 
     private void at(long atNanos, int code, Runnable task) {
         queue.add(new Ev(Math.max(atNanos, now), seq++, code, task));
+    }
+
+    /** Prints every frame and stream end (the replay command's {@code --trace}); off in campaigns. */
+    static boolean verbose;
+
+    private void log(String what) {
+        if (verbose) {
+            System.out.printf("%9.3fms %s%n", now / 1e6, what);
+        }
     }
 
     private void fold(long v) {
@@ -274,6 +285,7 @@ final class ProtocolSimulator {
     // ---------------------------------------------------------------- the schedule's steps
 
     private void apply(Step st) {
+        log("step " + st);
         SrcNode s = sources[st.src()];
         ReqNode q = requesters[st.req()];
         Link link = q.links[s.index];
@@ -438,6 +450,10 @@ final class ProtocolSimulator {
 
         void toRequester(Msg m) {
             fold(m.kind.ordinal() * 31L + m.frame);
+            if (verbose) {
+                log("s" + src.index + "->r" + req.index + " " + id.toString().substring(0, 8) + " #" + m.frame + " " + m.kind + " "
+                        + m.a + ".." + m.b + " " + (m.view == null ? "" : m.view.toString().substring(0, 8)) + " " + m.records);
+            }
             if (!transit(m)) {
                 return;
             }
@@ -826,6 +842,7 @@ final class ProtocolSimulator {
                     m.firstFrame = firstFrame;
                     state = SourceState.next(state, new SourceState.Committed(new SourceState.Position(view, s1)));
                     inc.committedViews.addLast(view);
+                    committerOf.put(view, inc);
                     if (inc.committedViews.size() > COMMITTED_VIEWS_MAX) {
                         inc.committedViews.removeFirst();
                     }
@@ -1025,6 +1042,7 @@ final class ProtocolSimulator {
         /** Ends the stream: staging is discarded (SNAP-10), the source is told, the connect loop backs off. */
         void fail(Slot slot, Rx rx, String why) {
             fold(why.hashCode());
+            log("r" + index + " ends " + rx.stream.id.toString().substring(0, 8) + ": " + why);
             rx.ended = true; // its staging is dead with it (SNAP-10): only this stream's frames could reach it
             rx.queue.clear();
             rx.bufferedBytes = 0;
@@ -1193,6 +1211,7 @@ final class ProtocolSimulator {
                     boolean digest = m.digest.equals(rx.transcript.finish()) || bug(SimBug.SKIP_DIGEST_CHECK);
                     if (!s1 || !digest || m.pageCount != sg.pages || m.maxScanned > m.a) { // SNAP-7
                         event(slot, rx, new RequesterState.CommitRejected(stream));
+                        rx.staging = null; // SNAP-7: a refused commit discards the staging attempt
                         return failed(slot, rx, "commit rejected");
                     }
                     if (current && !event(slot, rx, new RequesterState.Installed(stream, sg.view))) {
@@ -1201,6 +1220,7 @@ final class ProtocolSimulator {
                     rx.staging = null;
                     Installed v = new Installed(sg.view, m.a, sg.map, rx.openedFor);
                     slot.installed = v;
+                    log("r" + index + " installs " + v.view.toString().substring(0, 8) + " at " + v.cursor);
                     check(slot, v);
                     return true;
                 }
@@ -1237,6 +1257,10 @@ final class ProtocolSimulator {
         /** The per-step oracles on an installed view: coverage, atomicity, stale incarnation, order. */
         private void check(Slot slot, Installed v) {
             SrcInc inc = incarnation(v.inc);
+            if (committerOf.get(v.view) != inc) {
+                throw new Violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
+                        + " is installed as a view of " + v.inc);
+            }
             if (v.cursor > inc.head()) {
                 throw new Violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
             }
@@ -1439,6 +1463,7 @@ final class ProtocolSimulator {
                 case "--steps" -> stepsArg = args[++i];
                 case "--bug" -> b = SimBug.valueOf(args[++i]);
                 case "--first" -> stopAtFirst = true;
+                case "--trace" -> verbose = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
                         + "; usage: --seeds N [--from S] [--bug NAME] [--first] | --seed S [--bug NAME] [--steps i,j,k]");
             }
