@@ -119,8 +119,48 @@ final class ProtocolSimulator {
 
     // ---------------------------------------------------------------- schedule
 
-    /** The schedule of {@code seed}: a pure function of it. */
+    /**
+     * A schedule class: the fault kinds a schedule draws (its workload is always puts, deletes and bursts). Each
+     * scenario of the real-process campaign ({@code conformance}'s {@code Scenario}) maps to the class of the same
+     * name, so a campaign seed's scenario names the simulator schedules that exercise the same faults.
+     */
+    enum ScheduleClass {
+        /** Every fault kind, in the default proportions (what the test and a plain campaign run). */
+        MIXED(),
+        FRAME_FAULTS(Kind.DUPLICATE, Kind.CORRUPT, Kind.FORGE, Kind.LOSSY),
+        PEER_PARTITION(Kind.PARTITION),
+        HOST_PARTITION(Kind.PARTITION, Kind.RESET),
+        STALLED_SUBSCRIBER(Kind.STARVE),
+        RETENTION_OVERRUN(Kind.STARVE, Kind.BURST),
+        DELAY(Kind.SLOW, Kind.LOSSY),
+        LINK_LATENCY(Kind.SLOW),
+        CONNECTION_RESETS(Kind.RESET),
+        ETCD_PARTITION_SHORT(Kind.SUSPEND),
+        ETCD_MEMBER_LOSS(Kind.SUSPEND),
+        ETCD_PARTITION_FENCE(Kind.FENCE, Kind.SUSPEND),
+        SIGSTOP_BEYOND_LEASE(Kind.FENCE, Kind.STARVE),
+        LEASE_REVOKE(Kind.FENCE),
+        QUORUM_LOSS(Kind.SUSPEND, Kind.FENCE),
+        KILL9(Kind.RESTART, Kind.LEAVE),
+        KILL9_SOURCE_MID_SNAPSHOT(Kind.RESTART),
+        KILL9_REQUESTER_MID_SNAPSHOT(Kind.RESET),
+        KILL9_SOURCE_MID_DELTA(Kind.RESTART),
+        KILL9_REQUESTER_MID_DELTA(Kind.RESET);
+
+        final Kind[] faults;
+
+        ScheduleClass(Kind... faults) {
+            this.faults = faults;
+        }
+    }
+
+    /** The schedule of {@code seed} in the default class: a pure function of it. */
     static List<Step> schedule(long seed) {
+        return schedule(seed, ScheduleClass.MIXED);
+    }
+
+    /** The schedule of {@code seed} in {@code cls}: a pure function of both. */
+    static List<Step> schedule(long seed, ScheduleClass cls) {
         SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 25);
         int sources = 1 + r.nextInt(2);
         int requesters = 1 + r.nextInt(2);
@@ -137,6 +177,9 @@ final class ProtocolSimulator {
                     : p < 61 ? Kind.RESTART : p < 63 ? Kind.LEAVE : p < 64 ? Kind.FENCE : p < 67 ? Kind.SUSPEND
                     : p < 71 ? Kind.PARTITION : p < 76 ? Kind.LOSSY : p < 81 ? Kind.DUPLICATE : p < 87 ? Kind.SLOW
                     : p < 92 ? Kind.STARVE : p < 96 ? Kind.CORRUPT : Kind.FORGE;
+            if (cls != ScheduleClass.MIXED && p >= 52) { // a fault: one of the class's kinds instead
+                k = cls.faults[p % cls.faults.length];
+            }
             steps.add(new Step(t, k, s, q, r.nextInt(SLOTS * 8)));
         }
         return steps;
@@ -1399,8 +1442,12 @@ final class ProtocolSimulator {
 
     /** The fewest steps of {@code seed}'s schedule that still fail with the same oracle (greedy, bounded). */
     static List<Step> shrink(long seed, SimBug bug, String violation) {
+        return shrink(seed, bug, violation, ScheduleClass.MIXED);
+    }
+
+    static List<Step> shrink(long seed, SimBug bug, String violation, ScheduleClass cls) {
         String oracle = violation.substring(0, violation.indexOf(':') < 0 ? violation.length() : violation.indexOf(':'));
-        List<Step> cur = new ArrayList<>(schedule(seed));
+        List<Step> cur = new ArrayList<>(schedule(seed, cls));
         int budget = 400;
         for (int chunk = Math.max(1, (cur.size() - 1) / 2); chunk >= 1 && budget > 0; chunk /= 2) {
             for (int i = 1; i + chunk <= cur.size() && budget > 0; ) {
@@ -1420,7 +1467,11 @@ final class ProtocolSimulator {
 
     /** The indexes of {@code kept} in {@code seed}'s full schedule (for the replay command). */
     static String indexes(long seed, List<Step> kept) {
-        List<Step> all = schedule(seed);
+        return indexes(seed, kept, ScheduleClass.MIXED);
+    }
+
+    static String indexes(long seed, List<Step> kept, ScheduleClass cls) {
+        List<Step> all = schedule(seed, cls);
         StringBuilder b = new StringBuilder();
         for (Step s : kept) {
             int i = all.indexOf(s);
@@ -1431,8 +1482,8 @@ final class ProtocolSimulator {
         return b.toString();
     }
 
-    static List<Step> keep(long seed, String indexes) {
-        List<Step> all = schedule(seed);
+    static List<Step> keep(long seed, String indexes, ScheduleClass cls) {
+        List<Step> all = schedule(seed, cls);
         List<Step> out = new ArrayList<>();
         out.add(all.getFirst());
         if (!indexes.isEmpty()) {
@@ -1455,6 +1506,7 @@ final class ProtocolSimulator {
         String stepsArg = null;
         SimBug b = SimBug.NONE;
         boolean stopAtFirst = false;
+        ScheduleClass cls = ScheduleClass.MIXED;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seeds" -> seeds = Long.parseLong(args[++i]);
@@ -1464,12 +1516,13 @@ final class ProtocolSimulator {
                 case "--bug" -> b = SimBug.valueOf(args[++i]);
                 case "--first" -> stopAtFirst = true;
                 case "--trace" -> verbose = true;
+                case "--class" -> cls = ScheduleClass.valueOf(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: --seeds N [--from S] [--bug NAME] [--first] | --seed S [--bug NAME] [--steps i,j,k]");
+                        + "; usage: --seeds N [--from S] [--bug NAME] [--first] [--class C] | --seed S [--bug NAME] [--class C] [--steps i,j,k] [--trace]");
             }
         }
         if (one >= 0) {
-            List<Step> steps = stepsArg == null ? schedule(one) : keep(one, stepsArg);
+            List<Step> steps = stepsArg == null ? schedule(one, cls) : keep(one, stepsArg, cls);
             Result r = run(one, b, steps);
             System.out.printf("seed %d bug %s steps %d events %d trace %016x %s%n", one, b, steps.size(), r.events(),
                     r.traceHash(), r.failed() ? "VIOLATION " + r.violation() : "ok");
@@ -1481,7 +1534,7 @@ final class ProtocolSimulator {
         Result first = null;
         long events = 0;
         for (long s = from; s < from + seeds; s++) {
-            Result r = run(s, b);
+            Result r = run(s, b, schedule(s, cls));
             events += r.events();
             if (r.failed()) {
                 violations++;
@@ -1499,14 +1552,15 @@ final class ProtocolSimulator {
             }
         }
         double sec = (System.nanoTime() - t0) / 1e9;
-        System.out.printf("simulated %d schedules (seeds %d..%d, bug %s) in %.1f s: %.0f seeds/s, %d events, %d violations%n",
-                seeds, from, from + seeds - 1, b, sec, seeds / sec, events, violations);
+        System.out.printf("simulated %d schedules (seeds %d..%d, class %s, bug %s) in %.1f s: %.0f seeds/s, %d events, %d violations%n",
+                seeds, from, from + seeds - 1, cls, b, sec, seeds / sec, events, violations);
         if (first != null) {
-            List<Step> shrunk = shrink(first.seed(), b, first.violation());
+            List<Step> shrunk = shrink(first.seed(), b, first.violation(), cls);
+            String opts = (b == SimBug.NONE ? "" : " --bug " + b) + (cls == ScheduleClass.MIXED ? "" : " --class " + cls);
             System.out.printf("first violation: seed %d: %s%n", first.seed(), first.violation());
-            System.out.printf("replay: scripts/simulate --seed %d%s%n", first.seed(), b == SimBug.NONE ? "" : " --bug " + b);
+            System.out.printf("replay: scripts/simulate --seed %d%s%n", first.seed(), opts);
             System.out.printf("shrunk schedule (%d of %d steps): scripts/simulate --seed %d%s --steps %s%n", shrunk.size(),
-                    first.steps(), first.seed(), b == SimBug.NONE ? "" : " --bug " + b, indexes(first.seed(), shrunk));
+                    first.steps(), first.seed(), opts, indexes(first.seed(), shrunk, cls));
             shrunk.forEach(s -> System.out.println("  " + s));
             System.exit(1);
         }
