@@ -1494,6 +1494,58 @@ final class ProtocolSimulator {
         return out;
     }
 
+    /** A multi-threaded campaign: blocks of seeds handed to workers; the first violation is the lowest seed. */
+    private static final class Campaign {
+        static final long BLOCK = 1000;
+        final long from;
+        final long seeds;
+        final ScheduleClass cls;
+        final SimBug bug;
+        final java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        long violations;
+        long events;
+        long done;
+        Result first;
+        final long t0 = System.nanoTime();
+
+        Campaign(long from, long seeds, ScheduleClass cls, SimBug bug) {
+            this.from = from;
+            this.seeds = seeds;
+            this.cls = cls;
+            this.bug = bug;
+        }
+
+        void work() {
+            for (long block; (block = next.getAndAdd(BLOCK)) < seeds; ) {
+                long v = 0;
+                long ev = 0;
+                Result f = null;
+                long end = Math.min(seeds, block + BLOCK);
+                for (long s = from + block; s < from + end; s++) {
+                    Result r = run(s, bug, schedule(s, cls));
+                    ev += r.events();
+                    if (r.failed()) {
+                        v++;
+                        f = f == null ? r : f;
+                    }
+                }
+                synchronized (this) {
+                    violations += v;
+                    events += ev;
+                    if (f != null && (first == null || f.seed() < first.seed())) {
+                        first = f;
+                    }
+                    long before = done;
+                    done += end - block;
+                    if (done / 100_000 != before / 100_000) {
+                        double sec = (System.nanoTime() - t0) / 1e9;
+                        System.out.printf("  %d seeds, %.1f s, %.0f seeds/s, %d violations%n", done, sec, done / sec, violations);
+                    }
+                }
+            }
+        }
+    }
+
     /**
      * {@code --seeds N [--from S] [--bug NAME]}: runs N seeds, prints seeds/s and violations, and for the first
      * failure its seed, a one-line replay command and the shrunk schedule. {@code --seed S [--bug NAME]
@@ -1507,6 +1559,7 @@ final class ProtocolSimulator {
         SimBug b = SimBug.NONE;
         boolean stopAtFirst = false;
         ScheduleClass cls = ScheduleClass.MIXED;
+        int threads = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seeds" -> seeds = Long.parseLong(args[++i]);
@@ -1517,8 +1570,9 @@ final class ProtocolSimulator {
                 case "--first" -> stopAtFirst = true;
                 case "--trace" -> verbose = true;
                 case "--class" -> cls = ScheduleClass.valueOf(args[++i]);
+                case "--threads" -> threads = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: --seeds N [--from S] [--bug NAME] [--first] [--class C] | --seed S [--bug NAME] [--class C] [--steps i,j,k] [--trace]");
+                        + "; usage: --seeds N [--from S] [--bug NAME] [--first] [--class C] [--threads T] | --seed S [--bug NAME] [--class C] [--steps i,j,k] [--trace]");
             }
         }
         if (one >= 0) {
@@ -1533,7 +1587,25 @@ final class ProtocolSimulator {
         long violations = 0;
         Result first = null;
         long events = 0;
-        for (long s = from; s < from + seeds; s++) {
+        if (threads > 1) { // independent runs on worker threads; each run is single-threaded and a function of its seed
+            Campaign c = new Campaign(from, seeds, cls, b);
+            List<Thread> workers = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                workers.add(Thread.ofPlatform().name("simulate-" + i).start(c::work));
+            }
+            for (Thread w : workers) {
+                try {
+                    w.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            violations = c.violations;
+            first = c.first;
+            events = c.events;
+        }
+        for (long s = from; threads == 1 && s < from + seeds; s++) {
             Result r = run(s, b, schedule(s, cls));
             events += r.events();
             if (r.failed()) {

@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -80,5 +85,24 @@ class ProtocolSimulatorTest {
             }
         }
         fail(bug + " not found within " + DETECTION_SEEDS_MAX + " seeds");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @DisplayName("Every scenario of the real-process campaign maps to a simulator schedule class of the same name")
+    void campaignScenariosMapToScheduleClasses() throws IOException {
+        Path scenario = Path.of(System.getProperty("user.dir")).getParent()
+                .resolve("conformance/src/test/java/orbitkv/conformance/campaign/Scenario.java");
+        Matcher m = Pattern.compile("(?m)^    ([A-Z][A-Z0-9_]+)\\(").matcher(Files.readString(scenario));
+        int n = 0;
+        while (m.find()) {
+            ProtocolSimulator.ScheduleClass cls = ProtocolSimulator.ScheduleClass.valueOf(m.group(1));
+            assertTrue(cls.faults.length > 0, cls + " draws faults");
+            n++;
+        }
+        assertEquals(ProtocolSimulator.ScheduleClass.values().length - 1, n, "one class per scenario, plus MIXED");
+        ProtocolSimulator.Result r = ProtocolSimulator.run(1735, SimBug.NONE,
+                ProtocolSimulator.schedule(1735, ProtocolSimulator.ScheduleClass.CONNECTION_RESETS));
+        assertTrue(!r.failed(), "campaign regression row 2's seed in its class: " + r.violation());
     }
 }
