@@ -274,7 +274,8 @@ final class CacheApi {
     }
 
     static ApiResponse error(ApiException e) {
-        return json(e.error().status(), new ApiModel.ErrorResponse(new ApiModel.ErrorBody(e.error().name(), e.getMessage())));
+        ApiResponse r = json(e.error().status(), new ApiModel.ErrorResponse(new ApiModel.ErrorBody(e.error().name(), e.getMessage())));
+        return e.headers().isEmpty() ? r : new ApiResponse(r.status(), r.contentType(), r.body(), e.headers());
     }
 
     private static ApiModel.TierHealth tierHealth(TierUsage u) {

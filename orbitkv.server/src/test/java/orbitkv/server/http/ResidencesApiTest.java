@@ -239,5 +239,6 @@ class ResidencesApiTest {
         RawHttp.Response post = http.post("/cache/metadata/residences", null, null);
         assertThat(post.status()).isEqualTo(405);
         assertThat(post.text()).contains("METHOD_NOT_ALLOWED").contains("accepts GET");
+        assertThat(post.header("allow")).as("the 405 names the right method (docs/api.md)").isEqualTo("GET");
     }
 }
