@@ -34,8 +34,10 @@ import picocli.CommandLine.Option;
                     + "target's etcd cluster, speaks the wire to the target's peer listener and to the target's requester, and "
                     + "observes the target only through the wire and its HTTP API v1 (/cache/metadata/status, /metrics, "
                     + "/cache/save, /cache/query, /cache/evict).",
-            "Prints one line per scenario: PASS, FAIL, N/A or NOT-OBSERVABLE, the side/scenario, the rule IDs it checks and "
-                    + "the outcome or reason, then a summary line; writes a JUnit XML report. The target must be otherwise "
+            "Prints one line per scenario: PASS, FAIL, N/A, NOT-OBSERVABLE, or for a policy row (what the design permits "
+                    + "but does not require) POLICY-PASS or POLICY-DIFFERS, never a failure; the side/scenario, the rule IDs it "
+                    + "checks and the outcome or reason, then a summary line; writes a JUnit XML report. Every row has a hard "
+                    + "deadline (--row-deadline-ms) and the run a wall bound (--run-deadline-ms). The target must be otherwise "
                     + "quiet during the run (no other saves on it). See docs/conformance-kit.md."},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every applicable scenario passed", "1:at least one scenario failed",

@@ -348,29 +348,55 @@ final class SourceScenarios {
         }
     }
 
-    /** Opens sessions until the target serves {@code limit}, then one more, which must be refused. */
+    /**
+     * BND-3: opens kit sessions one at a time (each from its own kit requester member) until the target refuses
+     * one; the refusal must come exactly when the target serves {@code limit} sessions (its own and other
+     * members' included), and no more than {@code limit} + 1 Opens are sent. Sessions of earlier kit rows are
+     * awaited gone first, so the count is the target's steady one.
+     */
     private String sessionLimit(int limit) throws Exception {
-        int existing = api.status().at("/sessions/served").size();
-        int kitSessions = limit - existing;
-        if (kitSessions < 0) {
-            throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, above --target-source-sessions-max "
-                    + limit);
+        String kitPrefix = settings.memberPrefix() + "-";
+        Expect.within(deadline.bound(wait), "sessions of earlier kit rows are gone from status.sessions.served", () -> {
+            for (JsonNode st : api.status().at("/sessions/served")) {
+                if (st.path("requester").toString().contains(kitPrefix) && !"CLOSED".equals(st.path("phase").asText())) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        int existing = liveServed();
+        if (existing >= limit) {
+            throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, at or above "
+                    + "--target-source-sessions-max " + limit);
         }
-        ensureRequesters(kitSessions + 1);
+        ensureRequesters(limit - existing + 1);
         List<AdversarialRequester.Session> open = new ArrayList<>();
-        for (int i = 1; i <= kitSessions; i++) {
+        for (int i = 1; i <= limit - existing + 1; i++) {
             UUID sid = UUID.randomUUID();
             AdversarialRequester.Session s = peer.open();
             s.send(openFrame(sid, validOpen(r(i), sid)));
-            readBootstrap(s);
+            SourceFrame first = s.nextFrame(deadline.bound(wait));
+            seen.saw(first.getBodyCase().name(), "session " + i + ": " + first.getBodyCase()
+                    + (first.hasError() ? " " + first.getError().getCause() : ""));
+            if (first.hasError()) {
+                int served = liveServed();
+                Expect.equal(served, limit, "sessions the target serves when it refuses Open " + i + " with "
+                        + first.getError().getCause() + " (BND-3: refused only beyond the limit)");
+                return "error:" + first.getError().getCause().name();
+            }
             open.add(s);
         }
-        UUID extra = UUID.randomUUID();
-        AdversarialRequester.Session s = peer.open();
-        s.send(openFrame(extra, validOpen(r(kitSessions + 1), extra)));
-        String outcome = awaitError(s, deadline, wait, seen);
-        Expect.equal(api.status().at("/sessions/served").size(), limit, "served sessions at the limit");
-        return outcome;
+        return "accepted " + (limit - existing + 1) + " kit sessions besides " + existing + " others, above the limit " + limit
+                + " (status serves " + liveServed() + ")";
+    }
+
+    /** Sessions the target serves that are not closed (status.sessions.served[].phase). */
+    private int liveServed() {
+        int n = 0;
+        for (JsonNode st : api.status().at("/sessions/served")) {
+            n += "CLOSED".equals(st.path("phase").asText()) ? 0 : 1;
+        }
+        return n;
     }
 
     /** This session's entry of {@code status.sessions.served[]}, or null. */

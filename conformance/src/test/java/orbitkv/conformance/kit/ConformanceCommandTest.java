@@ -193,6 +193,27 @@ class ConformanceCommandTest {
     }
 
     @Test
+    @DisplayName("SES-14 DELTA-12 every may: row quotes docs/design.md verbatim and is listed in docs/conformance-kit.md's may-rows table")
+    void mayRowsQuoteTheDesign() throws IOException {
+        String design = Files.readString(MarkdownTable.root().resolve("docs/design.md"));
+        Set<String> documented = new TreeSet<>();
+        for (List<String> row : MarkdownTable.rows(MarkdownTable.root().resolve("docs/conformance-kit.md"), "may-rows")) {
+            documented.add(row.get(0).replace("`", ""));
+        }
+        Set<String> tagged = new TreeSet<>();
+        Pattern quote = Pattern.compile("\"([^\"]+)\"");
+        for (ScenarioRow r : ScenarioRow.load()) {
+            if (r.permission().isPresent()) {
+                tagged.add(r.id());
+                Matcher m = quote.matcher(r.permission().get());
+                assertThat(m.find()).isTrue();
+                assertThat(design).as("%s quotes the design", r.id()).contains(m.group(1));
+            }
+        }
+        assertThat(tagged).isEqualTo(documented);
+    }
+
+    @Test
     @DisplayName("INV-7 --allow-fencing is opt-in; the fencing rows run last; --row-deadline-ms and --run-deadline-ms have their defaults")
     void fencingAndDeadlineOptions() {
         ConformanceCommand c = new ConformanceCommand();
