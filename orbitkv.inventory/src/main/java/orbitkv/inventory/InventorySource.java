@@ -67,6 +67,17 @@ public interface InventorySource {
      */
     ReadOutcome read(long fromExclusive, long throughInclusive, Scope scope, int intervalsMax);
 
+    /**
+     * One page of the current residences (the resident map, not the journal), in resident-map order, strictly
+     * after {@code after} (from the start when empty), only of {@code namespace} when one is given (a
+     * namespace-filtered listing seeks to it and stops past it: it never walks other namespaces). Taken under one
+     * inventory-lock hold together with the head sequence; at most {@code limit} records are copied, so the hold
+     * is bounded. This is what {@code GET /cache/metadata/residences} lists.
+     *
+     * @throws IllegalArgumentException if {@code limit} is not 1..{@link ResidencePage#LIMIT_MAX}; nothing changes
+     */
+    ResidencePage residences(java.util.Optional<Namespace> namespace, java.util.Optional<ResidencePosition> after, int limit);
+
     /** Opens a snapshot attempt: captures S0 now (SNAP-1). */
     SnapshotScan openSnapshot(Scope scope);
 

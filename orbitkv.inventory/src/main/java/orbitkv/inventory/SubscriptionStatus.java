@@ -8,7 +8,7 @@ import orbitkv.membership.Incarnation;
  * The requester's sessions (DIAG-1, BND-3). Capacity is incomplete when admitted sources exceed
  * {@code sessionsPerRequesterMax}: those sources are listed, never silently skipped.
  *
- * @param admittedSources admitted members other than self
+ * @param admittedSources admitted serving members other than self (requester-only members are no sources, MEM-11)
  * @param sessions one entry per session this requester runs
  * @param beyondLimit admitted sources without a session because of the limit
  */

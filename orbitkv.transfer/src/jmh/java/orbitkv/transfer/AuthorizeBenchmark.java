@@ -24,12 +24,20 @@ public class AuthorizeBenchmark {
     @Param({"1", "128"})
     int blocks;
 
+    /**
+     * Where the source's handlers run (issue 24 item 4): {@code event-loop} as the Manager wires it
+     * ({@code PeerListener.addInlineService}), {@code executor} on grpc-java's default executor (the wiring before).
+     * The requester always completes the answer on its event loop ({@code Engine.authorize}).
+     */
+    @Param({"event-loop", "executor"})
+    String calls;
+
     private BenchSource source;
     private Grant last;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        source = new BenchSource(4096, blocks, NativeIo.detect());
+        source = new BenchSource(4096, blocks, NativeIo.detect(), calls.equals("event-loop"));
     }
 
     @TearDown(Level.Invocation)

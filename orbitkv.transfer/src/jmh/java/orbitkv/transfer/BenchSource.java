@@ -24,9 +24,14 @@ final class BenchSource implements AutoCloseable {
     private final List<Grant> grants = new ArrayList<>();
 
     BenchSource(int blockBytes, int blocks, NativeIo io) throws Exception {
+        this(blockBytes, blocks, io, true);
+    }
+
+    /** @param inlineAuthorization the source's Authorize/Release on its event loop (the Manager's choice) or on an executor */
+    BenchSource(int blockBytes, int blocks, NativeIo io, boolean inlineAuthorization) throws Exception {
         this.blockBytes = blockBytes;
         TransferConfig c = TransferConfig.defaults();
-        this.f = new TransferFixture(TransferFixture.Options.defaults(io).withConfig(c));
+        this.f = new TransferFixture(TransferFixture.Options.defaults(io).withConfig(c).withInlineAuthorization(inlineAuthorization));
         this.destinations = new MemorySegment[blocks];
         for (int i = 0; i < blocks; i++) {
             byte[] b = TransferFixture.payload(blockBytes, 1, i);

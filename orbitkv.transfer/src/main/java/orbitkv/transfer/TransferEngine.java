@@ -47,6 +47,9 @@ public interface TransferEngine extends AutoCloseable {
     /**
      * Asks {@code request.source()} to validate and pin the blocks. Never deletes or changes anything of the
      * requester's index: refusals are request-local evidence for the caller (ROUTE-7).
+     *
+     * <p>The stage completes on the transport's event loop (no executor hand-off: issue 24 item 4), so a dependent
+     * stage that blocks must be attached with an {@code *Async} method and an executor of its own.
      */
     CompletionStage<AuthorizeOutcome> authorize(GrantRequest request);
 

@@ -24,7 +24,8 @@ import orbitkv.membership.MembershipView;
  *   <li>{@link #status()} for metrics; {@link #close()} on shutdown, before the event loop group stops.</li>
  * </ol>
  *
- * <p>Threading: Authorize and Release run on the gRPC server's executor and never wait on I/O; sends run on the
+ * <p>Threading: Authorize and Release never block (no I/O, no waiting; only the tiers' short pin locks), so a
+ * listener may run them on its event loop (the Manager does: {@code PeerListener.addInlineService}); sends run on the
  * given event loops; the expiry sweep runs every {@code expirySweepIntervalMs} on one of them. All methods are
  * thread-safe.
  */

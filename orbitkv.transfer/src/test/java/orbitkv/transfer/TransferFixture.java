@@ -67,30 +67,38 @@ public final class TransferFixture implements AutoCloseable {
 
     /** What a test varies. */
     public record Options(NativeIo io, TransferConfig config, boolean proxy, boolean faultCopier, UUID sourceBootId,
-            UUID engineBootId, LongSupplier sourceClock, int sourcePinsMax) {
+            UUID engineBootId, LongSupplier sourceClock, int sourcePinsMax, boolean inlineAuthorization) {
         public static Options defaults(NativeIo io) {
             return new Options(io, testConfig(), false, false, HostIdentity.bootId(), HostIdentity.bootId(),
-                    System::nanoTime, 100_000);
+                    System::nanoTime, 100_000, true);
         }
 
         public Options withConfig(TransferConfig c) {
-            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax);
+            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization);
         }
 
         public Options withFaults() {
-            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax);
+            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization);
         }
 
         public Options withBootIds(UUID source, UUID engine) {
-            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax);
+            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax, inlineAuthorization);
         }
 
         public Options withSourceClock(LongSupplier clock) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax, inlineAuthorization);
+        }
+
+        /**
+         * Whether the source's Authorize/Release handlers run on the event loop (true, the default: as the Manager's
+         * {@code PeerListener.addInlineService}) or on grpc-java's executor (the ablation {@code AuthorizeBenchmark} measures).
+         */
+        public Options withInlineAuthorization(boolean inline) {
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inline);
         }
 
         public Options withSourcePinsMax(int pins) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins, inlineAuthorization);
         }
     }
 
@@ -121,9 +129,13 @@ public final class TransferFixture implements AutoCloseable {
         if (proxy != null) {
             proxy.target(source.boundDataAddress());
         }
-        this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        NettyServerBuilder server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .channelType(io.serverChannel()).bossEventLoopGroup(group).workerEventLoopGroup(group)
-                .addService(source.authorizationService()).build().start();
+                .addService(source.authorizationService());
+        if (o.inlineAuthorization()) {
+            server.directExecutor(); // this server carries only the authorization service
+        }
+        this.grpc = server.build().start();
         int port = ((InetSocketAddress) grpc.getListenSockets().getFirst()).getPort();
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).channelType(io.socketChannel())
                 .eventLoopGroup(requesterGroup).usePlaintext().build();

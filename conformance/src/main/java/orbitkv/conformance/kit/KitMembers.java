@@ -7,6 +7,7 @@ import java.util.UUID;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Endpoint;
+import orbitkv.membership.MemberRole;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
@@ -18,7 +19,9 @@ import orbitkv.membership.RegistrationResult;
  * a Manager registers (one etcd transaction: format guard, next epoch, leased member record). Node ids are
  * {@code <prefix>-<role>}, stable across runs, so a run adds at most one persistent {@code epochs/} key per
  * role (docs/conformance-kit.md lists them). Every member advertises the kit's listener as both its peer and
- * its control endpoint. {@link #close()} deregisters every member still held (the lease is revoked, the
+ * its control endpoint. The kit's requesters (roles {@code req*}) register as requester-only members (MEM-11): the
+ * target admits their sessions but never subscribes to them, so the kit leaves the target's coverage exact; the
+ * kit's source ({@code src}) registers as a serving member. {@link #close()} deregisters every member still held (the lease is revoked, the
  * record disappears at once); a killed kit's records expire with their lease.
  */
 final class KitMembers implements AutoCloseable {
@@ -42,13 +45,22 @@ final class KitMembers implements AutoCloseable {
         this.advertised = advertised;
     }
 
-    /** Registers (or re-registers, replacing the previous incarnation of) node {@code <prefix>-<role>}. */
+    /** The member role of a kit role name: {@code req*} is requester-only (MEM-11), anything else serves. */
+    static MemberRole memberRole(String role) {
+        return role.startsWith("req") ? MemberRole.REQUESTER : MemberRole.SERVING;
+    }
+
+    /**
+     * Registers (or re-registers, replacing the previous incarnation of) node {@code <prefix>-<role>}, as a
+     * requester-only member when the role is {@code req*} ({@link #memberRole}).
+     */
     synchronized Membership register(String role) {
         if (held.size() >= MEMBERS_MAX) {
             throw new IllegalStateException("the kit holds " + MEMBERS_MAX + " members already");
         }
         NodeId node = new NodeId(prefix + "-" + role);
-        RegistrationResult r = Membership.register(etcd, new Registrant(cluster, node, advertised, advertised, Optional.of(expectedClusterUuid)),
+        RegistrationResult r = Membership.register(etcd, new Registrant(cluster, node, advertised, advertised, Optional.of(expectedClusterUuid),
+                        memberRole(role)),
                 MembershipConfig.defaults());
         Membership m = switch (r) {
             case RegistrationResult.Registered ok -> ok.membership();

@@ -108,6 +108,12 @@ public final class SignalledSource implements InventorySource {
     }
 
     @Override
+    public orbitkv.inventory.ResidencePage residences(java.util.Optional<orbitkv.inventory.Namespace> namespace,
+            java.util.Optional<orbitkv.inventory.ResidencePosition> after, int limit) {
+        return delegate.residences(namespace, after, limit);
+    }
+
+    @Override
     public ReadOutcome read(long fromExclusive, Scope scope, int intervalsMax) {
         return delegate.read(fromExclusive, scope, intervalsMax);
     }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * docs/conformance.md is the ledger of rule IDs (stated in docs/design.md) and the tests that check them. This
  * test keeps the ledger honest: every test it names exists, every rule a test cites is marked as tested, the
  * ledger lists exactly the IDs docs/design.md states, and (where the shared RULES.md is present beside the
- * checkout) docs/design.md states exactly RULES.md's IDs.
+ * checkout) docs/design.md states exactly RULES.md's IDs, apart from its clearly marked subsection of rules added by
+ * this repository ({@link #ADDED_RULES}), which the ledger lists like any other.
  */
 @Tag("unit")
 class ConformanceLedgerTest {
@@ -198,18 +199,51 @@ class ConformanceLedgerTest {
         Set<String> stated = ruleIds(root.resolve("docs/design.md"), "^- \\*\\*(" + RULE_ID.pattern() + ")\\*\\* ");
         assertThat(stated).as("rule IDs stated in docs/design.md").hasSizeGreaterThan(100);
         assertThat(ledger.keySet()).as("ledger rows vs docs/design.md").isEqualTo(stated);
+        Set<String> added = ruleIds(root.resolve("docs/design.md"), "^- \\*\\*(" + RULE_ID.pattern() + ")\\*\\* ", true);
+        assertThat(added).as("rules added by this repository (docs/design.md, '" + ADDED_RULES + "')").contains("MEM-11");
+        Set<String> shared = new TreeSet<>(stated);
+        shared.removeAll(added);
         Path rules = root.resolve("../shared/RULES.md").normalize();
         if (Files.exists(rules)) {
-            assertThat(stated).as("docs/design.md vs " + rules).isEqualTo(ruleIds(rules, "^- (" + RULE_ID.pattern() + ") "));
+            Set<String> sharedIds = ruleIds(rules, "^- (" + RULE_ID.pattern() + ") ");
+            assertThat(shared).as("docs/design.md (without its added rules) vs " + rules).isEqualTo(sharedIds);
+            assertThat(added).as("added rules must not be in " + rules).doesNotContainAnyElementsOf(sharedIds);
         }
     }
 
+    @Test
+    @DisplayName("the added-rules subsection is found by its heading and ends at the next heading")
+    void addedRulesSubsectionIsDelimited() throws IOException {
+        Path f = Files.createTempFile("design", ".md");
+        try {
+            Files.writeString(f, "### Invariants\n- **INV-1** a\n### " + ADDED_RULES + "\n- **MEM-11** b\n"
+                    + "### Later\n- **OPS-1** c\n");
+            String p = "^- \\*\\*(" + RULE_ID.pattern() + ")\\*\\* ";
+            assertThat(ruleIds(f, p, true)).containsExactly("MEM-11");
+            assertThat(ruleIds(f, p, false)).containsExactly("INV-1", "MEM-11", "OPS-1");
+        } finally {
+            Files.delete(f);
+        }
+    }
+
+    /** The heading of docs/design.md's subsection of rules that the shared RULES.md does not have. */
+    static final String ADDED_RULES = "Rules added by this repository (not in the shared RULES.md)";
+
     private static Set<String> ruleIds(Path file, String linePattern) throws IOException {
+        return ruleIds(file, linePattern, false);
+    }
+
+    /** Rule IDs on matching lines; with {@code addedOnly}, only those inside the {@link #ADDED_RULES} subsection. */
+    private static Set<String> ruleIds(Path file, String linePattern, boolean addedOnly) throws IOException {
         Pattern p = Pattern.compile(linePattern);
         Set<String> ids = new TreeSet<>();
+        boolean inAdded = false;
         for (String line : Files.readAllLines(file)) {
+            if (line.startsWith("#")) {
+                inAdded = line.replaceFirst("^#+\\s*", "").equals(ADDED_RULES);
+            }
             Matcher m = p.matcher(line);
-            if (m.find()) {
+            if (m.find() && (!addedOnly || inAdded)) {
                 ids.add(m.group(1));
             }
         }

@@ -88,7 +88,8 @@ public final class ScopedGlobalIndex implements GlobalIndex {
             if (view.valid()) {
                 for (Member m : view.members()) {
                     Incarnation inc = m.incarnation();
-                    if (!inc.equals(self) && !owners.containsKey(inc)) {
+                    // a requester-only member serves no inventory: no owner view, no coverage wait (MEM-11)
+                    if (m.serves() && !inc.equals(self) && !owners.containsKey(inc)) {
                         OwnerView o = new OwnerView(inc, ctx);
                         owners.put(inc, o);
                         ctx.coverage().admit(o);

@@ -132,7 +132,7 @@ public final class Subscriber implements InventorySubscriber {
             }
             List<Member> others = new ArrayList<>();
             for (Member m : next.members()) {
-                if (!m.nodeId().equals(self.nodeId())) {
+                if (!m.nodeId().equals(self.nodeId()) && m.serves()) { // requester-only members serve nothing (MEM-11)
                     others.add(m);
                 }
             }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -17,6 +18,8 @@ import orbitkv.inventory.MutationResult;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.PublicationStamp;
 import orbitkv.inventory.ReadOutcome;
+import orbitkv.inventory.ResidencePage;
+import orbitkv.inventory.ResidencePosition;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.SecondsHistogram;
@@ -225,6 +228,42 @@ public final class SourceInventory implements InventorySource {
     /** Readers currently armed on the sequence signal (for tests and diagnostics). */
     int signalWaiters() {
         return signal.waiting();
+    }
+
+    @Override
+    public ResidencePage residences(Optional<Namespace> namespace, Optional<ResidencePosition> after, int limit) {
+        Objects.requireNonNull(namespace, "namespace must not be null (use Optional.empty())");
+        Objects.requireNonNull(after, "after must not be null (use Optional.empty())");
+        if (limit < 1 || limit > ResidencePage.LIMIT_MAX) {
+            throw new IllegalArgumentException("residence page limit must be 1.." + ResidencePage.LIMIT_MAX + ", got " + limit);
+        }
+        ResidenceKey from = after.map(p -> new ResidenceKey(p.key(), p.medium())).orElse(null);
+        boolean inclusive = false;
+        if (namespace.isPresent()) {
+            ResidenceKey first = ResidenceKey.firstOf(namespace.get());
+            if (from == null || from.compareTo(first) < 0) {
+                from = first;
+                inclusive = true;
+            }
+        }
+        List<ResidenceRecord> out = new ArrayList<>(Math.min(limit, 256));
+        lock.lock();
+        try {
+            Iterator<ResidenceRecord> it = (from == null ? resident : resident.tailMap(from, inclusive)).values().iterator();
+            while (it.hasNext()) {
+                ResidenceRecord r = it.next();
+                if (namespace.isPresent() && !r.key().namespace().equals(namespace.get())) {
+                    break; // past the namespace: resident-map order keeps one namespace contiguous
+                }
+                if (out.size() == limit) {
+                    return new ResidencePage(out, Optional.of(ResidencePosition.of(out.getLast())), journal.head());
+                }
+                out.add(r);
+            }
+            return new ResidencePage(out, Optional.empty(), journal.head());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A bounded batch of the ordered resident map, taken under one lock hold (SNAP-2). */

@@ -136,7 +136,7 @@ final class Registrar {
                 floorKv == null ? 0 : EpochRecord.parse(text(floorKv.getValue())).epoch());
         NodeEpoch next = new NodeEpoch(Math.addExact(last, 1));
         Incarnation incarnation = Incarnation.random(who.nodeId(), next);
-        Member member = new Member(incarnation, who.peer(), who.control(), ClusterIdentity.PROTOCOL);
+        Member member = new Member(incarnation, who.peer(), who.control(), ClusterIdentity.PROTOCOL, who.role());
         ClusterIdentity cluster = new ClusterIdentity(who.clusterName(), record.clusterUuid());
 
         long grantSent = clock.getAsLong();

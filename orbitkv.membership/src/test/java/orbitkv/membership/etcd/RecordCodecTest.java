@@ -12,6 +12,7 @@ import orbitkv.membership.Endpoint;
 import orbitkv.membership.FormatRecord;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
+import orbitkv.membership.MemberRole;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import org.junit.jupiter.api.DisplayName;
@@ -65,10 +66,70 @@ class RecordCodecTest {
     }
 
     @Test
+    @DisplayName("MEM-11 a requester-only record is the six serving lines plus 'role = requester'; both round-trip")
+    void requesterRoleRoundTrip() {
+        Member req = new Member(M.incarnation(), M.peer(), M.control(), M.protocol(), MemberRole.REQUESTER);
+        String text = MemberCodec.encode(req);
+        assertThat(text).isEqualTo(MemberCodec.encode(M) + "role = requester\n");
+        assertThat(MemberCodec.decode(text)).isEqualTo(req);
+        assertThat(MemberCodec.decode(text).serves()).isFalse();
+        assertThat(MemberCodec.decode(MemberCodec.encode(M))).isEqualTo(M);
+        assertThat(MemberCodec.decode(MemberCodec.encode(M)).role()).isEqualTo(MemberRole.SERVING);
+        // a serving role is never written: the seventh line exists only for requester-only members
+        assertThatThrownBy(() -> MemberCodec.decode(MemberCodec.encode(M) + "role = serving\n"))
+                .hasMessageContaining("line 7 must be 'role = requester'");
+        assertThatThrownBy(() -> MemberCodec.decode(MemberCodec.encode(M) + "role = requester"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MemberCodec.decode(MemberCodec.encode(M) + "role = requester \n"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("MEM-11 a six-line record written before the role existed decodes unchanged, as a serving member")
+    void oldSixLineRecordIsServing() {
+        String old = """
+                node_id = node-a
+                node_epoch = 7
+                incarnation = 00000000-0000-0000-0000-000000000042
+                peer = 10.0.0.1:7000
+                control = [::1]:8080
+                protocol = orbitkv/inventory-stream/v4
+                """;
+        Member m = MemberCodec.decode(old);
+        assertThat(m.role()).isEqualTo(MemberRole.SERVING);
+        assertThat(m).isEqualTo(M);
+        assertThat(MemberCodec.encode(m)).isEqualTo(old); // serving records keep their exact bytes
+    }
+
+    @Test
+    @DisplayName("MEM-11 the requester worked example of docs/operations.md §2 is the encoder's exact bytes")
+    void operationsRequesterExample() {
+        Member m = new Member(new Incarnation(new NodeId("py-indexer"), new NodeEpoch(1),
+                UUID.fromString("9b2e4f60-1c3d-4a5b-8e7f-0a1b2c3d4e5f")),
+                Endpoint.parse("127.0.0.1:7100"), Endpoint.parse("127.0.0.1:7100"), ClusterIdentity.PROTOCOL,
+                MemberRole.REQUESTER);
+        String text = MemberCodec.encode(m);
+        assertThat(text).isEqualTo("""
+                node_id = py-indexer
+                node_epoch = 1
+                incarnation = 9b2e4f60-1c3d-4a5b-8e7f-0a1b2c3d4e5f
+                peer = 127.0.0.1:7100
+                control = 127.0.0.1:7100
+                protocol = orbitkv/inventory-stream/v4
+                role = requester
+                """);
+        assertThat(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(190);
+        assertThat(MemberCodec.decode(text)).isEqualTo(m);
+    }
+
+    @Test
     @DisplayName("MEM-4 non-canonical or oversized member records are refused naming the problem")
     void memberRefusals() {
         String text = MemberCodec.encode(M);
-        assertThatThrownBy(() -> MemberCodec.decode(text + "blocks = 1\n")).hasMessageContaining("exactly 6 lines");
+        assertThatThrownBy(() -> MemberCodec.decode(text + "blocks = 1\n"))
+                .hasMessageContaining("line 7 must be 'role = requester'");
+        assertThatThrownBy(() -> MemberCodec.decode(text + "role = requester\nblocks = 1\n"))
+                .hasMessageContaining("exactly 6 lines");
         assertThatThrownBy(() -> MemberCodec.decode(text.replace("node_epoch = 7", "node_epoch = x")))
                 .hasMessageContaining("node_epoch");
         assertThatThrownBy(() -> MemberCodec.decode(text.replace("node_epoch = 7", "node_epoch = 07")))

@@ -39,6 +39,12 @@ final class ApiModel {
 
     record EvictResponse(long evicted, long headSequence) {}
 
+    /** One residence of {@code GET /cache/metadata/residences}: block identity, tier, residency sequence, size. */
+    record ResidenceView(String namespace, String key, String medium, long sequence, long size) {}
+
+    /** {@code GET /cache/metadata/residences}: one page in resident-map order; {@code next_cursor} null on the last. */
+    record ResidencesResponse(long headSequence, String namespace, List<ResidenceView> residences, String nextCursor) {}
+
     record Fence(String protocol, String clusterUuid, long sourceNodeEpoch, String sourceIncarnation,
                  long inventorySequence) {}
 

@@ -192,6 +192,25 @@ final class CacheApi {
     }
 
     /**
+     * {@code GET /cache/metadata/residences}: one page of this Manager's current residences (its InventorySource's
+     * resident map), in resident-map order, optionally of one namespace, with the head sequence it is consistent
+     * with. Standalone or distributed alike: the listing is local.
+     */
+    ApiResponse residences(ResidencesRequest req) {
+        orbitkv.inventory.InventorySource source = tiers.inventory().orElseThrow(() -> new ApiException(
+                ApiError.METADATA_UNAVAILABLE, "this Manager keeps no source inventory to list"));
+        orbitkv.inventory.ResidencePage page = source.residences(req.namespace(), req.after(), req.limit());
+        List<ApiModel.ResidenceView> out = new ArrayList<>(page.residences().size());
+        for (orbitkv.inventory.ResidenceRecord r : page.residences()) {
+            out.add(new ApiModel.ResidenceView(new String(r.key().namespace().bytes(), java.nio.charset.StandardCharsets.UTF_8),
+                    r.key().keyHex(), r.medium().name(), r.sequence(), r.sizeBytes()));
+        }
+        return json(200, new ApiModel.ResidencesResponse(page.headSequence(),
+                req.namespace().map(n -> new String(n.bytes(), java.nio.charset.StandardCharsets.UTF_8)).orElse(null), out,
+                page.next().map(ResidenceCursor::encode).orElse(null)));
+    }
+
+    /**
      * {@code POST /cache/restore}: the recoverable prefix in request order, planned and executed by the recovery
      * planner ({@link PlannedRestore}): the fixed order local DRAM, local SSD, peer DRAM, peer SSD unless executed
      * observations earn a switch; peer blocks are authorized by their source and READ into the response's own
@@ -255,7 +274,8 @@ final class CacheApi {
     }
 
     static ApiResponse error(ApiException e) {
-        return json(e.error().status(), new ApiModel.ErrorResponse(new ApiModel.ErrorBody(e.error().name(), e.getMessage())));
+        ApiResponse r = json(e.error().status(), new ApiModel.ErrorResponse(new ApiModel.ErrorBody(e.error().name(), e.getMessage())));
+        return e.headers().isEmpty() ? r : new ApiResponse(r.status(), r.contentType(), r.body(), e.headers());
     }
 
     private static ApiModel.TierHealth tierHealth(TierUsage u) {

@@ -16,6 +16,7 @@ enum Endpoint {
     AWAIT("/cache/metadata/await", HttpMethod.POST, Body.JSON, "await", Access.TOKEN),
     STATUS("/cache/metadata/status", HttpMethod.GET, Body.EMPTY, "status", Access.OPEN),
     ROUTES("/cache/metadata/routes", HttpMethod.GET, Body.EMPTY, "routes", Access.OPEN),
+    RESIDENCES("/cache/metadata/residences", HttpMethod.GET, Body.EMPTY, "residences", Access.OPEN),
     METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics", Access.PROBE),
     HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE);
 

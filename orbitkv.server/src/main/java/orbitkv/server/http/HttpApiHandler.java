@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -228,7 +229,8 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         if (!endpoint.method.equals(req.method())) {
             throw new ApiException(ApiError.METHOD_NOT_ALLOWED, endpoint.path + " accepts " + endpoint.method.name()
-                    + ", got " + JsonRequests.clip(req.method().name()));
+                    + ", got " + JsonRequests.clip(req.method().name()),
+                    Map.of(HttpHeaderNames.ALLOW.toString(), endpoint.method.name()));
         }
         if (endpoint.access == Endpoint.Access.TOKEN && limits.token().isPresent()
                 && !limits.token().get().matches(req.headers().get(HttpHeaderNames.AUTHORIZATION))) {
@@ -362,6 +364,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case AWAIT -> api.await(ByteBufUtil.getBytes(r.bytes), limits.awaitTimeoutMsMax());
             case STATUS -> api.status(ownersLimit(r.target), r.target.text("owners_page_token"));
             case ROUTES -> api.routeTraces(tracesLimit(r.target), beforeId(r.target));
+            case RESIDENCES -> api.residences(ResidencesRequest.parse(r.target));
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
         };
@@ -369,7 +372,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
 
     /** Writes the answer of an executed request; then the next request, or close. */
     private void respond(Request r, ApiResponse response, boolean keepAlive) {
-        FullHttpResponse http = httpResponse(response, r.endpoint);
+        FullHttpResponse http = httpResponse(response);
         HttpUtil.setKeepAlive(http, keepAlive);
         metrics.answered(r.endpoint.label, response.status());
         ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
@@ -408,7 +411,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             }
             abortSave(r); // a refused or malformed save stores nothing (issue 20 item 3)
         }
-        FullHttpResponse http = httpResponse(CacheApi.error(e), r != null ? r.endpoint : null);
+        FullHttpResponse http = httpResponse(CacheApi.error(e));
         http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         metrics.answered(r != null ? r.endpoint.label : "none", e.error().status());
         boolean discard = linger && limits.timeouts().lingerMs() > 0;
@@ -430,15 +433,12 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private static FullHttpResponse httpResponse(ApiResponse response, Endpoint endpoint) {
+    private static FullHttpResponse httpResponse(ApiResponse response) {
         FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(response.status()), response.body());
         http.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
         http.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().readableBytes());
         response.headers().forEach((k, v) -> http.headers().set(k, v));
-        if (response.status() == 405 && endpoint != null) {
-            http.headers().set(HttpHeaderNames.ALLOW, endpoint.method.name());
-        }
         if (response.status() == 401) {
             http.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"orbitkv\"");
         }

@@ -1,7 +1,9 @@
 package orbitkv.server.net;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.util.MutableHandlerRegistry;
 import io.netty.channel.EventLoopGroup;
@@ -9,6 +11,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import orbitkv.server.config.ListenAddress;
 import orbitkv.server.config.PeerTls;
@@ -27,6 +31,11 @@ import orbitkv.server.config.PeerTls;
  * <p>The listener is bound before registration, because its address goes into the member record; services
  * are added once the registered incarnation exists ({@link #addService}). Until a service is added its
  * methods answer UNIMPLEMENTED; nobody learns the address before the member record is written.
+ *
+ * <p>Where handlers run: by default on grpc-java's executor. A service whose handlers never block (no I/O, no
+ * wait, only short lock holds) is added with {@link #addInlineService}; its calls run on the event loop that
+ * received them, which saves two thread hand-offs per unary call (issue 24 item 4: transfer Authorize/Release,
+ * {@code AuthorizeBenchmark}'s {@code calls} parameter measures it).
  */
 public final class PeerListener implements AutoCloseable {
     /** Bound on a graceful stop before in-flight calls are cancelled. */
@@ -35,11 +44,14 @@ public final class PeerListener implements AutoCloseable {
     private final Server server;
     private final MutableHandlerRegistry services;
     private final EventLoopGroup group;
+    /** Names of services whose handlers run on the event loop; bounded by the services added (two today). */
+    private final Set<String> inlineServices;
 
-    private PeerListener(Server server, MutableHandlerRegistry services, EventLoopGroup group) {
+    private PeerListener(Server server, MutableHandlerRegistry services, EventLoopGroup group, Set<String> inlineServices) {
         this.server = server;
         this.services = services;
         this.group = group;
+        this.inlineServices = inlineServices;
     }
 
     /**
@@ -49,6 +61,7 @@ public final class PeerListener implements AutoCloseable {
     public static PeerListener start(ListenAddress address, NativeTransport transport, Optional<PeerTls> tls,
                                      int inboundMessageBytesMax) throws IOException {
         MutableHandlerRegistry services = new MutableHandlerRegistry();
+        Set<String> inline = ConcurrentHashMap.newKeySet();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         try {
             NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.port()))
@@ -56,10 +69,11 @@ public final class PeerListener implements AutoCloseable {
                     .bossEventLoopGroup(group)
                     .workerEventLoopGroup(group)
                     .maxInboundMessageSize(inboundMessageBytesMax)
-                    .fallbackHandlerRegistry(services);
+                    .fallbackHandlerRegistry(services)
+                    .callExecutor(inlineCalls(inline));
             tls.ifPresent(t -> builder.sslContext(t.serverContext()));
             Server server = builder.build().start();
-            return new PeerListener(server, services, group);
+            return new PeerListener(server, services, group, inline);
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
@@ -72,6 +86,29 @@ public final class PeerListener implements AutoCloseable {
      */
     public void addService(BindableService service) {
         services.addService(service);
+    }
+
+    /**
+     * Adds a service whose handlers never block (no I/O, no waiting, only short lock holds): its calls run on the
+     * event loop that received them instead of being handed to the executor and back. A blocking handler added here
+     * would stall every stream on that event loop, so only the transfer authorization service is (DistributedManager,
+     * "peer services"; its handlers' contract is in {@code TransferSource}).
+     */
+    public void addInlineService(BindableService service) {
+        io.grpc.ServerServiceDefinition definition = service.bindService();
+        inlineServices.add(definition.getServiceDescriptor().getName());
+        services.addService(definition);
+    }
+
+    /** The executor choice per call: direct for the inline services, null (grpc-java's executor) for the rest. */
+    private static ServerCallExecutorSupplier inlineCalls(Set<String> inline) {
+        return new ServerCallExecutorSupplier() {
+            @Override
+            public <ReqT, RespT> java.util.concurrent.Executor getExecutor(io.grpc.ServerCall<ReqT, RespT> call,
+                                                                           io.grpc.Metadata metadata) {
+                return inline.contains(call.getMethodDescriptor().getServiceName()) ? MoreExecutors.directExecutor() : null;
+            }
+        };
     }
 
     /** The bound address (the chosen port when the configuration said 0). */

@@ -252,7 +252,8 @@ public final class DistributedManager implements RunningManager {
         PeerTransfer transfer = PeerTransfer.start(config, core.local().tiers(), membership, channels, core.transport(),
                 advertised(peer.boundAddress()).host());
         metadata.attachTransfer(transfer);
-        peer.addService(transfer.authorizationService()); // same service name: replaces a fenced incarnation's
+        // Inline: Authorize/Release never block (TransferSource's threading contract), so they run on the event loop.
+        peer.addInlineService(transfer.authorizationService()); // same service name: replaces a fenced incarnation's
         return transfer;
     }
 

@@ -190,6 +190,11 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
         return listener.headSequence();
     }
 
+    /** The source inventory of the current lineage (empty in tier tests wired to a bare sequence). */
+    public java.util.Optional<orbitkv.inventory.InventorySource> inventory() {
+        return listener.inventory();
+    }
+
     public DramTier dram() {
         return dram;
     }

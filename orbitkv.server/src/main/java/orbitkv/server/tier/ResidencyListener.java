@@ -35,4 +35,12 @@ public interface ResidencyListener {
 
     /** The latest sequence assigned so far, {@code 0} before the first change. */
     long headSequence();
+
+    /**
+     * The source inventory these changes go to, whose resident map {@code GET /cache/metadata/residences} lists;
+     * empty for a listener that keeps no inventory ({@link ResidencySequence}, tier tests only).
+     */
+    default java.util.Optional<orbitkv.inventory.InventorySource> inventory() {
+        return java.util.Optional.empty();
+    }
 }

@@ -52,6 +52,11 @@ public final class SourceResidency implements ResidencyListener {
         return source.headSequence();
     }
 
+    @Override
+    public java.util.Optional<InventorySource> inventory() {
+        return java.util.Optional.of(source);
+    }
+
     private static long sequenceOf(MutationResult result) {
         return switch (result) {
             case MutationResult.Recorded r -> r.sequence();

@@ -81,6 +81,42 @@ class PeerListenerTest {
         }
     }
 
+    @Test
+    @DisplayName("issue 24.4: an inline service's handler runs on the event loop that received the call; any other service's on grpc-java's executor")
+    void inlineServiceRunsOnTheEventLoop() throws Exception {
+        NativeTransport transport = NativeTransport.detect();
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.empty(), 1 << 20);
+        PeerChannels channels = new PeerChannels(transport, Optional.empty(), 1 << 20);
+        ManagedChannel channel = channels.open(new Endpoint("127.0.0.1", listener.boundAddress().getPort()));
+        MethodDescriptor<byte[], byte[]> inlineMethod = ECHO.toBuilder().setFullMethodName("orbitkv.test.Inline/Echo").build();
+        try {
+            listener.addService(() -> threadName(ECHO));
+            listener.addInlineService(() -> threadName(inlineMethod));
+            String pooled = new String(ClientCalls.blockingUnaryCall(channel, ECHO,
+                    CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new byte[0]));
+            String inline = new String(ClientCalls.blockingUnaryCall(channel, inlineMethod,
+                    CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new byte[0]));
+            assertThat(pooled).as("a regular service's handler thread").startsWith("grpc-default-executor");
+            assertThat(inline).as("an inline service's handler thread").doesNotStartWith("grpc-default-executor");
+            assertThat(inline).as("the event loop's flag").endsWith("/event-loop");
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            channels.close();
+            listener.close();
+        }
+    }
+
+    /** A service that answers with the handler thread's name, and "/event-loop" when that thread is a Netty event loop. */
+    private static ServerServiceDefinition threadName(MethodDescriptor<byte[], byte[]> method) {
+        return ServerServiceDefinition.builder(method.getServiceName())
+                .addMethod(method, ServerCalls.asyncUnaryCall((req, out) -> {
+                    Thread t = Thread.currentThread();
+                    boolean loop = t instanceof io.netty.util.concurrent.FastThreadLocalThread f && !f.permitBlockingCalls();
+                    out.onNext((t.getName() + (loop ? "/event-loop" : "")).getBytes());
+                    out.onCompleted();
+                })).build();
+    }
+
     private static ServerServiceDefinition echo() {
         return ServerServiceDefinition.builder("orbitkv.test.Echo")
                 .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> {

@@ -1,5 +1,6 @@
 package orbitkv.transfer.requester;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -134,8 +135,9 @@ public final class Engine implements TransferEngine {
         } catch (RuntimeException e) {
             return failed(AuthorizeFailure.UNAVAILABLE, "no channel to " + request.source().peer() + ": " + e);
         }
-        ClientCalls.asyncUnaryCall(channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(
-                request.timeout().toNanos(), TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
+        // The answer is decoded and the stage completed on the event loop: outcome() only checks, counts and records.
+        ClientCalls.asyncUnaryCall(channel.newCall(method, CallOptions.DEFAULT.withExecutor(MoreExecutors.directExecutor())
+                .withDeadlineAfter(request.timeout().toNanos(), TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
                     @Override
                     public void onNext(BoundedMessage<AuthorizeResponse> value) {
                         out.complete(outcome(value, request, me, sentAt));

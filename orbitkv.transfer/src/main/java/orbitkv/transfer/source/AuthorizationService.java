@@ -41,8 +41,9 @@ import orbitkv.transfer.wire.TransferAuthorizationGrpc;
 /**
  * The {@code orbitkv.transfer.v1.TransferAuthorization} service (docs/transfer.md): Authorize validates with
  * {@link AuthorizeCheck}, then pins through the {@link GrantTable}; Release ends a grant. Requests are bounded
- * by encoded size before they are parsed ({@link BoundedMessage}); the handlers never wait on I/O, so they run
- * on the gRPC executor and a release never queues behind payload or snapshot traffic (BND-2).
+ * by encoded size before they are parsed ({@link BoundedMessage}); the handlers never wait on I/O or block, so
+ * the Manager runs them on the peer listener's event loop, where a release never queues behind payload traffic or
+ * the snapshot serialization that runs on gRPC's executor (BND-2).
  */
 final class AuthorizationService {
     private final ClusterIdentity cluster;

@@ -1,0 +1,1640 @@
+package orbitkv.inventory.session;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import orbitkv.inventory.CoalescedInterval;
+import orbitkv.inventory.InstalledCursor;
+import orbitkv.inventory.Interval;
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.Medium;
+import orbitkv.inventory.MutationResult;
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.ReadOutcome;
+import orbitkv.inventory.ResidenceRecord;
+import orbitkv.inventory.Scope;
+import orbitkv.inventory.ScopeDigest;
+import orbitkv.inventory.SessionConfig;
+import orbitkv.inventory.SnapshotScan;
+import orbitkv.inventory.StateKey;
+import orbitkv.inventory.TranscriptDigest;
+import orbitkv.inventory.codec.SourceFrameEncoder;
+import orbitkv.inventory.wire.ErrorCause;
+import orbitkv.inventory.wire.Open;
+import orbitkv.inventory.wire.RequesterFrame;
+import orbitkv.inventory.wire.ResumePoint;
+import orbitkv.membership.ClusterIdentity;
+import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
+import orbitkv.membership.Member;
+import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeEpoch;
+import orbitkv.membership.NodeId;
+import orbitkv.membership.ProtocolClock;
+
+/**
+ * A deterministic, single-threaded simulator of the InventorySession protocol on virtual time (issue 25).
+ *
+ * <p><b>Real code driven</b> (production classes, unchanged): {@link InventorySource} (the resident map, the
+ * bounded journal with trimming, the interval partitioner and coalescer, the snapshot pager with S0/S1 and
+ * replay) on a virtual clock; {@link CreditLedger}; the {@link SourceState} and {@link RequesterState}
+ * machines; {@link OpenCheck} (the source's Open validation and admission, SES-4..SES-9) on real protobuf
+ * {@link RequesterFrame}s; {@link TranscriptDigest} (both ends compute it); the real encoded size of every
+ * delta frame ({@link SourceFrameEncoder#deltaFrameEncodedBytes}).
+ *
+ * <p><b>Model</b> (this file): the network (streams, delivery, faults), the source's session pump and liveness
+ * timer, the requester's connect loop, receive checks (stream, frame gap, credit) and its view receiver
+ * (the GlobalIndex lives in {@code orbitkv.index}, which depends on this module, so a small map per view
+ * stands in for it), and membership propagation. Frames are Java objects, not encoded bytes.
+ *
+ * <p>A run is a pure function of its seed (and bug and kept schedule steps): one {@link SplittableRandom}
+ * drives the schedule and every choice, the clock is the event queue's, and ties break by insertion order.
+ * The trace hash folds every dispatched event and every sent frame.
+ */
+final class ProtocolSimulator {
+    static final ClusterIdentity CLUSTER = new ClusterIdentity("sim", new UUID(25, 25));
+    static final int NAMESPACES = 2;
+    static final int KEYS = 4;
+    static final int SLOTS = NAMESPACES * KEYS * 2;
+    static final long MS = 1_000_000L;
+    /** The receive window of every session (bytes) and its frame bound: small, so credit runs out often. */
+    static final long WINDOW_BYTES = 1024;
+    static final int WINDOW_FRAMES = 4;
+    static final long LIVENESS_MS = 100;
+    static final long DEADLINE_MS = 350;
+    /** Virtual time after the last scheduled step in which every fault is healed and the protocol must converge. */
+    static final long SETTLE_MS = 4000;
+    static final int SESSIONS_PER_SOURCE_MAX = 8;
+    static final int COMMITTED_VIEWS_MAX = 8;
+    static final int EVENTS_MAX = 200_000;
+
+    static final InventoryConfig INVENTORY = InventoryConfig.defaults().withJournalRecordsMax(12)
+            .withFrameEncodedBytesMax(256).withPageRecordsMax(3).withInputRecordsMax(6).withWindow(1, 2);
+    static final SessionConfig SESSION = SessionConfig.defaults().withFrameBytesMax(512, 4096).withReceiveWindowBytes(WINDOW_BYTES);
+
+    private static final Namespace[] NS = {Namespace.utf8("a"), Namespace.utf8("b")};
+    private static final StateKey[] KEY = new StateKey[NAMESPACES * KEYS];
+
+    static {
+        for (int n = 0; n < NAMESPACES; n++) {
+            for (int k = 0; k < KEYS; k++) {
+                KEY[n * KEYS + k] = new StateKey(NS[n], new byte[] {(byte) k});
+            }
+        }
+    }
+
+    /** The schedule's step kinds: workload, membership, network and receiver faults. */
+    enum Kind { PUT, DELETE, BURST, RESET, RESTART, LEAVE, JOIN, FENCE, SUSPEND, PARTITION, LOSSY, DUPLICATE, SLOW, STARVE,
+        CORRUPT, FORGE }
+
+    /** One scheduled step at virtual {@code atMs}; {@code src}, {@code req}, {@code arg} as the kind needs. */
+    record Step(long atMs, Kind kind, int src, int req, int arg) {
+        @Override
+        public String toString() {
+            return "@" + atMs + "ms " + kind + " s" + src + " r" + req + " " + arg;
+        }
+    }
+
+    /** What one run came to; {@code violation} is null when every oracle held. */
+    record Result(long seed, String violation, long traceHash, long events, int steps) {
+        boolean failed() {
+            return violation != null;
+        }
+    }
+
+    /** A counted violation: stops the run. */
+    static final class Violation extends RuntimeException {
+        Violation(String oracle, String detail) {
+            super(oracle + ": " + detail, null, false, false);
+        }
+    }
+
+    // ---------------------------------------------------------------- schedule
+
+    /**
+     * A schedule class: the fault kinds a schedule draws (its workload is always puts, deletes and bursts). Each
+     * scenario of the real-process campaign ({@code conformance}'s {@code Scenario}) maps to the class of the same
+     * name, so a campaign seed's scenario names the simulator schedules that exercise the same faults.
+     */
+    enum ScheduleClass {
+        /** Every fault kind, in the default proportions (what the test and a plain campaign run). */
+        MIXED(),
+        FRAME_FAULTS(Kind.DUPLICATE, Kind.CORRUPT, Kind.FORGE, Kind.LOSSY),
+        PEER_PARTITION(Kind.PARTITION),
+        HOST_PARTITION(Kind.PARTITION, Kind.RESET),
+        STALLED_SUBSCRIBER(Kind.STARVE),
+        RETENTION_OVERRUN(Kind.STARVE, Kind.BURST),
+        DELAY(Kind.SLOW, Kind.LOSSY),
+        LINK_LATENCY(Kind.SLOW),
+        CONNECTION_RESETS(Kind.RESET),
+        ETCD_PARTITION_SHORT(Kind.SUSPEND),
+        ETCD_MEMBER_LOSS(Kind.SUSPEND),
+        ETCD_PARTITION_FENCE(Kind.FENCE, Kind.SUSPEND),
+        SIGSTOP_BEYOND_LEASE(Kind.FENCE, Kind.STARVE),
+        LEASE_REVOKE(Kind.FENCE),
+        QUORUM_LOSS(Kind.SUSPEND, Kind.FENCE),
+        KILL9(Kind.RESTART, Kind.LEAVE),
+        KILL9_SOURCE_MID_SNAPSHOT(Kind.RESTART),
+        KILL9_REQUESTER_MID_SNAPSHOT(Kind.RESET),
+        KILL9_SOURCE_MID_DELTA(Kind.RESTART),
+        KILL9_REQUESTER_MID_DELTA(Kind.RESET);
+
+        final Kind[] faults;
+
+        ScheduleClass(Kind... faults) {
+            this.faults = faults;
+        }
+    }
+
+    /** The schedule of {@code seed} in the default class: a pure function of it. */
+    static List<Step> schedule(long seed) {
+        return schedule(seed, ScheduleClass.MIXED);
+    }
+
+    /** The schedule of {@code seed} in {@code cls}: a pure function of both. */
+    static List<Step> schedule(long seed, ScheduleClass cls) {
+        SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 25);
+        int sources = 1 + r.nextInt(2);
+        int requesters = 1 + r.nextInt(2);
+        int n = 12 + r.nextInt(30);
+        List<Step> steps = new ArrayList<>(n + 1);
+        steps.add(new Step(0, Kind.JOIN, sources, requesters, 0)); // step 0 fixes the cast; never shrunk away
+        long t = 0;
+        for (int i = 0; i < n; i++) {
+            t += r.nextInt(60);
+            int s = r.nextInt(sources);
+            int q = r.nextInt(requesters);
+            int p = r.nextInt(100);
+            Kind k = p < 34 ? Kind.PUT : p < 46 ? Kind.DELETE : p < 52 ? Kind.BURST : p < 58 ? Kind.RESET
+                    : p < 61 ? Kind.RESTART : p < 63 ? Kind.LEAVE : p < 64 ? Kind.FENCE : p < 67 ? Kind.SUSPEND
+                    : p < 71 ? Kind.PARTITION : p < 76 ? Kind.LOSSY : p < 81 ? Kind.DUPLICATE : p < 87 ? Kind.SLOW
+                    : p < 92 ? Kind.STARVE : p < 96 ? Kind.CORRUPT : Kind.FORGE;
+            if (cls != ScheduleClass.MIXED && p >= 52) { // a fault: one of the class's kinds instead
+                k = cls.faults[p % cls.faults.length];
+            }
+            steps.add(new Step(t, k, s, q, r.nextInt(SLOTS * 8)));
+        }
+        return steps;
+    }
+
+    /** Runs {@code seed} with its whole schedule. */
+    static Result run(long seed, SimBug bug) {
+        return run(seed, bug, schedule(seed));
+    }
+
+    static Result run(long seed, SimBug bug, List<Step> steps) {
+        ProtocolSimulator sim = new ProtocolSimulator(seed, bug, steps);
+        String violation = null;
+        try {
+            sim.execute();
+        } catch (Violation v) {
+            violation = v.getMessage();
+        } catch (RuntimeException e) { // a real class refused an edge or an input: a bug of the driven protocol
+            violation = "invariant: " + e;
+        }
+        return new Result(seed, violation, sim.trace, sim.events, steps.size());
+    }
+
+    // ---------------------------------------------------------------- machinery
+
+    private final SimBug bug;
+    private final List<Step> steps;
+    private final SplittableRandom rng;
+    private final PriorityQueue<Ev> queue = new PriorityQueue<>();
+    private long now;
+    private long seq;
+    private long events;
+    private long trace = 0xcbf29ce484222325L;
+    private SrcNode[] sources;
+    private ReqNode[] requesters;
+    private final ArrayList<SrcInc> incarnations = new ArrayList<>();
+    /** Owner incarnation of every put size ever published (sizes are unique: 1, 2, 3, ...). */
+    private final ArrayList<SrcInc> ownerOfSize = new ArrayList<>();
+    /** The incarnation that committed each view (looked up, never iterated). */
+    private final java.util.HashMap<UUID, SrcInc> committerOf = new java.util.HashMap<>();
+    private boolean healed;
+    /** Set once, after healing, every requester holds every source's head and nothing is in flight. */
+    private boolean settled;
+    private final ProtocolClock clock = new ProtocolClock() {
+        @Override
+        public long nanoTime() {
+            return now;
+        }
+
+        @Override
+        public Scheduled schedule(Runnable task, long delayNanos) {
+            throw new UnsupportedOperationException("the simulator schedules its own events");
+        }
+    };
+
+    private ProtocolSimulator(long seed, SimBug bug, List<Step> steps) {
+        this.bug = bug;
+        this.steps = steps;
+        this.rng = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        ownerOfSize.add(null);
+    }
+
+    private record Ev(long at, long seq, int code, Runnable task) implements Comparable<Ev> {
+        @Override
+        public int compareTo(Ev o) {
+            int c = Long.compare(at, o.at);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    private void at(long atNanos, int code, Runnable task) {
+        queue.add(new Ev(Math.max(atNanos, now), seq++, code, task));
+    }
+
+    /** Prints every frame and stream end (the replay command's {@code --trace}); off in campaigns. */
+    static boolean verbose;
+
+    private void log(String what) {
+        if (verbose) {
+            System.out.printf("%9.3fms %s%n", now / 1e6, what);
+        }
+    }
+
+    private void fold(long v) {
+        trace = (trace ^ v) * 0x100000001b3L;
+    }
+
+    private boolean bug(SimBug b) {
+        return bug == b;
+    }
+
+    private void execute() {
+        Step cast = steps.getFirst();
+        sources = new SrcNode[cast.src()];
+        requesters = new ReqNode[cast.req()];
+        for (int i = 0; i < sources.length; i++) {
+            sources[i] = new SrcNode(i);
+            sources[i].incarnate();
+        }
+        for (int j = 0; j < requesters.length; j++) {
+            requesters[j] = new ReqNode(j, rng.nextInt(3) == 0 ? Scope.of(List.of(NS[0])) : Scope.all());
+        }
+        for (ReqNode q : requesters) {
+            for (SrcNode s : sources) {
+                q.learn(s.index, s.cur == null ? null : s.cur.id);
+            }
+        }
+        long last = 0;
+        for (int i = 1; i < steps.size(); i++) {
+            Step st = steps.get(i);
+            last = Math.max(last, st.atMs());
+            at(st.atMs() * MS, 1000 + st.kind().ordinal(), () -> apply(st));
+        }
+        long healAt = (last + 50) * MS;
+        at(healAt, 2, this::heal);
+        for (SrcNode s : sources) {
+            at(LIVENESS_MS * MS, 3, s::liveness);
+        }
+        for (ReqNode q : requesters) {
+            at(LIVENESS_MS * MS, 4, q::deadlines);
+        }
+        long end = healAt + SETTLE_MS * MS;
+        while (!queue.isEmpty() && queue.peek().at <= end && !settled) {
+            Ev e = queue.poll();
+            now = e.at;
+            fold(e.at);
+            fold(e.code);
+            if (++events > EVENTS_MAX) {
+                throw new Violation("bounded", "more than " + EVENTS_MAX + " events");
+            }
+            e.task.run();
+        }
+        now = end;
+        checkConvergence();
+    }
+
+    private long delay() {
+        long ms = rng.nextInt(10) == 0 ? 10 + rng.nextInt(60) : rng.nextInt(4);
+        return ms * MS + rng.nextInt(1000);
+    }
+
+    private UUID uuid() {
+        return new UUID(rng.nextLong(), rng.nextLong());
+    }
+
+    // ---------------------------------------------------------------- the schedule's steps
+
+    private void apply(Step st) {
+        log("step " + st);
+        SrcNode s = sources[st.src()];
+        ReqNode q = requesters[st.req()];
+        Link link = q.links[s.index];
+        switch (st.kind()) {
+            case PUT -> s.put(st.arg() % SLOTS);
+            case DELETE -> s.delete(st.arg() % SLOTS);
+            case BURST -> {
+                for (int i = 0; i < 4 + st.arg() % 16; i++) {
+                    int slot = rng.nextInt(SLOTS);
+                    if (rng.nextInt(3) == 0) {
+                        s.delete(slot);
+                    } else {
+                        s.put(slot);
+                    }
+                }
+            }
+            case RESET -> {
+                Rx rx = q.slots[s.index].current;
+                if (rx != null) {
+                    q.fail(q.slots[s.index], rx, "reset");
+                }
+            }
+            case RESTART -> s.restart(true);
+            case LEAVE -> {
+                s.leave();
+                at(now + (100 + st.arg()) * MS, 5, () -> s.restart(true));
+            }
+            case FENCE -> s.restart(false);
+            case SUSPEND -> {
+                s.suspended = true;
+                at(now + (50 + 4L * st.arg()) * MS, 6, () -> s.suspended = false);
+            }
+            case PARTITION -> {
+                link.partitioned = true;
+                at(now + (50 + 4L * st.arg()) * MS, 7, () -> link.partitioned = false);
+            }
+            case LOSSY -> link.lossy = !link.lossy;
+            case DUPLICATE -> link.duplicating = !link.duplicating;
+            case SLOW -> link.slow = !link.slow;
+            case STARVE -> {
+                q.starved = true;
+                at(now + (20 + 2L * st.arg()) * MS, 8, () -> q.starved = false);
+            }
+            case CORRUPT -> link.corruptNext = true;
+            case FORGE -> link.forgeNext = true;
+            case JOIN -> throw new IllegalStateException("JOIN is step 0 only");
+        }
+    }
+
+    private void heal() {
+        healed = true;
+        at(now + 10 * MS, 16, this::settleCheck);
+        for (SrcNode s : sources) {
+            s.suspended = false;
+            if (s.cur == null) {
+                s.restart(true);
+            }
+        }
+        for (ReqNode q : requesters) {
+            q.starved = false;
+            for (Link l : q.links) {
+                l.partitioned = l.lossy = l.duplicating = l.slow = l.corruptNext = l.forgeNext = false;
+            }
+        }
+    }
+
+    /** After healing: stop early once converged and quiet (nothing more can happen but liveness). */
+    private void settleCheck() {
+        boolean quiet = true;
+        for (ReqNode q : requesters) {
+            for (SrcNode s : sources) {
+                Slot slot = q.slots[s.index];
+                Installed v = slot.installed;
+                SrcSession ss = slot.current == null ? null : slot.current.stream.session;
+                quiet &= s.cur != null && v != null && v.inc.equals(s.cur.id) && v.cursor == s.cur.head()
+                        && slot.current != null && !slot.current.ended && slot.current.queue.isEmpty() && ss != null
+                        && !ss.closed && ss.out.isEmpty() && ss.ledger.ackedThroughFrame() == ss.ledger.lastSentFrame();
+            }
+        }
+        if (quiet) {
+            settled = true;
+        } else {
+            at(now + 10 * MS, 16, this::settleCheck);
+        }
+    }
+
+    // ---------------------------------------------------------------- network
+
+    /** The path between one requester and one source; faults are per path, ordering is per stream. */
+    static final class Link {
+        boolean partitioned;
+        boolean lossy;
+        boolean duplicating;
+        boolean slow;
+        boolean corruptNext;
+        boolean forgeNext;
+    }
+
+    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL }
+
+    /** A frame (or transport signal) in flight. */
+    static final class Msg {
+        final MKind kind;
+        long frame;
+        UUID view;
+        long a;
+        long b;
+        List<ResidenceRecord> records = List.of();
+        long pageCount;
+        long maxScanned;
+        long firstFrame;
+        TranscriptDigest digest;
+        boolean resumed;
+        long bytes;
+        RequesterFrame open;
+        String cause;
+
+        Msg(MKind kind) {
+            this.kind = kind;
+        }
+
+        boolean data() {
+            return kind == MKind.BEGIN || kind == MKind.PAGE || kind == MKind.DELTA || kind == MKind.COMMIT;
+        }
+
+        Msg copy() {
+            Msg m = new Msg(kind);
+            m.frame = frame;
+            m.view = view;
+            m.a = a;
+            m.b = b;
+            m.records = records;
+            m.pageCount = pageCount;
+            m.maxScanned = maxScanned;
+            m.firstFrame = firstFrame;
+            m.digest = digest;
+            m.resumed = resumed;
+            m.bytes = bytes;
+            m.open = open;
+            m.cause = cause;
+            return m;
+        }
+    }
+
+    /** One bidirectional stream (a gRPC call): FIFO each way, whatever the per-message delay. */
+    final class Stream {
+        final UUID id;
+        final SrcNode src;
+        final ReqNode req;
+        final Link link;
+        long lastToReq;
+        long lastToSrc;
+        Rx rx;
+        SrcSession session;
+
+        Stream(UUID id, SrcNode src, ReqNode req) {
+            this.id = id;
+            this.src = src;
+            this.req = req;
+            this.link = req.links[src.index];
+        }
+
+        void toRequester(Msg m) {
+            fold(m.kind.ordinal() * 31L + m.frame);
+            if (verbose) {
+                log("s" + src.index + "->r" + req.index + " " + id.toString().substring(0, 8) + " #" + m.frame + " " + m.kind + " "
+                        + m.a + ".." + m.b + " " + (m.view == null ? "" : m.view.toString().substring(0, 8)) + " " + m.records);
+            }
+            if (!transit(m)) {
+                return;
+            }
+            long t = Math.max(now + delay() + (link.slow ? 50 * MS + rng.nextInt(150) * MS : 0), lastToReq);
+            lastToReq = t;
+            at(t, 20 + m.kind.ordinal(), () -> req.receive(this, m));
+            if (link.duplicating && rng.nextInt(4) == 0) {
+                Msg d = m.copy();
+                at(t, 40, () -> req.receive(this, d));
+            }
+        }
+
+        void toSource(Msg m) {
+            fold(m.kind.ordinal() * 37L + m.a);
+            if (m.kind != MKind.CANCEL && !transit(m)) {
+                return;
+            }
+            long t = Math.max(now + delay(), lastToSrc);
+            lastToSrc = t;
+            at(t, 60 + m.kind.ordinal(), () -> src.receive(this, m));
+        }
+
+        private boolean transit(Msg m) {
+            if (link.partitioned) {
+                return false;
+            }
+            return !(link.lossy && rng.nextInt(6) == 0);
+        }
+    }
+
+    // ---------------------------------------------------------------- sources
+
+    /** One source incarnation: the real inventory and the oracle's record of what it published. */
+    final class SrcInc {
+        final Incarnation id;
+        final InventorySource inventory = InventorySource.create(INVENTORY, () -> now);
+        /** The resident map (slot → put size, 0 = absent) after each sequence: index = sequence. */
+        final ArrayList<long[]> mapAt = new ArrayList<>();
+        final ArrayDeque<UUID> committedViews = new ArrayDeque<>();
+
+        SrcInc(Incarnation id) {
+            this.id = id;
+            mapAt.add(new long[SLOTS]);
+        }
+
+        long head() {
+            return mapAt.size() - 1;
+        }
+
+        void published(MutationResult r, int slot, long value) {
+            if (r instanceof MutationResult.Recorded rec) {
+                if (rec.record().sequence() != mapAt.size()) {
+                    throw new Violation("ordered", "source sequence " + rec.record().sequence() + " after " + head());
+                }
+                long[] next = mapAt.getLast().clone();
+                next[slot] = value;
+                mapAt.add(next);
+            }
+        }
+    }
+
+    final class SrcNode {
+        final int index;
+        final NodeId node;
+        long epoch;
+        SrcInc cur;
+        boolean suspended;
+        final ArrayList<SrcSession> sessions = new ArrayList<>();
+
+        SrcNode(int index) {
+            this.index = index;
+            this.node = new NodeId("s" + index);
+        }
+
+        void incarnate() {
+            cur = new SrcInc(new Incarnation(node, new NodeEpoch(++epoch), uuid()));
+            incarnations.add(cur);
+        }
+
+        void put(int slot) {
+            if (cur == null || healed) {
+                return;
+            }
+            long size = ownerOfSize.size();
+            ownerOfSize.add(cur);
+            cur.published(cur.inventory.put(KEY[slot >> 1], Medium.values()[slot & 1], size), slot, size);
+            wakeSessions();
+        }
+
+        void delete(int slot) {
+            if (cur == null || healed) {
+                return;
+            }
+            cur.published(cur.inventory.delete(KEY[slot >> 1], Medium.values()[slot & 1]), slot, 0);
+            wakeSessions();
+        }
+
+        private void wakeSessions() {
+            for (SrcSession s : sessions) {
+                s.wake(INVENTORY.coalescingWindowMs() * MS);
+            }
+        }
+
+        /** The process ends: its streams break (the requester learns after a transport delay). */
+        void leave() {
+            for (SrcSession s : List.copyOf(sessions)) {
+                s.close("process ended");
+                Stream st = s.stream;
+                at(now + delay() + 20 * MS, 9, () -> st.req.broken(st));
+            }
+            cur = null;
+            for (ReqNode q : requesters) {
+                q.propagate(index, null);
+            }
+        }
+
+        /** A new incarnation (restart, or rejoin after a fence); {@code quick} restarts at once. */
+        void restart(boolean quick) {
+            leave();
+            if (quick) {
+                up();
+            } else {
+                at(now + 200 * MS, 10, this::up);
+            }
+        }
+
+        private void up() {
+            if (cur != null) {
+                return;
+            }
+            incarnate();
+            for (ReqNode q : requesters) {
+                q.propagate(index, cur.id);
+            }
+        }
+
+        MembershipView view() {
+            return new SimView(!suspended);
+        }
+
+        void receive(Stream st, Msg m) {
+            switch (m.kind) {
+                case OPEN -> onOpen(st, m);
+                case ACK -> {
+                    if (st.session != null && !st.session.closed) {
+                        st.session.onAck(m.a);
+                    }
+                }
+                case CANCEL -> {
+                    if (st.session != null) {
+                        st.session.close("cancelled");
+                    }
+                }
+                default -> throw new IllegalStateException("a source receives " + m.kind);
+            }
+        }
+
+        private void onOpen(Stream st, Msg m) {
+            if (cur == null) {
+                at(now + delay(), 11, () -> st.req.broken(st)); // connection refused
+                return;
+            }
+            OpenCheck.Result checked = OpenCheck.check(m.open, CLUSTER, cur.id, view(), SESSION);
+            Scope scope;
+            Optional<InstalledCursor> resume;
+            long window;
+            switch (checked) {
+                case OpenCheck.Refused r when bug(SimBug.ACCEPT_STALE_INCARNATION)
+                        && r.refusal().cause() == ErrorCause.STALE_SOURCE_INCARNATION -> {
+                    scope = ((OpenCheck.ScopeResult.Valid) OpenCheck.scope(m.open.getOpen())).scope();
+                    resume = Optional.empty();
+                    window = WINDOW_BYTES;
+                }
+                case OpenCheck.Refused r -> {
+                    Msg e = new Msg(MKind.ERROR);
+                    e.frame = 1;
+                    e.cause = r.refusal().cause().name();
+                    st.toRequester(e);
+                    return;
+                }
+                case OpenCheck.Accepted a -> {
+                    scope = a.scope();
+                    resume = a.resume();
+                    window = a.windowBytes();
+                }
+            }
+            for (SrcSession old : List.copyOf(sessions)) { // SES-6: a new Open of this requester replaces its stream
+                if (old.stream.req == st.req) {
+                    old.close("replaced");
+                }
+            }
+            if (sessions.size() >= SESSIONS_PER_SOURCE_MAX) {
+                throw new Violation("bounded", "sessions per source above " + SESSIONS_PER_SOURCE_MAX);
+            }
+            SrcSession s = new SrcSession(this, cur, st, scope, window);
+            st.session = s;
+            sessions.add(s);
+            Optional<SourceState.Position> resumed = resume.filter(c -> cur.committedViews.contains(c.viewId())
+                    && c.watermark() <= cur.head() && c.watermark() >= cur.inventory.oldestRetainedSequence() - 1)
+                    .map(c -> new SourceState.Position(c.viewId(), c.watermark()));
+            s.state = SourceState.next(s.state, new SourceState.Accepted(resumed));
+            Msg acc = new Msg(MKind.OPEN_ACCEPTED);
+            acc.resumed = resumed.isPresent();
+            s.out.add(acc);
+            s.wake(0);
+        }
+
+        void liveness() {
+            for (SrcSession s : sessions) {
+                if (s.out.isEmpty() && s.ledger.lastSentFrame() > 0) {
+                    Msg l = new Msg(MKind.LIVENESS);
+                    l.a = s.inc.head();
+                    s.send(l);
+                }
+            }
+            at(now + LIVENESS_MS * MS, 3, this::liveness);
+        }
+    }
+
+    /** The source's membership view: valid unless suspended; admits every current incarnation and requester. */
+    private final class SimView implements MembershipView {
+        private final boolean valid;
+
+        SimView(boolean valid) {
+            this.valid = valid;
+        }
+
+        @Override
+        public ClusterIdentity cluster() {
+            return CLUSTER;
+        }
+
+        @Override
+        public long revision() {
+            return 1;
+        }
+
+        @Override
+        public boolean valid() {
+            return valid;
+        }
+
+        @Override
+        public Collection<Member> members() {
+            List<Member> out = new ArrayList<>();
+            Endpoint e = new Endpoint("127.0.0.1", 1);
+            for (SrcNode s : sources) {
+                if (s.cur != null) {
+                    out.add(new Member(s.cur.id, e, e, ClusterIdentity.PROTOCOL));
+                }
+            }
+            for (ReqNode q : requesters) {
+                out.add(new Member(q.self, e, e, ClusterIdentity.PROTOCOL));
+            }
+            return out;
+        }
+
+        @Override
+        public Optional<Member> member(NodeId nodeId) {
+            return members().stream().filter(m -> m.nodeId().equals(nodeId)).findFirst();
+        }
+
+        @Override
+        public boolean isAdmitted(Incarnation incarnation) {
+            if (!valid) {
+                return false;
+            }
+            for (SrcNode s : sources) {
+                if (s.cur != null && s.cur.id.equals(incarnation)) {
+                    return true;
+                }
+            }
+            for (ReqNode q : requesters) {
+                if (q.self.equals(incarnation)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** The source end of one stream: real state machine, real ledger, real snapshot scan; the pump is model. */
+    final class SrcSession {
+        final SrcNode node;
+        final SrcInc inc;
+        final Stream stream;
+        final Scope scope;
+        final ScopeDigest digest;
+        final CreditLedger ledger;
+        SourceState state = new SourceState.Opening();
+        final ArrayDeque<Msg> out = new ArrayDeque<>();
+        long nextFrame = 1;
+        boolean closed;
+        boolean wakeScheduled;
+        // the snapshot attempt
+        SnapshotScan scan;
+        TranscriptDigest.Builder transcript;
+        UUID view;
+        long s1 = -1;
+        long pageCount;
+        long maxScanned;
+        long firstFrame;
+
+        SrcSession(SrcNode node, SrcInc inc, Stream stream, Scope scope, long windowBytes) {
+            this.node = node;
+            this.inc = inc;
+            this.stream = stream;
+            this.scope = scope;
+            this.digest = scope.digest();
+            this.ledger = new CreditLedger(windowBytes, WINDOW_FRAMES, clock);
+        }
+
+        void wake(long afterNanos) {
+            if (!wakeScheduled && !closed) {
+                wakeScheduled = true;
+                at(now + afterNanos, 12, this::pump);
+            }
+        }
+
+        void close(String reason) {
+            if (!closed) {
+                closed = true;
+                state = SourceState.next(state, new SourceState.Close(reason));
+                node.sessions.remove(this);
+            }
+        }
+
+        void onAck(long consumed) {
+            switch (ledger.ack(consumed)) {
+                case CreditLedger.AckOutcome.Future f -> throw new Violation("credit", "ACK of frame " + consumed
+                        + " above the last sent " + f.lastSentFrame());
+                case CreditLedger.AckOutcome.Returned r -> wake(0);
+                case CreditLedger.AckOutcome.Duplicate d -> { }
+            }
+        }
+
+        /** Sends queued frames while credit allows; refills the queue from the snapshot or the journal. */
+        void pump() {
+            wakeScheduled = false;
+            for (int i = 0; i < 64 && !closed; i++) {
+                for (int j = 0; out.isEmpty(); j++) {
+                    if (j > 8 || !produce()) {
+                        return;
+                    }
+                }
+                Msg m = out.peekFirst();
+                if (m.data() && ledger.full(m.bytes)) {
+                    return; // credit starvation: the next ACK wakes the pump
+                }
+                send(out.pollFirst());
+            }
+            wake(0);
+        }
+
+        void send(Msg m) {
+            m.frame = nextFrame++;
+            if (m.data()) {
+                ledger.charge(m.frame, m.bytes, now);
+            } else {
+                ledger.noteSent(m.frame);
+            }
+            Link link = stream.link;
+            switch (m.kind) {
+                case BEGIN -> {
+                    firstFrame = m.frame;
+                    transcript = TranscriptDigest.builder().begin(m.frame, m.view, digest, m.a);
+                }
+                case PAGE -> {
+                    transcript.page(m.frame, m.a, m.records);
+                    if (link.corruptNext && !m.records.isEmpty()) { // a byzantine frame: one staged record altered
+                        link.corruptNext = false;
+                        m = m.copy();
+                        List<ResidenceRecord> rs = new ArrayList<>(m.records);
+                        ResidenceRecord r0 = rs.getFirst();
+                        rs.set(0, ResidenceRecord.put(r0.key(), r0.medium(), r0.sequence(), r0.sizeBytes() + 1_000_000));
+                        m.records = rs;
+                    }
+                }
+                case DELTA -> {
+                    if (state instanceof SourceState.Bootstrapping) {
+                        transcript.replay(m.frame, new Interval(m.a, m.b), m.records);
+                    }
+                }
+                case COMMIT -> {
+                    m.digest = transcript.finish();
+                    m.firstFrame = firstFrame;
+                    state = SourceState.next(state, new SourceState.Committed(new SourceState.Position(view, s1)));
+                    inc.committedViews.addLast(view);
+                    committerOf.put(view, inc);
+                    if (inc.committedViews.size() > COMMITTED_VIEWS_MAX) {
+                        inc.committedViews.removeFirst();
+                    }
+                    scan = null;
+                    if (link.forgeNext) { // a byzantine marker: S1 claims more than was replayed
+                        link.forgeNext = false;
+                        m.a = m.a + 1 + rng.nextInt(3);
+                    }
+                }
+                default -> { }
+            }
+            stream.toRequester(m);
+        }
+
+        /** Queues the next frames; false when there is nothing to send now. */
+        private boolean produce() {
+            switch (state) {
+                case SourceState.Bootstrapping b -> {
+                    if (scan == null) {
+                        view = uuid();
+                        scan = inc.inventory.openSnapshot(scope);
+                        s1 = -1;
+                        maxScanned = 0;
+                        Msg m = new Msg(MKind.BEGIN);
+                        m.view = view;
+                        m.a = scan.s0();
+                        m.bytes = 64;
+                        out.add(m);
+                        return true;
+                    }
+                    if (s1 < 0) {
+                        switch (scan.nextPage()) {
+                            case SnapshotScan.ScanStep.Page p -> {
+                                Msg m = new Msg(MKind.PAGE);
+                                m.view = view;
+                                m.a = p.ordinal();
+                                m.records = p.records();
+                                m.bytes = InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES + p.accountedBytes() / 4;
+                                out.add(m);
+                            }
+                            case SnapshotScan.ScanStep.ScanEnd e -> {
+                                s1 = e.s1();
+                                pageCount = e.pageCount();
+                                maxScanned = e.maxScannedSequence();
+                            }
+                            case SnapshotScan.ScanStep.Aborted a -> scan = null;
+                        }
+                        return true;
+                    }
+                    switch (scan.nextReplay(2)) {
+                        case SnapshotScan.ReplayStep.Replay r -> {
+                            for (CoalescedInterval ci : r.intervals()) {
+                                out.add(delta(ci));
+                            }
+                            if (r.complete()) {
+                                Msg c = new Msg(MKind.COMMIT);
+                                c.view = view;
+                                c.a = s1;
+                                c.pageCount = pageCount;
+                                c.maxScanned = maxScanned;
+                                c.bytes = 64;
+                                out.add(c);
+                            }
+                        }
+                        case SnapshotScan.ReplayStep.Aborted a -> scan = null; // SNAP-4: a new attempt from a new S0
+                    }
+                    return true;
+                }
+                case SourceState.Streaming s -> {
+                    long cursor = s.at().cursor();
+                    if (cursor >= inc.head()) {
+                        return false;
+                    }
+                    switch (inc.inventory.read(cursor, scope, 2)) {
+                        case ReadOutcome.Intervals iv -> {
+                            for (CoalescedInterval ci : iv.intervals()) {
+                                Msg m = delta(ci);
+                                m.view = s.at().view();
+                                out.add(m);
+                                state = SourceState.next(state, new SourceState.Advanced(ci.interval()));
+                            }
+                        }
+                        case ReadOutcome.Trimmed t -> state = SourceState.next(state, new SourceState.Rebootstrap());
+                        case ReadOutcome.BeyondHead h -> throw new Violation("ordered", "cursor " + cursor + " beyond head");
+                        case ReadOutcome.RecordTooLarge x -> throw new Violation("bounded", "record too large " + x);
+                    }
+                    return true;
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+
+        private Msg delta(CoalescedInterval ci) {
+            Msg m = new Msg(MKind.DELTA);
+            m.view = view;
+            m.a = ci.interval().from();
+            m.b = ci.interval().to();
+            m.records = ci.records();
+            if (bug(SimBug.DROP_DELETE_IN_COALESCING)) {
+                m.records = ci.records().stream().filter(r -> !r.isDelete()).toList();
+            }
+            m.bytes = SourceFrameEncoder.deltaFrameEncodedBytes(ci.interval(), m.records);
+            return m;
+        }
+    }
+
+    // ---------------------------------------------------------------- requesters
+
+    final class ReqNode {
+        final int index;
+        final Incarnation self;
+        final Scope scope;
+        final ScopeDigest scopeDigest;
+        final Link[] links;
+        final Slot[] slots;
+        final long[] learnAt;
+        boolean starved;
+
+        ReqNode(int index, Scope scope) {
+            this.index = index;
+            this.self = new Incarnation(new NodeId("r" + index), new NodeEpoch(1), uuid());
+            this.scope = scope;
+            this.scopeDigest = scope.digest();
+            this.links = new Link[sources.length];
+            this.slots = new Slot[sources.length];
+            this.learnAt = new long[sources.length];
+            for (int i = 0; i < sources.length; i++) {
+                links[i] = new Link();
+                slots[i] = new Slot(i);
+            }
+        }
+
+        /** Membership reaches this requester after a delay (watch lag). */
+        void propagate(int src, Incarnation inc) {
+            long t = Math.max(now + rng.nextInt(150) * MS, learnAt[src]); // a watch delivers in revision order
+            learnAt[src] = t;
+            at(t, 13, () -> learn(src, inc));
+        }
+
+        void learn(int src, Incarnation inc) {
+            Slot slot = slots[src];
+            if (inc == null ? slot.inc == null : inc.equals(slot.inc)) {
+                return;
+            }
+            if (slot.current != null && !slot.current.ended) {
+                fail(slot, slot.current, "membership");
+            }
+            slot.inc = inc;
+            slot.state = new RequesterState.Idle();
+            slot.installed = null;
+            slot.lastCursor = -1;
+            if (inc != null) {
+                scheduleConnect(slot);
+            }
+        }
+
+        void scheduleConnect(Slot slot) {
+            if (!slot.connectScheduled) {
+                slot.connectScheduled = true;
+                at(now + (5 + rng.nextInt(30)) * MS, 14, () -> connect(slot));
+            }
+        }
+
+        void connect(Slot slot) {
+            slot.connectScheduled = false;
+            if (slot.inc == null || !(slot.state instanceof RequesterState.Idle || slot.state instanceof RequesterState.BackingOff)) {
+                return;
+            }
+            Stream st = new Stream(uuid(), sources[slot.src], this);
+            Optional<InstalledCursor> resume = slot.installed == null ? Optional.empty()
+                    : Optional.of(new InstalledCursor(slot.installed.view, slot.installed.cursor));
+            slot.state = moved(RequesterState.next(slot.state, new RequesterState.Connect(st.id, resume)));
+            Rx rx = new Rx(st, slot.inc);
+            rx.lastReceived = now;
+            st.rx = rx;
+            slot.current = rx;
+            Open.Builder open = Open.newBuilder().setProtocol(ClusterIdentity.PROTOCOL).setClusterUuid(Wire.uuid(CLUSTER.uuid()))
+                    .setSource(Wire.ref(slot.inc)).setRequester(Wire.ref(self)).setScope(RequesterSession.scopeSpec(scope))
+                    .setScopeDigest(ByteString.copyFrom(scopeDigest.bytes())).setSessionId(Wire.uuid(st.id))
+                    .setReceiveWindowBytes(WINDOW_BYTES);
+            resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId())).setAppliedCursor(c.watermark())));
+            Msg m = new Msg(MKind.OPEN);
+            m.open = RequesterFrame.newBuilder().setSessionId(Wire.uuid(st.id)).setOpen(open).build();
+            st.toSource(m);
+        }
+
+        /** The transport reports the stream broken. */
+        void broken(Stream st) {
+            Slot slot = slots[st.src.index];
+            if (st.rx != null && st.rx == slot.current && !st.rx.ended) {
+                fail(slot, st.rx, "broken");
+            }
+        }
+
+        /** Ends the stream: staging is discarded (SNAP-10), the source is told, the connect loop backs off. */
+        void fail(Slot slot, Rx rx, String why) {
+            fold(why.hashCode());
+            log("r" + index + " ends " + rx.stream.id.toString().substring(0, 8) + ": " + why);
+            rx.ended = true; // its staging is dead with it (SNAP-10): only this stream's frames could reach it
+            rx.queue.clear();
+            rx.bufferedBytes = 0;
+            rx.bufferedFrames = 0;
+            if (rx == slot.current) {
+                RequesterState.Outcome o = RequesterState.next(slot.state, new RequesterState.Ended(rx.stream.id));
+                if (o instanceof RequesterState.Outcome.Moved mv) {
+                    slot.state = mv.to();
+                }
+                scheduleConnect(slot);
+            }
+            Msg c = new Msg(MKind.CANCEL);
+            rx.stream.toSource(c);
+        }
+
+        void deadlines() {
+            for (Slot slot : slots) {
+                Rx rx = slot.current;
+                if (rx != null && !rx.ended && now - rx.lastReceived > DEADLINE_MS * MS) {
+                    fail(slot, rx, "deadline");
+                }
+            }
+            at(now + LIVENESS_MS * MS, 4, this::deadlines);
+        }
+
+        void receive(Stream st, Msg m) {
+            Rx rx = st.rx;
+            Slot slot = slots[st.src.index];
+            // A frame already handed to the listener when the stream was replaced still arrives (the race SES-6 covers).
+            if (rx != slot.current && !bug(SimBug.INSTALL_REPLACED_SESSION_FRAME)) {
+                return; // SES-6: a frame of a replaced stream changes nothing
+            }
+            if (rx.ended && rx == slot.current) {
+                return; // failed; the connect loop replaces it
+            }
+            if (m.frame != rx.expected && !bug(SimBug.SKIP_GAP_CHECK)) {
+                fail(slot, rx, "gap"); // SES-3: frames are numbered contiguously from 1
+                return;
+            }
+            rx.expected = m.frame + 1;
+            rx.lastReceived = now;
+            if (m.kind == MKind.LIVENESS) {
+                rx.queue.add(m);
+            } else if (m.kind == MKind.ERROR) {
+                fail(slot, rx, "error " + m.cause);
+                return;
+            } else {
+                if (m.data()) {
+                    rx.bufferedBytes += m.bytes;
+                    rx.bufferedFrames++;
+                    if (rx.bufferedBytes > WINDOW_BYTES || rx.bufferedFrames > WINDOW_FRAMES) {
+                        throw new Violation("credit", "requester holds " + rx.bufferedFrames + " unconsumed frames of "
+                                + rx.bufferedBytes + " bytes, window " + WINDOW_FRAMES + " frames of " + WINDOW_BYTES + " bytes");
+                    }
+                }
+                if (bug(SimBug.ACK_BEFORE_APPLY)) {
+                    ack(rx, m.frame);
+                }
+                rx.queue.add(m);
+            }
+            scheduleApply(slot, rx);
+        }
+
+        void scheduleApply(Slot slot, Rx rx) {
+            if (!rx.applyScheduled && !rx.queue.isEmpty()) {
+                rx.applyScheduled = true;
+                long d = starved ? (30 + rng.nextInt(70)) * MS : rng.nextInt(2) * MS;
+                at(now + d, 15, () -> applyNext(slot, rx));
+            }
+        }
+
+        void applyNext(Slot slot, Rx rx) {
+            rx.applyScheduled = false;
+            Msg m = rx.queue.pollFirst();
+            if (m == null || (rx.ended && rx == slot.current)) {
+                return;
+            }
+            if (m.data()) {
+                rx.bufferedBytes -= m.bytes;
+                rx.bufferedFrames--;
+            }
+            if (m.frame <= rx.applied && m.data()) {
+                throw new Violation("unique", "frame " + m.frame + " applied twice on stream " + rx.stream.id);
+            }
+            if (!process(slot, rx, m)) {
+                return;
+            }
+            rx.applied = Math.max(rx.applied, m.frame);
+            if (!bug(SimBug.ACK_BEFORE_APPLY)) {
+                long through = m.frame;
+                if (bug(SimBug.CREDIT_OFF_BY_ONE) && !rx.queue.isEmpty()) {
+                    through = m.frame + 1;
+                }
+                ack(rx, through);
+            }
+            scheduleApply(slot, rx);
+        }
+
+        private void ack(Rx rx, long through) {
+            if (rx.ended) {
+                return;
+            }
+            Msg a = new Msg(MKind.ACK);
+            a.a = through;
+            rx.stream.toSource(a);
+        }
+
+        /** The requester's handling of one frame; false when the stream failed. */
+        private boolean process(Slot slot, Rx rx, Msg m) {
+            boolean current = rx == slot.current;
+            UUID stream = rx.stream.id;
+            switch (m.kind) {
+                case OPEN_ACCEPTED -> {
+                    return event(slot, rx, new RequesterState.Accepted(stream, m.resumed));
+                }
+                case BEGIN -> {
+                    if (!event(slot, rx, new RequesterState.Begun(stream, m.view, now))) {
+                        return false;
+                    }
+                    rx.staging = new Staging(m.view, m.a);
+                    rx.transcript = TranscriptDigest.builder().begin(m.frame, m.view, scopeDigest, m.a);
+                    return true;
+                }
+                case PAGE -> {
+                    if (rx.staging == null || !rx.staging.view.equals(m.view)) {
+                        return failed(slot, rx, "page of an unknown view");
+                    }
+                    for (ResidenceRecord r : m.records) {
+                        rx.staging.map[slot(r)] = r.sizeBytes();
+                    }
+                    rx.staging.pages++;
+                    rx.transcript.page(m.frame, m.a, m.records);
+                    return true;
+                }
+                case DELTA -> {
+                    if (rx.staging != null && rx.staging.view.equals(m.view)) {
+                        if (m.a != rx.staging.replay) {
+                            return failed(slot, rx, "replay gap");
+                        }
+                        applyRecords(rx.staging.map, m.records);
+                        rx.staging.replay = m.b;
+                        rx.transcript.replay(m.frame, new Interval(m.a, m.b), m.records);
+                        return true;
+                    }
+                    Installed v = slot.installed;
+                    if (v == null || !v.view.equals(m.view) || !(current || bug(SimBug.INSTALL_REPLACED_SESSION_FRAME))) {
+                        return failed(slot, rx, "delta of an unknown view");
+                    }
+                    if (m.b <= v.cursor) {
+                        return true; // DELTA-7 duplicate
+                    }
+                    if (m.a != v.cursor) {
+                        return failed(slot, rx, "delta gap"); // DELTA-8/9: resume from the installed cursor
+                    }
+                    applyRecords(v.map, m.records);
+                    v.cursor = m.b;
+                    check(slot, v);
+                    return true;
+                }
+                case COMMIT -> {
+                    Staging sg = rx.staging;
+                    if (sg == null || !sg.view.equals(m.view)) {
+                        return failed(slot, rx, "commit of an unknown view");
+                    }
+                    boolean s1 = m.a == sg.replay || bug(SimBug.COMMIT_BEFORE_S1);
+                    boolean digest = m.digest.equals(rx.transcript.finish()) || bug(SimBug.SKIP_DIGEST_CHECK);
+                    if (!s1 || !digest || m.pageCount != sg.pages || m.maxScanned > m.a) { // SNAP-7
+                        event(slot, rx, new RequesterState.CommitRejected(stream));
+                        rx.staging = null; // SNAP-7: a refused commit discards the staging attempt
+                        return failed(slot, rx, "commit rejected");
+                    }
+                    if (current && !event(slot, rx, new RequesterState.Installed(stream, sg.view))) {
+                        return false;
+                    }
+                    rx.staging = null;
+                    Installed v = new Installed(sg.view, m.a, sg.map, rx.openedFor);
+                    slot.installed = v;
+                    log("r" + index + " installs " + v.view.toString().substring(0, 8) + " at " + v.cursor);
+                    check(slot, v);
+                    return true;
+                }
+                case LIVENESS -> {
+                    return true;
+                }
+                default -> throw new IllegalStateException("a requester receives " + m.kind);
+            }
+        }
+
+        private boolean event(Slot slot, Rx rx, RequesterState.Event e) {
+            RequesterState.Outcome o = RequesterState.next(slot.state, e);
+            switch (o) {
+                case RequesterState.Outcome.Moved mv -> {
+                    slot.state = mv.to();
+                    return true;
+                }
+                case RequesterState.Outcome.Refused r -> {
+                    return failed(slot, rx, "refused " + r.refusal().cause());
+                }
+                case RequesterState.Outcome.Ignored i -> {
+                    return rx != slot.current; // only the replaced-frame bug gets here with an old stream
+                }
+            }
+        }
+
+        private boolean failed(Slot slot, Rx rx, String why) {
+            if (!rx.ended) {
+                fail(slot, rx, why);
+            }
+            return false;
+        }
+
+        /** The per-step oracles on an installed view: coverage, atomicity, stale incarnation, order. */
+        private void check(Slot slot, Installed v) {
+            SrcInc inc = incarnation(v.inc);
+            if (committerOf.get(v.view) != inc) {
+                throw new Violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
+                        + " is installed as a view of " + v.inc);
+            }
+            if (v.cursor > inc.head()) {
+                throw new Violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
+            }
+            long[] expect = inc.mapAt.get((int) v.cursor);
+            for (int i = 0; i < SLOTS; i++) {
+                long want = scope.contains(NS[i / (KEYS * 2)]) ? expect[i] : 0;
+                if (v.map[i] != want) {
+                    if (v.map[i] != 0 && v.map[i] < ownerOfSize.size() && ownerOfSize.get((int) v.map[i]) != inc) {
+                        throw new Violation("stale incarnation", "view of " + v.inc + " holds a record of another incarnation");
+                    }
+                    throw new Violation("atomic", "view at cursor " + v.cursor + " differs from the source in slot " + i
+                            + ": " + v.map[i] + " != " + want);
+                }
+            }
+            if (v.inc.equals(slot.lastInc) && v.cursor < slot.lastCursor) {
+                throw new Violation("ordered", "installed cursor went back from " + slot.lastCursor + " to " + v.cursor);
+            }
+            slot.lastInc = v.inc;
+            slot.lastCursor = v.cursor;
+        }
+
+        private void applyRecords(long[] map, List<ResidenceRecord> records) {
+            for (ResidenceRecord r : records) {
+                map[slot(r)] = r.isDelete() ? 0 : r.sizeBytes();
+            }
+        }
+    }
+
+    private SrcInc incarnation(Incarnation id) {
+        for (SrcInc i : incarnations) {
+            if (i.id.equals(id)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("unknown incarnation " + id);
+    }
+
+    private static int slot(ResidenceRecord r) {
+        return ((r.key().namespace().bytes()[0] - 'a') * KEYS + r.key().key()[0]) * 2 + r.medium().ordinal();
+    }
+
+    private static RequesterState moved(RequesterState.Outcome o) {
+        if (o instanceof RequesterState.Outcome.Moved m) {
+            return m.to();
+        }
+        throw new IllegalStateException("expected a move, got " + o);
+    }
+
+    /** The requester's per-source state: one machine per source incarnation (SES-6). */
+    static final class Slot {
+        final int src;
+        Incarnation inc;
+        RequesterState state = new RequesterState.Idle();
+        Rx current;
+        Installed installed;
+        boolean connectScheduled;
+        Incarnation lastInc;
+        long lastCursor = -1;
+
+        Slot(int src) {
+            this.src = src;
+        }
+    }
+
+    /** The requester's side of one stream. */
+    static final class Rx {
+        final Stream stream;
+        final Incarnation openedFor;
+        long expected = 1;
+        long applied;
+        long lastReceived;
+        long bufferedBytes;
+        int bufferedFrames;
+        boolean ended;
+        boolean applyScheduled;
+        Staging staging;
+        TranscriptDigest.Builder transcript;
+        final ArrayDeque<Msg> queue = new ArrayDeque<>();
+
+        Rx(Stream stream, Incarnation openedFor) {
+            this.stream = stream;
+            this.openedFor = openedFor;
+        }
+    }
+
+    /** A hidden staging view (SNAP-6). */
+    static final class Staging {
+        final UUID view;
+        final long s0;
+        long replay;
+        long pages;
+        final long[] map = new long[SLOTS];
+
+        Staging(UUID view, long s0) {
+            this.view = view;
+            this.s0 = s0;
+            this.replay = s0;
+        }
+    }
+
+    /** The installed view of one source incarnation at {@code cursor}. */
+    static final class Installed {
+        final UUID view;
+        long cursor;
+        final long[] map;
+        final Incarnation inc;
+
+        Installed(UUID view, long cursor, long[] map, Incarnation inc) {
+            this.view = view;
+            this.cursor = cursor;
+            this.map = map;
+            this.inc = inc;
+        }
+    }
+
+    /** Convergence: after healing, every requester holds every admitted source's current map at its head. */
+    private void checkConvergence() {
+        for (ReqNode q : requesters) {
+            for (SrcNode s : sources) {
+                Slot slot = q.slots[s.index];
+                if (s.cur == null) {
+                    continue;
+                }
+                Installed v = slot.installed;
+                if (v == null || !v.inc.equals(s.cur.id) || v.cursor != s.cur.head()) {
+                    throw new Violation("convergence", "requester r" + q.index + " holds "
+                            + (v == null ? "no view" : v.inc.epoch() + "@" + v.cursor) + " of s" + s.index + " at epoch "
+                            + s.cur.id.epoch() + " head " + s.cur.head() + " (state " + slot.state + ")");
+                }
+                q.check(slot, v);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- shrinking and the command line
+
+    /** The fewest steps of {@code seed}'s schedule that still fail with the same oracle (greedy, bounded). */
+    static List<Step> shrink(long seed, SimBug bug, String violation) {
+        return shrink(seed, bug, violation, ScheduleClass.MIXED);
+    }
+
+    static List<Step> shrink(long seed, SimBug bug, String violation, ScheduleClass cls) {
+        String oracle = violation.substring(0, violation.indexOf(':') < 0 ? violation.length() : violation.indexOf(':'));
+        List<Step> cur = new ArrayList<>(schedule(seed, cls));
+        int budget = 400;
+        for (int chunk = Math.max(1, (cur.size() - 1) / 2); chunk >= 1 && budget > 0; chunk /= 2) {
+            for (int i = 1; i + chunk <= cur.size() && budget > 0; ) {
+                List<Step> trial = new ArrayList<>(cur.subList(0, i));
+                trial.addAll(cur.subList(i + chunk, cur.size()));
+                budget--;
+                Result r = run(seed, bug, trial);
+                if (r.failed() && r.violation().startsWith(oracle)) {
+                    cur = trial;
+                } else {
+                    i += chunk;
+                }
+            }
+        }
+        return cur;
+    }
+
+    /** The indexes of {@code kept} in {@code seed}'s full schedule (for the replay command). */
+    static String indexes(long seed, List<Step> kept) {
+        return indexes(seed, kept, ScheduleClass.MIXED);
+    }
+
+    static String indexes(long seed, List<Step> kept, ScheduleClass cls) {
+        List<Step> all = schedule(seed, cls);
+        StringBuilder b = new StringBuilder();
+        for (Step s : kept) {
+            int i = all.indexOf(s);
+            if (i > 0) {
+                b.append(b.isEmpty() ? "" : ",").append(i);
+            }
+        }
+        return b.toString();
+    }
+
+    static List<Step> keep(long seed, String indexes, ScheduleClass cls) {
+        List<Step> all = schedule(seed, cls);
+        List<Step> out = new ArrayList<>();
+        out.add(all.getFirst());
+        if (!indexes.isEmpty()) {
+            for (String s : indexes.split(",")) {
+                out.add(all.get(Integer.parseInt(s)));
+            }
+        }
+        return out;
+    }
+
+    /** A multi-threaded campaign: blocks of seeds handed to workers; the first violation is the lowest seed. */
+    private static final class Campaign {
+        static final long BLOCK = 1000;
+        final long from;
+        final long seeds;
+        final ScheduleClass cls;
+        final SimBug bug;
+        final java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        long violations;
+        long events;
+        long done;
+        Result first;
+        final long t0 = System.nanoTime();
+
+        Campaign(long from, long seeds, ScheduleClass cls, SimBug bug) {
+            this.from = from;
+            this.seeds = seeds;
+            this.cls = cls;
+            this.bug = bug;
+        }
+
+        void work() {
+            for (long block; (block = next.getAndAdd(BLOCK)) < seeds; ) {
+                long v = 0;
+                long ev = 0;
+                Result f = null;
+                long end = Math.min(seeds, block + BLOCK);
+                for (long s = from + block; s < from + end; s++) {
+                    Result r = run(s, bug, schedule(s, cls));
+                    ev += r.events();
+                    if (r.failed()) {
+                        v++;
+                        f = f == null ? r : f;
+                    }
+                }
+                synchronized (this) {
+                    violations += v;
+                    events += ev;
+                    if (f != null && (first == null || f.seed() < first.seed())) {
+                        first = f;
+                    }
+                    long before = done;
+                    done += end - block;
+                    if (done / 100_000 != before / 100_000) {
+                        double sec = (System.nanoTime() - t0) / 1e9;
+                        System.out.printf("  %d seeds, %.1f s, %.0f seeds/s, %d violations%n", done, sec, done / sec, violations);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code --seeds N [--from S] [--bug NAME]}: runs N seeds, prints seeds/s and violations, and for the first
+     * failure its seed, a one-line replay command and the shrunk schedule. {@code --seed S [--bug NAME]
+     * [--steps i,j,k]} replays one seed (optionally only the listed schedule steps) and prints its trace hash.
+     */
+    public static void main(String[] args) {
+        long seeds = 20_000;
+        long from = 1;
+        long one = -1;
+        String stepsArg = null;
+        SimBug b = SimBug.NONE;
+        boolean stopAtFirst = false;
+        ScheduleClass cls = ScheduleClass.MIXED;
+        int threads = 1;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--seeds" -> seeds = Long.parseLong(args[++i]);
+                case "--from" -> from = Long.parseLong(args[++i]);
+                case "--seed" -> one = Long.parseLong(args[++i]);
+                case "--steps" -> stepsArg = args[++i];
+                case "--bug" -> b = SimBug.valueOf(args[++i]);
+                case "--first" -> stopAtFirst = true;
+                case "--trace" -> verbose = true;
+                case "--class" -> cls = ScheduleClass.valueOf(args[++i]);
+                case "--threads" -> threads = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; usage: --seeds N [--from S] [--bug NAME] [--first] [--class C] [--threads T] | --seed S [--bug NAME] [--class C] [--steps i,j,k] [--trace]");
+            }
+        }
+        if (one >= 0) {
+            List<Step> steps = stepsArg == null ? schedule(one, cls) : keep(one, stepsArg, cls);
+            Result r = run(one, b, steps);
+            System.out.printf("seed %d bug %s steps %d events %d trace %016x %s%n", one, b, steps.size(), r.events(),
+                    r.traceHash(), r.failed() ? "VIOLATION " + r.violation() : "ok");
+            steps.forEach(s -> System.out.println("  " + s));
+            System.exit(r.failed() ? 1 : 0);
+        }
+        long t0 = System.nanoTime(); // wall time of the campaign only; the simulation itself runs on virtual time
+        long violations = 0;
+        Result first = null;
+        long events = 0;
+        if (threads > 1) { // independent runs on worker threads; each run is single-threaded and a function of its seed
+            Campaign c = new Campaign(from, seeds, cls, b);
+            List<Thread> workers = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                workers.add(Thread.ofPlatform().name("simulate-" + i).start(c::work));
+            }
+            for (Thread w : workers) {
+                try {
+                    w.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            violations = c.violations;
+            first = c.first;
+            events = c.events;
+        }
+        for (long s = from; threads == 1 && s < from + seeds; s++) {
+            Result r = run(s, b, schedule(s, cls));
+            events += r.events();
+            if (r.failed()) {
+                violations++;
+                if (first == null) {
+                    first = r;
+                }
+                if (stopAtFirst) {
+                    seeds = s - from + 1;
+                    break;
+                }
+            }
+            if ((s - from + 1) % 100_000 == 0) {
+                double sec = (System.nanoTime() - t0) / 1e9;
+                System.out.printf("  %d seeds, %.1f s, %.0f seeds/s, %d violations%n", s - from + 1, sec, (s - from + 1) / sec, violations);
+            }
+        }
+        double sec = (System.nanoTime() - t0) / 1e9;
+        System.out.printf("simulated %d schedules (seeds %d..%d, class %s, bug %s) in %.1f s: %.0f seeds/s, %d events, %d violations%n",
+                seeds, from, from + seeds - 1, cls, b, sec, seeds / sec, events, violations);
+        if (first != null) {
+            List<Step> shrunk = shrink(first.seed(), b, first.violation(), cls);
+            String opts = (b == SimBug.NONE ? "" : " --bug " + b) + (cls == ScheduleClass.MIXED ? "" : " --class " + cls);
+            System.out.printf("first violation: seed %d: %s%n", first.seed(), first.violation());
+            System.out.printf("replay: scripts/simulate --seed %d%s%n", first.seed(), opts);
+            System.out.printf("shrunk schedule (%d of %d steps): scripts/simulate --seed %d%s --steps %s%n", shrunk.size(),
+                    first.steps(), first.seed(), opts, indexes(first.seed(), shrunk, cls));
+            shrunk.forEach(s -> System.out.println("  " + s));
+            System.exit(1);
+        }
+    }
+}
