@@ -26,6 +26,8 @@ module orbitkv.conformance {
     requires java.management; // the performance harnesses read thread CPU time (ThreadMXBean)
     requires info.picocli; // `orbitkv conformance`, the kit's command line
     requires java.xml; // the kit's JUnit XML report
+    requires jetcd.core; // the kit's --allow-fencing: revoke the target's member lease (docs/conformance-kit.md)
+    requires io.netty.handler; // ... over etcd client TLS (the SslContext jetcd's ClientBuilder takes)
 
     // picocli injects the kit's options reflectively (as orbitkv.server.cli opens to it).
     opens orbitkv.conformance.kit to info.picocli;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * thresholds frozen in docs/performance.md; a failed verdict is a reported result, not a test failure.
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class EtcdLoadBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -8,6 +8,7 @@ import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * restore that is not byte-exact, a bound hit) also fails this test, after the report is written.
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class IsolationBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

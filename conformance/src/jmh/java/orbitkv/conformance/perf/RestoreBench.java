@@ -8,6 +8,7 @@ import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * failed (a status, a route or a byte not as expected) fails this test after the report is written.
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class RestoreBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

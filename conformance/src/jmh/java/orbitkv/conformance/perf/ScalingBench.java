@@ -8,6 +8,7 @@ import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * fails the run ({@link ScalingHarness.EnvelopeViolation}); latency figures are reported, not judged here.
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class ScalingBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -9,6 +9,7 @@ import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code bench.visibility.*} properties of {@link VisibilityHarness.Settings#fromProperties()}.
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class VisibilityBench {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

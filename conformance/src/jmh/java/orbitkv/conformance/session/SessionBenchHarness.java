@@ -54,6 +54,7 @@ import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.conformance.peer.StaticMembership;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,6 +72,7 @@ import org.junit.jupiter.api.Test;
  * </ol>
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class SessionBenchHarness {
     static final Namespace NS = Namespace.utf8("bench/llama-3-8b/fp16");
 

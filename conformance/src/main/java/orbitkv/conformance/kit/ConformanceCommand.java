@@ -34,8 +34,10 @@ import picocli.CommandLine.Option;
                     + "target's etcd cluster, speaks the wire to the target's peer listener and to the target's requester, and "
                     + "observes the target only through the wire and its HTTP API v1 (/cache/metadata/status, /metrics, "
                     + "/cache/save, /cache/query, /cache/evict).",
-            "Prints one line per scenario: PASS, FAIL, N/A or NOT-OBSERVABLE, the side/scenario, the rule IDs it checks and "
-                    + "the outcome or reason, then a summary line; writes a JUnit XML report. The target must be otherwise "
+            "Prints one line per scenario: PASS, FAIL, N/A, NOT-OBSERVABLE, or for a policy row (what the design permits "
+                    + "but does not require) POLICY-PASS or POLICY-DIFFERS, never a failure; the side/scenario, the rule IDs it "
+                    + "checks and the outcome or reason, then a summary line; writes a JUnit XML report. Every row has a hard "
+                    + "deadline (--row-deadline-ms) and the run a wall bound (--run-deadline-ms). The target must be otherwise "
                     + "quiet during the run (no other saves on it). See docs/conformance-kit.md."},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:every applicable scenario passed", "1:at least one scenario failed",
@@ -118,6 +120,22 @@ public final class ConformanceCommand implements Callable<Integer> {
                     + "more); without it source/session_limit is N/A.")
     Integer targetSourceSessionsMax;
 
+    @Option(names = "--row-deadline-ms", defaultValue = "" + KitSettings.ROW_DEADLINE_MS_DEFAULT, paramLabel = "MS",
+            description = "Hard deadline of every row, counted from its start, whatever the target sends: a row without its "
+                    + "required outcome by then FAILS with what it saw (at least 2 x --wait-ms). Default: ${DEFAULT-VALUE}.")
+    long rowDeadlineMs;
+
+    @Option(names = "--run-deadline-ms", defaultValue = "" + KitSettings.RUN_DEADLINE_MS_DEFAULT, paramLabel = "MS",
+            description = "Wall bound of the whole run: rows not started when it passes are reported FAIL with that reason; "
+                    + "a running row's deadline is cut to it. Default: ${DEFAULT-VALUE}.")
+    long runDeadlineMs;
+
+    @Option(names = "--allow-fencing", defaultValue = "false",
+            description = "Destructive, opt-in: the kit revokes the target's member lease in etcd to check INV-7 (fenced "
+                    + "source and requester) black-box; the target fences itself and must heal as a new incarnation (or stays "
+                    + "fenced with self-healing off). Without it those rows are N/A.")
+    boolean allowFencing;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -160,7 +178,8 @@ public final class ConformanceCommand implements Callable<Integer> {
         return new KitSettings(targetPeer, targetHttp, endpoints, cluster, listen,
                 Optional.ofNullable(advertise), report, skipPolicy, memberPrefix, Duration.ofMillis(waitMs), targetFrameEncodedBytesMax,
                 targetFrameDecodedBytesMax, targetIdleLivenessMs,
-                targetSourceSessionsMax == null ? OptionalInt.empty() : OptionalInt.of(targetSourceSessionsMax), only);
+                targetSourceSessionsMax == null ? OptionalInt.empty() : OptionalInt.of(targetSourceSessionsMax), only,
+                Duration.ofMillis(rowDeadlineMs), Duration.ofMillis(runDeadlineMs), allowFencing);
     }
 
     /** The command line with the kit's settings; separate for tests. */

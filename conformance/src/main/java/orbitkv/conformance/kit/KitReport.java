@@ -45,15 +45,18 @@ final class KitReport {
         return entries.stream().filter(e -> kind.isInstance(e.verdict())).count();
     }
 
-    /** True iff no scenario failed and at least one passed. */
+    /** True iff no scenario failed and at least one passed; policy rows never decide it. */
     boolean passed() {
         return count(Verdict.Failed.class) == 0 && count(Verdict.Passed.class) > 0;
     }
 
+    /** The summary line; policy rows (POLICY-PASS, POLICY-DIFFERS) are counted apart from the verdicts that decide the run. */
     String summary(Path report) {
         return String.format(Locale.ROOT, "orbitkv conformance: %d scenarios: %d passed, %d failed, %d not applicable, "
-                + "%d not observable black-box; report %s", entries.size(), count(Verdict.Passed.class), count(Verdict.Failed.class),
-                count(Verdict.NotApplicable.class), count(Verdict.NotObservable.class), report);
+                + "%d not observable black-box; policy rows %d (%d as this implementation, %d differ); report %s", entries.size(),
+                count(Verdict.Passed.class), count(Verdict.Failed.class), count(Verdict.NotApplicable.class),
+                count(Verdict.NotObservable.class), count(Verdict.PolicyPass.class) + count(Verdict.PolicyDiffers.class),
+                count(Verdict.PolicyPass.class), count(Verdict.PolicyDiffers.class), report);
     }
 
     /** Writes the JUnit XML report (to a temporary file first, then moved into place). */
@@ -71,7 +74,8 @@ final class KitReport {
                 w.writeAttribute("tests", Integer.toString(entries.size()));
                 w.writeAttribute("failures", Long.toString(count(Verdict.Failed.class)));
                 w.writeAttribute("errors", "0");
-                w.writeAttribute("skipped", Long.toString(count(Verdict.NotApplicable.class) + count(Verdict.NotObservable.class)));
+                w.writeAttribute("skipped", Long.toString(count(Verdict.NotApplicable.class) + count(Verdict.NotObservable.class)
+                        + count(Verdict.PolicyDiffers.class)));
                 w.writeAttribute("time", seconds(entries.stream().mapToLong(Entry::millis).sum()));
                 w.writeCharacters("\n");
                 w.writeStartElement("properties");
@@ -97,6 +101,13 @@ final class KitReport {
                             w.writeCharacters(p.detail());
                             w.writeEndElement();
                         }
+                        case Verdict.PolicyPass p -> {
+                            w.writeStartElement("system-out");
+                            w.writeCharacters("POLICY-PASS " + p.detail());
+                            w.writeEndElement();
+                        }
+                        case Verdict.PolicyDiffers p -> skipped(w, "POLICY-DIFFERS (permitted by the design, never a failure): "
+                                + p.detail());
                     }
                     w.writeEndElement();
                     w.writeCharacters("\n");

@@ -3,6 +3,8 @@ package orbitkv.conformance.kit;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -65,29 +67,41 @@ final class KitRun {
         out.printf("orbitkv conformance: kit listener %s, advertised as %s, member prefix %s, kit namespace %s%n",
                 listener.endpoint(), advertised, settings.memberPrefix(), kitNamespace);
         try (KitMembers members = new KitMembers(settings.etcd(), settings.cluster(), settings.memberPrefix(), advertised, clusterUuid);
-                SessionRouter router = new SessionRouter(listener, target, settings.answerBound())) {
-            SourceScenarios sources = new SourceScenarios(settings, api, members, target, kitNamespace);
+                SessionRouter router = new SessionRouter(listener, target, settings.answerBound());
+                TargetFence fencing = settings.allowFencing() ? new TargetFence(settings.etcd(), settings.cluster(),
+                        settings.answerBound()) : null) {
+            Optional<TargetFence> fence = Optional.ofNullable(fencing);
+            SourceScenarios sources = new SourceScenarios(settings, api, members, target, kitNamespace, fence);
             RequesterScenarios requesters = requesterNamespace(status, kitNamespace)
-                    .map(ns -> new RequesterScenarios(settings, api, members, router, target, ns)).orElse(null);
+                    .map(ns -> new RequesterScenarios(settings, api, members, router, target, ns, fence)).orElse(null);
             boolean sourcesReady = false;
+            long runEnd = System.nanoTime() + settings.runDeadline().toNanos();
             try {
-                for (ScenarioRow row : rows) {
+                for (ScenarioRow row : ordered(rows)) {
                     long t0 = System.nanoTime();
+                    Duration runLeft = Duration.ofNanos(Math.max(0, runEnd - t0));
+                    Duration budget = runLeft.compareTo(settings.rowDeadline()) < 0 ? runLeft : settings.rowDeadline();
                     Verdict v;
-                    if (!row.policies().isEmpty() && settings.skipPolicy()) {
+                    if (runLeft.isZero()) {
+                        v = new Verdict.Failed("not started: the run deadline of " + settings.runDeadline().toMillis()
+                                + " ms (--run-deadline-ms) passed");
+                    } else if (!row.policies().isEmpty() && settings.skipPolicy()) {
                         v = new Verdict.NotApplicable("not applicable: " + String.join(" ", row.policies()) + " row (this "
                                 + "implementation's policy, not the protocol) skipped by --skip-policy");
+                    } else if (FENCING_ROWS.contains(row.id()) && !settings.allowFencing()) {
+                        v = new Verdict.NotApplicable("not applicable: fencing the target (revoking its member lease in etcd) "
+                                + "is destructive; give --allow-fencing to run this row");
                     } else if (row.side().equals("source")) {
                         if (!sourcesReady) {
                             setUpSources(sources);
                             sourcesReady = true;
                         }
-                        v = verdict(row, () -> sources.run(row));
+                        v = RowRunner.run(row, budget, (deadline, seen) -> sources.run(row, deadline, seen), sources::cancel);
                     } else if (requesters == null) {
                         v = new Verdict.NotApplicable("not applicable: the target subscribes to no namespace (empty scope), so it "
                                 + "opens no session to the kit source");
                     } else {
-                        v = verdict(row, () -> requesters.run(row));
+                        v = RowRunner.run(row, budget, (deadline, seen) -> requesters.run(row, deadline, seen), requesters::cancel);
                     }
                     report.add(row, v, (System.nanoTime() - t0) / 1_000_000);
                 }
@@ -148,24 +162,19 @@ final class KitRun {
         }
     }
 
-    interface Body {
-        String run() throws Exception;
-    }
+    /** Rows that fence the target: run only with --allow-fencing, and last (the target is a new incarnation after). */
+    static final List<String> FENCING_ROWS = List.of("requester/requester_fenced", "source/fenced_source");
 
-    /** Runs one scenario and turns its outcome, skip or failure into the verdict. */
-    private static Verdict verdict(ScenarioRow row, Body body) throws InterruptedException {
-        try {
-            String outcome = body.run();
-            return outcome.equals(row.expected()) ? new Verdict.Passed(outcome)
-                    : new Verdict.Failed("expected " + row.expected() + ", got " + outcome);
-        } catch (ScenarioSkipped s) {
-            return s.verdict();
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (AssertionError e) {
-            return new Verdict.Failed(e.getMessage());
-        } catch (Exception e) {
-            return new Verdict.Failed(e.getClass().getSimpleName() + ": " + e.getMessage());
+    /**
+     * The rows in table order, fencing rows last and in {@link #FENCING_ROWS} order: a fenced target heals as a
+     * new incarnation (or stays fenced), and the requester row needs the target's sessions to the kit source,
+     * which only the incarnation the run started with opens.
+     */
+    static List<ScenarioRow> ordered(List<ScenarioRow> rows) {
+        List<ScenarioRow> out = new ArrayList<>(rows.stream().filter(r -> !FENCING_ROWS.contains(r.id())).toList());
+        for (String id : FENCING_ROWS) {
+            rows.stream().filter(r -> r.id().equals(id)).forEach(out::add);
         }
+        return out;
     }
 }

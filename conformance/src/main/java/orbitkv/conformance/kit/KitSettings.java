@@ -31,12 +31,26 @@ import orbitkv.membership.Endpoint;
  * @param targetIdleLivenessMs the target source's idle liveness interval
  * @param targetSourceSessionsMax the target source's session limit, when known (else session_limit is N/A)
  * @param only scenario ids ({@code side/scenario}) to run; empty = all
+ * @param rowDeadline every row's hard deadline from its start ({@code --row-deadline-ms})
+ * @param runDeadline the whole run's wall bound ({@code --run-deadline-ms}); rows not started by then fail
+ * @param allowFencing {@code --allow-fencing}: the kit may revoke the target's lease through etcd (destructive)
  */
 record KitSettings(Endpoint targetPeer, URI targetHttp, EtcdEndpoints etcd, String cluster, InetSocketAddress listen,
         Optional<Endpoint> advertise, Path report, boolean skipPolicy, String memberPrefix, Duration answerBound, long targetFrameEncodedBytesMax,
-        long targetFrameDecodedBytesMax, long targetIdleLivenessMs, OptionalInt targetSourceSessionsMax, List<String> only) {
+        long targetFrameDecodedBytesMax, long targetIdleLivenessMs, OptionalInt targetSourceSessionsMax, List<String> only,
+        Duration rowDeadline, Duration runDeadline, boolean allowFencing) {
     /** gRPC's default inbound message limit: an encoded bound at or above it cannot be told apart from it. */
     static final long GRPC_INBOUND_MESSAGE_BYTES_DEFAULT = 4L << 20;
+    /** Default of {@code --row-deadline-ms}. */
+    static final long ROW_DEADLINE_MS_DEFAULT = 30_000;
+    /** Default of {@code --run-deadline-ms}. */
+    static final long RUN_DEADLINE_MS_DEFAULT = 600_000;
+    /** Smallest {@code --row-deadline-ms}. */
+    static final long ROW_DEADLINE_MS_MIN = 1_000;
+    /** Largest {@code --row-deadline-ms} (one hour). */
+    static final long ROW_DEADLINE_MS_MAX = 3_600_000;
+    /** Largest {@code --run-deadline-ms} (one day). */
+    static final long RUN_DEADLINE_MS_MAX = 86_400_000;
 
     KitSettings {
         Objects.requireNonNull(targetPeer, "--target-peer is required");
@@ -73,5 +87,25 @@ record KitSettings(Endpoint targetPeer, URI targetHttp, EtcdEndpoints etcd, Stri
                     + " (the kit registers one requester per session), got " + targetSourceSessionsMax.getAsInt());
         }
         only = List.copyOf(only);
+        Objects.requireNonNull(rowDeadline, "--row-deadline-ms is required");
+        Objects.requireNonNull(runDeadline, "--run-deadline-ms is required");
+        long row = rowDeadline.toMillis();
+        if (row < ROW_DEADLINE_MS_MIN || row > ROW_DEADLINE_MS_MAX) {
+            throw new IllegalArgumentException("--row-deadline-ms must be " + ROW_DEADLINE_MS_MIN + ".." + ROW_DEADLINE_MS_MAX
+                    + ", got " + row);
+        }
+        if (row < 2 * answerBound.toMillis()) {
+            throw new IllegalArgumentException("--row-deadline-ms (" + row + ") must be at least twice --wait-ms ("
+                    + answerBound.toMillis() + "): a row waits up to 2 x --wait-ms for the target's session");
+        }
+        if (row < targetIdleLivenessMs + answerBound.toMillis()) {
+            throw new IllegalArgumentException("--row-deadline-ms (" + row + ") must be at least --target-idle-liveness-ms ("
+                    + targetIdleLivenessMs + ") plus --wait-ms (" + answerBound.toMillis() + "): the idle-liveness row waits that long");
+        }
+        long run = runDeadline.toMillis();
+        if (run < row || run > RUN_DEADLINE_MS_MAX) {
+            throw new IllegalArgumentException("--run-deadline-ms must be at least --row-deadline-ms (" + row + ") and at most "
+                    + RUN_DEADLINE_MS_MAX + ", got " + run);
+        }
     }
 }

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,12 +23,18 @@ import java.util.regex.Pattern;
  * @param expected the outcome token (docs/conformance-kit.md lists them)
  * @param rules the rule IDs cited by the row
  * @param policies the row's {@code policy:NAME} tags (empty: the row checks the protocol only)
+ * @param permission for a row tagged {@code may:NAME}, the design's words that permit other behaviour than the
+ *     expected one, quoted in the row's comment (e.g. SES-14 "may return its credit"): the row is a policy row,
+ *     reported POLICY-PASS or POLICY-DIFFERS and never failing the run on the permitted difference
  * @param comment the row's description
  */
-record ScenarioRow(String side, String scenario, String expected, List<String> rules, List<String> policies, String comment) {
+record ScenarioRow(String side, String scenario, String expected, List<String> rules, List<String> policies,
+        Optional<String> permission, String comment) {
     static final String RESOURCE = "adversarial.table";
     private static final Pattern RULE = Pattern.compile("^(INV|MEM|PUB|SES|DELTA|SNAP|IDX|API|BND|ROUTE|DIAG|OPS|PERF)-\\d+$");
     private static final Pattern POLICY = Pattern.compile("^policy:[a-z-]+$");
+    private static final Pattern MAY = Pattern.compile("^may:[a-z-]+$");
+    private static final Pattern QUOTE = Pattern.compile("\"([^\"]+)\"");
 
     ScenarioRow {
         if (!side.equals("source") && !side.equals("requester")) {
@@ -38,6 +45,7 @@ record ScenarioRow(String side, String scenario, String expected, List<String> r
         }
         rules = List.copyOf(rules);
         policies = List.copyOf(policies);
+        java.util.Objects.requireNonNull(permission, "permission (Optional.empty() for a normative row)");
     }
 
     String id() {
@@ -71,6 +79,7 @@ record ScenarioRow(String side, String scenario, String expected, List<String> r
             }
             List<String> rules = new ArrayList<>();
             List<String> policies = new ArrayList<>();
+            String may = null;
             StringBuilder comment = new StringBuilder();
             if (hash >= 0) {
                 for (String token : body.substring(hash + 1).strip().split("\\s+")) {
@@ -79,12 +88,23 @@ record ScenarioRow(String side, String scenario, String expected, List<String> r
                         rules.add(token);
                     } else if (comment.isEmpty() && POLICY.matcher(token).matches()) {
                         policies.add(token);
+                    } else if (comment.isEmpty() && may == null && MAY.matcher(token).matches()) {
+                        may = token;
                     } else {
                         comment.append(comment.isEmpty() ? "" : " ").append(token);
                     }
                 }
             }
-            rows.add(new ScenarioRow(cells[0].strip(), cells[1].strip(), cells[2].strip(), rules, policies, comment.toString()));
+            Optional<String> permission = Optional.empty();
+            if (may != null) {
+                Matcher q = QUOTE.matcher(comment);
+                if (!q.find()) {
+                    throw new IllegalArgumentException("a " + may + " row must quote the design's words in its comment: " + line);
+                }
+                permission = Optional.of(String.join(" ", rules) + " \"" + q.group(1) + "\" (" + may + ")");
+            }
+            rows.add(new ScenarioRow(cells[0].strip(), cells[1].strip(), cells[2].strip(), rules, policies, permission,
+                    comment.toString()));
         }
         return rows;
     }

@@ -54,9 +54,15 @@ final class SourceScenarios {
     private final Scope scope;
     private final List<Incarnation> requesters = new ArrayList<>();
     private final Duration wait;
-    private AdversarialRequester peer;
+    private volatile AdversarialRequester peer;
+    private volatile RowDeadline deadline;
+    private volatile RowLog seen;
 
-    SourceScenarios(KitSettings settings, TargetApi api, KitMembers members, Incarnation target, String namespace) {
+    private final java.util.Optional<TargetFence> fence;
+
+    SourceScenarios(KitSettings settings, TargetApi api, KitMembers members, Incarnation target, String namespace,
+            java.util.Optional<TargetFence> fence) {
+        this.fence = fence;
         this.settings = settings;
         this.api = api;
         this.members = members;
@@ -104,16 +110,32 @@ final class SourceScenarios {
                 () -> api.status().at("/membership/revision").asLong() >= atLeast);
     }
 
-    /** Runs one row; returns the outcome token the table expects. */
-    String run(ScenarioRow row) throws Exception {
+    /** Runs one row within {@code deadline}, noting what the target sends in {@code seen}; returns the outcome token. */
+    String run(ScenarioRow row, RowDeadline deadline, RowLog seen) throws Exception {
+        this.deadline = deadline;
+        this.seen = seen;
         long head = head();
         peer = AdversarialRequester.connect(settings.targetPeer());
         try {
             String outcome = scenario(row.scenario());
-            Expect.equal(head(), head, "the target's head_sequence (no state changed)");
+            if (!row.scenario().equals("fenced_source")) { // a fenced target heals with a new journal (INV-7)
+                Expect.equal(head(), head, "the target's head_sequence (no state changed)");
+            }
             return outcome;
         } finally {
             peer.close();
+        }
+    }
+
+    /** The row's deadline passed: ends its channel, so every stream and wait of the row returns. */
+    void cancel() {
+        AdversarialRequester p = peer;
+        if (p != null) {
+            try {
+                p.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -145,10 +167,13 @@ final class SourceScenarios {
                     new NodeEpoch(1), UUID.randomUUID())));
             case "unknown_requester" -> open.setRequester(WireFrames.ref(new Incarnation(
                     new NodeId(settings.memberPrefix() + "-req-unregistered"), new NodeEpoch(1), UUID.randomUUID())));
-            case "suspended_membership" -> throw ScenarioSkipped.notObservable("the target's membership view must be made "
-                    + "invalid (a watch gap or quorum loss of its etcd), which the kit does not force on a target it does not own");
-            case "fenced_source" -> throw ScenarioSkipped.notObservable("fencing the target ends its incarnation (lease loss "
-                    + "or replacement of its member record); the kit does not fence a target it does not own");
+            case "suspended_membership" -> throw ScenarioSkipped.notObservable("MEM-9 needs a gap in the target's membership "
+                    + "history (its watch falling behind an etcd compaction) or its etcd losing quorum while its lease is still "
+                    + "valid; the kit's etcd access can compact or revoke (which fences, INV-7, even with --allow-fencing) but "
+                    + "cannot make a connected watch miss revisions or stop a cluster it does not own");
+            case "fenced_source" -> {
+                return fencedSource(s, sid);
+            }
             case "scope_digest_mismatch" -> open.setScopeDigest(ByteString.copyFrom(Scope.all().digest().bytes()));
             case "scope_257_namespaces" -> {
                 var list = orbitkv.inventory.wire.NamespaceList.newBuilder();
@@ -170,7 +195,7 @@ final class SourceScenarios {
             }
             case "garbage_bytes" -> {
                 s.sendBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01, 0x02});
-                return awaitError(s);
+                return awaitError(s, deadline, wait, seen);
             }
             case "window_overflow" -> open.setReceiveWindowBytes(-1L);
             case "epoch_overflow" -> open.setRequester(WireFrames.ref(r(1)).toBuilder().setNodeEpoch(-1L));
@@ -179,12 +204,12 @@ final class SourceScenarios {
             case "first_frame_not_open" -> {
                 s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sid)).setAck(Ack.newBuilder()
                         .setConsumedThroughFrame(1)).build());
-                return awaitError(s);
+                return awaitError(s, deadline, wait, seen);
             }
             case "resume_unknown_view" -> {
                 open.setResume(ResumePoint.newBuilder().setViewId(WireFrames.uuid(UUID.randomUUID())).setAppliedCursor(3));
                 s.send(openFrame(sid, open));
-                SourceFrame f = s.nextFrame(wait);
+                SourceFrame f = s.nextFrame(deadline.bound(wait));
                 return "accepted:" + f.getAccepted().getMode().name();
             }
             default -> {
@@ -192,8 +217,42 @@ final class SourceScenarios {
             }
         }
         s.send(openFrame(sid, open));
-        String outcome = awaitError(s);
+        String outcome = awaitError(s, deadline, wait, seen);
         Expect.within(wait, "a refused Open leaves no served session (status.sessions.served)", () -> served(sid) == null);
+        return outcome;
+    }
+
+    /**
+     * INV-7 SES-5 with {@code --allow-fencing}: the kit revokes the target's member lease; once the target reports
+     * {@code membership.lease = fenced}, an Open naming that incarnation must be refused with {@code FENCED}. If the
+     * target heals (self-healing on), the healed target must be a new incarnation at a higher epoch that refuses
+     * Opens naming the fenced one.
+     */
+    private String fencedSource(AdversarialRequester.Session s, UUID sid) throws Exception {
+        TargetFence f = fence.orElseThrow(() -> ScenarioSkipped.notApplicable("give --allow-fencing to fence the target"));
+        Expect.within(deadline.bound(wait.multipliedBy(2)), "the target serves with valid membership before it is fenced",
+                () -> api.status().at("/membership/valid").asBoolean());
+        Incarnation current = Incarnation.parse(api.status().at("/self/incarnation").asText());
+        Open.Builder open = WireFrames.open(cluster, current, r(1), scope, sid);
+        f.revoke(current);
+        Expect.within(deadline.bound(wait), "INV-7: the target reports membership.lease fenced after its lease was revoked",
+                () -> "fenced".equals(api.status().at("/membership/lease").asText()));
+        s.send(openFrame(sid, open));
+        String outcome = awaitError(s, deadline, wait, seen);
+        if (api.status().at("/membership/heal/enabled").asBoolean(false)) {
+            Expect.within(deadline.remaining(), "INV-7: the healed target is a new incarnation at a higher epoch than " + current,
+                    () -> {
+                        Incarnation now = Incarnation.parse(api.status().at("/self/incarnation").asText());
+                        return !now.equals(current) && now.epoch().value() > current.epoch().value()
+                                && "healthy".equals(api.status().at("/membership/lease").asText());
+                    });
+            UUID again = UUID.randomUUID();
+            AdversarialRequester.Session old = peer.open();
+            old.send(openFrame(again, WireFrames.open(cluster, current, r(1), scope, again)));
+            String refused = awaitError(old, deadline, wait, seen);
+            Expect.that(refused.startsWith("error:"), "INV-7: the healed target refuses an Open naming the fenced incarnation "
+                    + current + ", got " + refused);
+        }
         return outcome;
     }
 
@@ -212,16 +271,18 @@ final class SourceScenarios {
         switch (name) {
             case "second_open" -> {
                 s.send(openFrame(sid, open));
-                return awaitError(s);
+                return awaitError(s, deadline, wait, seen);
             }
             case "future_ack" -> {
                 s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame + 5)).build());
-                String outcome = awaitError(s);
+                String outcome = awaitError(s, deadline, wait, seen);
                 Expect.within(wait, "the session is gone from status.sessions.served", () -> served(sid) == null);
                 return outcome;
             }
             case "duplicate_ack" -> {
                 OptionalDouble before = api.sample("orbitkv_session_duplicate_acks_total", Map.of());
+                Expect.equal(outstanding(sid), b.creditBytes(), "status outstanding_bytes before the ACK = the credit-consuming "
+                        + "bytes the kit received (SES-13: the source ledgers exactly their encoded size)");
                 s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
                 Expect.within(wait, "the ACK returns all outstanding credit", () -> outstanding(sid) == 0);
                 s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
@@ -233,8 +294,9 @@ final class SourceScenarios {
                 return "duplicate";
             }
             case "foreign_session_frame" -> {
-                long outstanding = outstanding(sid);
-                Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (status outstanding_bytes " + outstanding + ")");
+                long outstanding = b.creditBytes();
+                Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (" + outstanding + " bytes received by the kit)");
+                Expect.equal(outstanding(sid), outstanding, "status outstanding_bytes = the credit-consuming bytes the kit received");
                 Map<String, String> side = Map.of("side", "source");
                 OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
                 s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID()))
@@ -253,7 +315,7 @@ final class SourceScenarios {
                 AdversarialRequester.Session s2 = peer.open();
                 s2.send(openFrame(sid2, validOpen(r(1), sid2)));
                 Bootstrap b2 = readBootstrap(s2);
-                String old = awaitError(s);
+                String old = awaitError(s, deadline, wait, seen);
                 try {
                     s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
                 } catch (RuntimeException closed) {
@@ -262,8 +324,9 @@ final class SourceScenarios {
                 Expect.within(wait, "the replaced session is gone", () -> served(sid) == null);
                 JsonNode now = served(sid2);
                 Expect.that(now != null, "the replacement session " + sid2 + " is served");
-                Expect.that(now.get("outstanding_bytes").asLong() > 0, "the old session's ACK returned none of the replacement's "
-                        + "credit (outstanding " + now.get("outstanding_bytes") + ", last frame " + b2.lastFrame + ")");
+                Expect.equal(now.get("outstanding_bytes").asLong(), b2.creditBytes(), "the old session's ACK returned none of the "
+                        + "replacement's credit: its outstanding_bytes = the " + b2.creditBytes() + " credit-consuming bytes the kit "
+                        + "received on it (last frame " + b2.lastFrame() + ")");
                 return old;
             }
             case "session_limit" -> {
@@ -275,11 +338,11 @@ final class SourceScenarios {
             }
             case "regenerate_above_sent" -> {
                 s.send(f.setNeedRepair(NeedRepair.newBuilder().setViewId(WireFrames.uuid(b.viewId)).setAppliedCursor(b.s1 + 5)).build());
-                return awaitError(s);
+                return awaitError(s, deadline, wait, seen);
             }
             case "idle_liveness" -> {
                 s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                SourceFrame next = s.nextFrame(Duration.ofMillis(settings.targetIdleLivenessMs()).plus(wait));
+                SourceFrame next = s.nextFrame(deadline.bound(Duration.ofMillis(settings.targetIdleLivenessMs()).plus(wait)));
                 Expect.equal(next.getBodyCase(), SourceFrame.BodyCase.LIVENESS, "the next frame of an idle session");
                 Expect.equal(next.getFrameNumber(), b.lastFrame + 1, "the liveness frame's number (SES-12)");
                 Expect.equal(next.getLiveness().getSourceHead(), head(), "the advertised head = status head_sequence");
@@ -292,29 +355,52 @@ final class SourceScenarios {
         }
     }
 
-    /** Opens sessions until the target serves {@code limit}, then one more, which must be refused. */
+    /**
+     * BND-3: opens kit sessions one at a time (each from its own kit requester member) until the target refuses
+     * one; the refusal must come exactly when the target serves {@code limit} sessions (other members' included),
+     * and no more Opens are sent than the limit leaves plus one.
+     */
     private String sessionLimit(int limit) throws Exception {
-        int existing = api.status().at("/sessions/served").size();
-        int kitSessions = limit - existing;
-        if (kitSessions < 0) {
-            throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, above --target-source-sessions-max "
-                    + limit);
+        // Sessions of earlier kit rows may still be listed (a source notices a cancelled stream late); the kit's
+        // requesters reopen from the same members, which replaces them (SES-6), so only the others are counted.
+        String kitPrefix = settings.memberPrefix() + "-";
+        int existing = 0;
+        for (JsonNode st : api.status().at("/sessions/served")) {
+            boolean kit = st.path("requester").toString().contains(kitPrefix);
+            existing += kit || "CLOSED".equals(st.path("phase").asText()) ? 0 : 1;
         }
-        ensureRequesters(kitSessions + 1);
+        if (existing >= limit) {
+            throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, at or above "
+                    + "--target-source-sessions-max " + limit);
+        }
+        ensureRequesters(limit - existing + 1);
         List<AdversarialRequester.Session> open = new ArrayList<>();
-        for (int i = 1; i <= kitSessions; i++) {
+        for (int i = 1; i <= limit - existing + 1; i++) {
             UUID sid = UUID.randomUUID();
             AdversarialRequester.Session s = peer.open();
             s.send(openFrame(sid, validOpen(r(i), sid)));
-            readBootstrap(s);
+            SourceFrame first = s.nextFrame(deadline.bound(wait));
+            seen.saw(first.getBodyCase().name(), "session " + i + ": " + first.getBodyCase()
+                    + (first.hasError() ? " " + first.getError().getCause() : ""));
+            if (first.hasError()) {
+                int served = liveServed();
+                Expect.equal(served, limit, "sessions the target serves when it refuses Open " + i + " with "
+                        + first.getError().getCause() + " (BND-3: refused only beyond the limit)");
+                return "error:" + first.getError().getCause().name();
+            }
             open.add(s);
         }
-        UUID extra = UUID.randomUUID();
-        AdversarialRequester.Session s = peer.open();
-        s.send(openFrame(extra, validOpen(r(kitSessions + 1), extra)));
-        String outcome = awaitError(s);
-        Expect.equal(api.status().at("/sessions/served").size(), limit, "served sessions at the limit");
-        return outcome;
+        return "accepted " + (limit - existing + 1) + " kit sessions besides " + existing + " others, above the limit " + limit
+                + " (status serves " + liveServed() + ")";
+    }
+
+    /** Sessions the target serves that are not closed (status.sessions.served[].phase). */
+    private int liveServed() {
+        int n = 0;
+        for (JsonNode st : api.status().at("/sessions/served")) {
+            n += "CLOSED".equals(st.path("phase").asText()) ? 0 : 1;
+        }
+        return n;
     }
 
     /** This session's entry of {@code status.sessions.served[]}, or null. */
@@ -335,7 +421,12 @@ final class SourceScenarios {
         return st.get("outstanding_bytes").asLong();
     }
 
-    record Bootstrap(UUID viewId, long s1, long lastFrame) {}
+    /**
+     * A bootstrap as the kit received it; {@code creditBytes} is the encoded size of its credit-consuming frames
+     * (SnapshotBegin, pages, SnapshotCommit, deltas) counted on the kit's side (protocol.md: the source
+     * ledgers exactly these bytes), so credit checks never rest on the target's own report alone.
+     */
+    record Bootstrap(UUID viewId, long s1, long lastFrame, long creditBytes) {}
 
     /**
      * Reads OpenAccepted, SnapshotBegin, pages and replay through SnapshotCommit, checking numbering (SES-12),
@@ -344,8 +435,19 @@ final class SourceScenarios {
     private Bootstrap readBootstrap(AdversarialRequester.Session s) throws InterruptedException {
         long expect = 1;
         TranscriptDigest.Builder digest = TranscriptDigest.builder();
+        long credit = 0;
         while (true) {
-            SourceFrame f = s.nextFrame(wait);
+            if (deadline.expired()) {
+                throw new AssertionError("no SnapshotCommit within the row deadline of " + deadline.budget().toMillis() + " ms; "
+                        + seen.summary());
+            }
+            Conversation.Received<SourceFrame> r = s.next(deadline.bound(wait));
+            if (!(r instanceof Conversation.Received.Frame<SourceFrame> rf)) {
+                throw new AssertionError("the bootstrap ended before SnapshotCommit: " + (r == null ? "nothing within "
+                        + deadline.bound(wait).toMillis() + " ms" : r) + "; " + seen.summary());
+            }
+            SourceFrame f = rf.frame();
+            seen.saw(f.getBodyCase().name(), f.getBodyCase() + " frame " + f.getFrameNumber());
             Expect.equal(f.getFrameNumber(), expect++, "SES-12 frame numbering of the bootstrap");
             if (f.hasError()) {
                 throw new AssertionError("the target refused a valid Open: " + f.getError().getCause() + " " + f.getError().getDetail());
@@ -361,8 +463,12 @@ final class SourceScenarios {
                         digest.finish().hex(), "SES-11: the SnapshotCommit's transcript_digest (the digest of the frames received)");
                 default -> { }
             }
+            if (f.hasSnapshotBegin() || f.hasSnapshotPage() || f.hasSnapshotCommit() || f.hasDelta()) {
+                credit += rf.encodedBytes();
+            }
             if (f.hasSnapshotCommit()) {
-                return new Bootstrap(WireFrames.uuid(f.getSnapshotCommit().getViewId()), f.getSnapshotCommit().getS1(), f.getFrameNumber());
+                return new Bootstrap(WireFrames.uuid(f.getSnapshotCommit().getViewId()), f.getSnapshotCommit().getS1(),
+                        f.getFrameNumber(), credit);
             }
         }
     }
@@ -384,15 +490,30 @@ final class SourceScenarios {
         return out;
     }
 
-    private String awaitError(AdversarialRequester.Session s) throws InterruptedException {
+    /**
+     * Reads the session until the target's {@code Error} (the outcome {@code error:CAUSE}), the end of the
+     * stream, or {@code wait} without any frame; other frames are noted in {@code seen} and skipped. However
+     * many frames arrive (a target sending liveness forever), it returns or fails by {@code deadline}.
+     */
+    static String awaitError(AdversarialRequester.Session s, RowDeadline deadline, Duration wait, RowLog seen)
+            throws InterruptedException {
         while (true) {
-            Conversation.Received<SourceFrame> r = s.next(wait);
-            if (r instanceof Conversation.Received.Frame<SourceFrame> f && f.frame().hasError()) {
-                return "error:" + f.frame().getError().getCause().name();
+            if (deadline.expired()) {
+                throw new AssertionError("no Error within the row deadline of " + deadline.budget().toMillis() + " ms; "
+                        + seen.summary());
             }
-            if (!(r instanceof Conversation.Received.Frame<SourceFrame>)) {
-                return r == null ? "nothing within " + wait.toMillis() + " ms" : r.toString();
+            Conversation.Received<SourceFrame> r = s.next(deadline.bound(wait));
+            if (r instanceof Conversation.Received.Frame<SourceFrame> f) {
+                if (f.frame().hasError()) {
+                    return "error:" + f.frame().getError().getCause().name();
+                }
+                seen.saw(f.frame().getBodyCase().name(), f.frame().getBodyCase() + " frame " + f.frame().getFrameNumber());
+                continue;
             }
+            if (r == null && deadline.expired()) {
+                continue; // reported above with what the row saw
+            }
+            return r == null ? "nothing within " + wait.toMillis() + " ms" : r.toString();
         }
     }
 }

@@ -38,4 +38,21 @@ sealed interface Verdict {
             return "NOT-OBSERVABLE";
         }
     }
+
+    /**
+     * A policy row (the design says MAY or "need not"): the target made the choice this implementation
+     * makes. Reported apart; never counts as a failure.
+     */
+    record PolicyPass(String detail) implements Verdict {
+        public String word() {
+            return "POLICY-PASS";
+        }
+    }
+
+    /** A policy row where the target chose otherwise, which the design permits: reported, never failing. */
+    record PolicyDiffers(String detail) implements Verdict {
+        public String word() {
+            return "POLICY-DIFFERS";
+        }
+    }
 }

@@ -19,6 +19,7 @@ import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * -Dtest=IdleEtcdTrafficHarness -Dorbitkv.idle.windowSeconds=60}
  */
 @Tag("qualification")
+@Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS) // qualification runs are long; the 20 m default is for CI lanes
 class IdleEtcdTrafficHarness {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();

@@ -32,7 +32,9 @@ import org.w3c.dom.NodeList;
  * real etcd, given their addresses only. The kit's per-rule report is printed; its verdicts must agree with
  * the in-process {@link AdversarialTableTest} runners of the same table rows: every row is reported (none
  * dropped), every row that passes in-process passes black-box unless the kit lists it as N/A or not
- * observable black-box, and that list is exactly the documented one (docs/conformance-kit.md).
+ * observable black-box, and that list is exactly the documented one (docs/conformance-kit.md). Manager a, the
+ * target, runs with a small {@code --source-sessions-max} and the kit with {@code --allow-fencing}, so the
+ * session-limit (BND-3) and fencing (INV-7) rows run too; the kit fences a last, and a heals.
  */
 @Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -42,10 +44,9 @@ class KitBlackBoxTest {
 
     /** Rows the kit cannot run against a target it does not own, with the word that must open the reason. */
     static final Map<String, String> NOT_RUN_BLACK_BOX = Map.of(
-            "source/suspended_membership", "not observable black-box",
-            "source/fenced_source", "not observable black-box",
-            "requester/requester_fenced", "not observable black-box",
-            "source/session_limit", "not applicable");
+            "source/suspended_membership", "not observable black-box");
+    /** Manager a's served-session limit (--source-sessions-max), given to the kit so source/session_limit runs (BND-3). */
+    static final int SOURCE_SESSIONS_MAX = 6;
 
     private final String cluster = "kit-" + UUID.randomUUID().toString().substring(0, 8);
     private Path work;
@@ -62,6 +63,10 @@ class KitBlackBoxTest {
                     "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
                     "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(work.resolve("dram-" + node)).toString(),
                     "--idle-liveness-ms", "500"));
+            if (node.equals("a")) {
+                // the kit's target: a small session limit (BND-3) and a heal slow enough for the fenced window (INV-7)
+                args.addAll(List.of("--source-sessions-max", Integer.toString(SOURCE_SESSIONS_MAX), "--heal-backoff-min-ms", "3000"));
+            }
             if (node.equals("c")) {
                 args.addAll(List.of("--metadata-namespace", "ns-c"));
             }
@@ -77,7 +82,7 @@ class KitBlackBoxTest {
     }
 
     @Test
-    @DisplayName("SES-4 SES-5 SES-6 SES-7 SES-8 SES-9 SES-10 SES-11 SES-12 SES-13 SNAP-7 SNAP-8 SNAP-9 DELTA-1 DELTA-7 DELTA-8 DELTA-9 "
+    @DisplayName("BND-3 INV-7 SES-14 DELTA-12 SES-4 SES-5 SES-6 SES-7 SES-8 SES-9 SES-10 SES-11 SES-12 SES-13 SNAP-7 SNAP-8 SNAP-9 DELTA-1 DELTA-7 DELTA-8 DELTA-9 "
             + "DELTA-10 DELTA-11 DELTA-13 IDX-11: orbitkv conformance, black-box against three Manager processes, agrees with the in-process table")
     void kitAgreesWithInProcessRunners() throws Exception {
         ManagerProcess a = managers.getFirst();
@@ -86,7 +91,8 @@ class KitBlackBoxTest {
                 "orbitkv.conformance/orbitkv.conformance.kit.ConformanceCommand", List.of(
                         "--target-peer", a.peer(), "--target-http", a.httpBase(), "--etcd", ETCD.endpoints().toString(),
                         "--cluster", cluster, "--listen", "127.0.0.1:0", "--report", report.toString(), "--no-skip-policy",
-                        "--target-idle-liveness-ms", "500"));
+                        "--target-idle-liveness-ms", "500", "--allow-fencing", "--target-source-sessions-max",
+                        Integer.toString(SOURCE_SESSIONS_MAX)));
         int exit = kit.awaitExit(Duration.ofMinutes(4));
         String out = kit.stdoutText();
         System.out.print(out); // the per-rule report
@@ -99,6 +105,7 @@ class KitBlackBoxTest {
         Matcher summary = Pattern.compile("(\\d+) scenarios: (\\d+) passed, (\\d+) failed").matcher(out);
         assertThat(summary.find()).as("summary line").isTrue();
         assertThat(summary.group(3)).isEqualTo("0");
+        assertThat(out).as("SES-14 DELTA-12 policy rows reported apart").contains("policy rows 2 (2 as this implementation, 0 differ)");
 
         List<String> disagreements = new ArrayList<>();
         for (AdversarialTableTest.Row r : rows) {

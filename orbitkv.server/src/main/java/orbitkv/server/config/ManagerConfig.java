@@ -68,6 +68,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * length prefix, before it is buffered.
      */
     public static final int PEER_MESSAGE_MARGIN_BYTES = 64 << 10;
+    /** The largest {@code --source-sessions-max}: each served session holds a ledger and a stream. */
+    public static final int SOURCE_SESSIONS_MAX_LIMIT = 65_536;
     private static final Set<String> LOG_LEVELS = Set.of("ERROR", "WARN", "INFO", "DEBUG", "TRACE");
 
     /**
@@ -106,12 +108,15 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         }
     }
 
-    /** DESIGN §9 source-side bounds. */
+    /**
+     * DESIGN §9 source-side bounds; {@code sourceSessionsMax} is {@code --source-sessions-max}, the sessions this
+     * source serves at once (beyond: {@code SESSION_LIMIT}, BND-3).
+     */
     public record Inventory(long coalescingWindowMs, long coalescingWaitMaxMs, int frameInputRecordsMax,
                             long frameInputBytesMax, long frameEncodedBytesMax, long frameDecodedBytesMax,
                             long receiveWindowBytes, int snapshotPageRecordsMax, long snapshotPageBytesMax,
                             long journalRetentionBytesMax, int journalRetentionRecordsMax, long ackPendingProgressMs,
-                            long idleLivenessMs) {}
+                            long idleLivenessMs, int sourceSessionsMax) {}
 
     /** DESIGN §9 requester-side bounds. */
     public record Index(long freshnessBudgetMs, long indexBudgetBytes, int peerSessionsMax) {}
@@ -277,7 +282,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
                 v.count(SNAPSHOT_PAGE_RECORDS_MAX), v.size(SNAPSHOT_PAGE_BYTES_MAX, 1),
                 v.size(JOURNAL_RETENTION_BYTES_MAX, 1), v.count(JOURNAL_RETENTION_RECORDS_MAX),
-                v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000));
+                v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000),
+                v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT));
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
         // the planner's own limits (RoutePolicy): search bounds, observations within one class window, two replans
@@ -429,7 +435,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         return new SessionConfig(i.receiveWindowBytes(), d.windowFramesMax(), d.openEncodedBytesMax(),
                 (int) Math.min(Integer.MAX_VALUE, i.frameEncodedBytesMax()),
                 (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.ackPendingProgressMs(), i.idleLivenessMs(),
-                x.peerSessionsMax(), d.sessionsPerSourceMax(), d.reconnectBackoffMinMs(), d.reconnectBackoffMaxMs(),
+                x.peerSessionsMax(), i.sourceSessionsMax(), d.reconnectBackoffMinMs(), d.reconnectBackoffMaxMs(),
                 d.snapshotRetryBackoffMinMs(), d.snapshotRetryBackoffMaxMs(), d.replayIntervalsPerRead(),
                 d.committedViewsMax());
     }

@@ -81,6 +81,7 @@ public enum Setting {
     JOURNAL_RETENTION_RECORDS_MAX("journal-retention-records-max", Kind.COUNT, "1000000", "retained journal records"),
     ACK_PENDING_PROGRESS_MS("ack-pending-progress-ms", Kind.MS, "10", "ACK at the latest after this much pending progress"),
     IDLE_LIVENESS_MS("idle-liveness-ms", Kind.MS, "1000", "liveness interval of an idle session"),
+    SOURCE_SESSIONS_MAX("source-sessions-max", Kind.COUNT, "1024", "InventorySessions this source serves at once (1..65536); an Open beyond them is refused with SESSION_LIMIT (BND-3)"),
     // DESIGN §9, passed to orbitkv.index
     FRESHNESS_BUDGET_MS("freshness-budget-ms", Kind.MS, "5000", "receipt age beyond which an owner view is stale"),
     INDEX_BUDGET_BYTES("index-budget-bytes", Kind.SIZE, "256MiB", "GlobalIndex bytes (rows + reverse index + staging)"),

@@ -24,7 +24,8 @@ class ManagerConfigTest {
         assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
         assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
         assertThat(c.inventory()).isEqualTo(new ManagerConfig.Inventory(2, 5, 1024, 512 << 10, 1 << 20, 4 << 20,
-                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000));
+                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000, 1024));
+        assertThat(c.sessionConfig().sessionsPerSourceMax()).isEqualTo(orbitkv.inventory.SessionConfig.DEFAULT_SESSIONS_PER_SOURCE_MAX);
         assertThat(c.index()).isEqualTo(new ManagerConfig.Index(5000, 256L << 20, 128));
         assertThat(c.route()).isEqualTo(new ManagerConfig.Route(8, 128, 32, 2));
         assertThat(c.httpListen()).isEqualTo(new ListenAddress("127.0.0.1", 8090));
@@ -78,6 +79,20 @@ class ManagerConfigTest {
                     Setting.ETCD_KEY_FILE, Setting.PEER_TLS_CERT_FILE, Setting.PEER_TLS_KEY_FILE, Setting.PEER_TLS_CA_FILE,
                     Setting.HTTP_TOKEN_FILE, Setting.TRANSFER_DATA_ADVERTISE, Setting.ROUTE_TRACE_DIR).contains(s);
             assertThat(s.defaultValue() == null).as(s.flag()).isEqualTo(noDefaultAllowed);
+        }
+    }
+
+    @Test
+    @DisplayName("BND-3 --source-sessions-max: default 1024, a given value reaches the session server's sessionsPerSourceMax, out of range is refused naming the option")
+    void sourceSessionsMax() {
+        ManagerConfig d = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true"));
+        assertThat(d.inventory().sourceSessionsMax()).isEqualTo(1024);
+        ManagerConfig small = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.SOURCE_SESSIONS_MAX, "3"));
+        assertThat(small.inventory().sourceSessionsMax()).isEqualTo(3);
+        assertThat(small.sessionConfig().sessionsPerSourceMax()).isEqualTo(3);
+        for (String bad : List.of("0", "-1", "65537")) {
+            assertThatThrownBy(() -> ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.SOURCE_SESSIONS_MAX, bad)))
+                    .isInstanceOf(ConfigException.class).hasMessage("--source-sessions-max must be 1..65536, got " + bad);
         }
     }
 }
