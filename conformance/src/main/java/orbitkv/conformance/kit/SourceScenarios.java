@@ -430,12 +430,14 @@ final class SourceScenarios {
 
     /**
      * Reads OpenAccepted, SnapshotBegin, pages and replay through SnapshotCommit, checking numbering (SES-12),
-     * that every namespace is in the session's scope (SES-7) and the commit's transcript digest (SES-11).
+     * that every namespace is in the session's scope (SES-7), the commit's transcript digest (SES-11) and
+     * that the unacknowledged bytes received stay within the window granted in OpenAccepted (SES-13).
      */
     private Bootstrap readBootstrap(AdversarialRequester.Session s) throws InterruptedException {
         long expect = 1;
         TranscriptDigest.Builder digest = TranscriptDigest.builder();
         long credit = 0;
+        long window = 0;
         while (true) {
             if (deadline.expired()) {
                 throw new AssertionError("no SnapshotCommit within the row deadline of " + deadline.budget().toMillis() + " ms; "
@@ -461,10 +463,14 @@ final class SourceScenarios {
                         records(f.getDelta().getNamespacesList(), f.getDelta().getRecordsList()));
                 case SNAPSHOT_COMMIT -> Expect.equal(HexFormat.of().formatHex(f.getSnapshotCommit().getTranscriptDigest().toByteArray()),
                         digest.finish().hex(), "SES-11: the SnapshotCommit's transcript_digest (the digest of the frames received)");
+                case ACCEPTED -> window = f.getAccepted().getWindowBytes();
                 default -> { }
             }
             if (f.hasSnapshotBegin() || f.hasSnapshotPage() || f.hasSnapshotCommit() || f.hasDelta()) {
                 credit += rf.encodedBytes();
+                // The kit ACKs nothing while it reads a bootstrap: everything received so far is outstanding.
+                Expect.that(Long.compareUnsigned(credit, window) <= 0, "SES-13: " + credit + " unacknowledged bytes received, "
+                        + "above the window_bytes " + Long.toUnsignedString(window) + " the target granted in OpenAccepted");
             }
             if (f.hasSnapshotCommit()) {
                 return new Bootstrap(WireFrames.uuid(f.getSnapshotCommit().getViewId()), f.getSnapshotCommit().getS1(),

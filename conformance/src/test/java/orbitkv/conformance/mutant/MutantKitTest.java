@@ -65,7 +65,7 @@ class MutantKitTest {
             Map.entry(Mutant.SOURCE_WRONG_DIGEST, Rows.BOOTSTRAP),
             Map.entry(Mutant.SOURCE_SKIPPED_SEQUENCE, Rows.BOOTSTRAP),
             Map.entry(Mutant.SOURCE_IGNORES_CREDITS, Set.of("source/future_ack", "source/duplicate_ack", "source/foreign_session_frame")),
-            Map.entry(Mutant.SOURCE_EXCEEDS_WINDOW, Set.of()),
+            Map.entry(Mutant.SOURCE_EXCEEDS_WINDOW, Rows.BOOTSTRAP),
             Map.entry(Mutant.SOURCE_NO_ERROR_ON_BAD_OPEN, Rows.BAD_OPEN),
             Map.entry(Mutant.SOURCE_COMMIT_BEFORE_S1, Rows.BOOTSTRAP),
             Map.entry(Mutant.SOURCE_PAGE_OUTSIDE_SCOPE, Rows.BOOTSTRAP),
