@@ -19,8 +19,8 @@ import orbitkv.membership.Incarnation;
  * answered with {@code Error(SHUTTING_DOWN)}: kit members serve no inventory. At most
  * {@value #ROUTED_MAX} routed sessions wait unclaimed; beyond that a session is refused the same way.
  * A session to the current kit source from the target's node under another incarnation than the target's
- * (stale or invented) is refused the same way and fails the waiting row at once (SES-5), instead of
- * letting it wait out its bound.
+ * (stale or invented) is refused the same way and fails the waiting row at once (SES-5, a normative failure
+ * that fails a policy row too), instead of letting it wait out its bound.
  */
 final class SessionRouter implements AutoCloseable {
     static final int ROUTED_MAX = 16;
@@ -67,7 +67,7 @@ final class SessionRouter implements AutoCloseable {
             }
             refuse(r.session(), r.open());
             if (isFromTargetNode(r.open())) {
-                throw new AssertionError("SES-5: the target opened a session to the kit source " + expectedSource
+                throw new NormativeFailure("SES-5: the target opened a session to the kit source " + expectedSource
                         + " naming requester " + r.open().getOpen().getRequester().toString().replace('\n', ' ')
                         + ", not its own incarnation " + target);
             }

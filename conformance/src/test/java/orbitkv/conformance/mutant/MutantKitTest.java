@@ -53,7 +53,7 @@ class MutantKitTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
 
-    /** Each kit run's wall bound. */
+    /** Each kit run's wall bound (also the kit's own --run-deadline-ms). */
     static final long RUN_BOUND_MS = 60_000;
     /** The Manager's idle liveness interval (the kit is told the same). */
     static final String LIVENESS_MS = "3000";
@@ -174,7 +174,8 @@ class MutantKitTest {
         List<String> args = new ArrayList<>(List.of("--target-peer", beforeSource.endpoint().toString(),
                 "--target-http", manager.httpBase(), "--etcd", ETCD.endpoints().toString(), "--cluster", cluster,
                 "--listen", "127.0.0.1:" + kitPort, "--advertise", beforeKit.endpoint().toString(), "--report", report.toString(),
-                "--no-skip-policy", "--target-idle-liveness-ms", LIVENESS_MS, "--wait-ms", WAIT_MS, "--member-prefix", "mk" + run));
+                "--no-skip-policy", "--target-idle-liveness-ms", LIVENESS_MS, "--wait-ms", WAIT_MS, "--run-deadline-ms", Long.toString(RUN_BOUND_MS),
+                "--member-prefix", "mk" + run));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
         int exit = ConformanceCommand.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8)).execute(args.toArray(String[]::new));
