@@ -11,7 +11,6 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
@@ -36,6 +35,8 @@ import orbitkv.membership.Endpoint;
 final class WireRewriteProxy implements AutoCloseable {
     static final int MESSAGE_BYTES_MAX = 64 << 20;
     static final int STREAMS_MAX = 256;
+    /** The only address the proxy binds (loopback traffic only). */
+    static final String LOOPBACK = "127.0.0.1";
 
     private final Server server;
     private final ManagedChannel channel;
@@ -47,7 +48,7 @@ final class WireRewriteProxy implements AutoCloseable {
                 .maxInboundMessageSize(MESSAGE_BYTES_MAX).build();
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
                 .addMethod(RawBytes.METHOD, ServerCalls.asyncBidiStreamingCall(this::relay)).build();
-        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(LOOPBACK, 0))
                 .maxInboundMessageSize(MESSAGE_BYTES_MAX).addService(def).build().start();
     }
 
@@ -58,7 +59,7 @@ final class WireRewriteProxy implements AutoCloseable {
 
     /** Where requesters dial the proxy. */
     Endpoint endpoint() {
-        return new Endpoint("127.0.0.1", server.getPort());
+        return new Endpoint(LOOPBACK, server.getPort());
     }
 
     /** Streams opened from now on use a fresh rewrite from {@code rewrites}; open streams keep theirs. */
