@@ -422,7 +422,14 @@ final class RequesterScenarios {
     /** SES-14: the ACK of a staged page names the staging view at the installed watermark; V stays installed (status). */
     private String awaitStagedAck(long pageFrame, UUID staging) throws InterruptedException {
         while (true) {
-            RequesterFrame rf = nextFrame();
+            Conversation.Received<RequesterFrame> r = next();
+            if (r == null) {
+                return "no ack within " + wait.toMillis() + " ms"; // the permitted choice not to return the page's credit
+            }
+            if (!(r instanceof Conversation.Received.Frame<RequesterFrame> f)) {
+                throw new AssertionError("expected ACKs while staging, got " + r + "; " + seen.summary());
+            }
+            RequesterFrame rf = f.frame();
             Expect.that(rf.hasAck(), "only ACKs while staging, got " + rf.getBodyCase());
             requireReceived(rf);
             if (rf.getAck().getConsumedThroughFrame() >= pageFrame) {

@@ -81,15 +81,15 @@ final class RowRunner {
         if (cause instanceof ScenarioSkipped s) {
             return s.verdict();
         }
+        // A policy row states the permitted difference as its outcome (verdict()); anything thrown, in a policy row
+        // too, is a failed requirement or a broken preamble (no session, no installed view): it fails the row.
         String detail = cause instanceof AssertionError ? cause.getMessage() : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        return row.permission().isPresent() && !(cause instanceof NormativeFailure)
-                ? new Verdict.PolicyDiffers(detail + "; the design: " + row.permission().get()) : new Verdict.Failed(detail);
+        return new Verdict.Failed(detail);
     }
 
     private static Verdict deadlinePassed(ScenarioRow row, Duration budget, RowLog seen, String last) {
         String detail = "no " + row.expected() + " within the row deadline of " + budget.toMillis() + " ms (--row-deadline-ms; "
                 + last + "); " + seen.summary();
-        return row.permission().isPresent() ? new Verdict.PolicyDiffers(detail + "; the design: " + row.permission().get())
-                : new Verdict.Failed(detail);
+        return new Verdict.Failed(detail); // a policy row decides within its own windows; a row that hangs fails
     }
 }

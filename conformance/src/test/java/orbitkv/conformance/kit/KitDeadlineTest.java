@@ -116,22 +116,22 @@ class KitDeadlineTest {
     }
 
     @Test
-    @DisplayName("SES-14 DELTA-12 policy rows: the expected choice is POLICY-PASS, another choice or a deadline POLICY-DIFFERS, a normative check FAILS")
+    @DisplayName("SES-14 DELTA-12 policy rows: the expected choice is POLICY-PASS, another permitted choice POLICY-DIFFERS; a normative check, a broken preamble or a deadline FAILS")
     void policyRowVerdicts() throws Exception {
         ScenarioRow staged = row("requester/staged_page_credit");
         assertThat(staged.permission()).hasValueSatisfying(p -> assertThat(p).contains("SES-14", "may return its credit"));
         assertThat(RowRunner.verdict(staged, "ack")).isInstanceOf(Verdict.PolicyPass.class);
         assertThat(RowRunner.verdict(staged, "nothing within 5000 ms")).isInstanceOf(Verdict.PolicyDiffers.class);
         assertThat(RowRunner.run(staged, Duration.ofSeconds(5), (d, seen) -> {
-            throw new AssertionError("expected a frame, got nothing");
-        }, () -> { })).isInstanceOf(Verdict.PolicyDiffers.class);
+            throw new AssertionError("the target never installed view V"); // a broken preamble is no permitted choice
+        }, () -> { })).isInstanceOf(Verdict.Failed.class);
         assertThat(RowRunner.run(staged, Duration.ofSeconds(5), (d, seen) -> {
             throw new NormativeFailure("SES-14: the ACK of a staged page keeps the installed watermark 3, got 4");
         }, () -> { })).isInstanceOf(Verdict.Failed.class);
         assertThat(RowRunner.run(row("requester/idle_ack_silence"), Duration.ofMillis(200), (d, seen) -> {
             new java.util.concurrent.CountDownLatch(1).await(); // a body that outlives its deadline (until interrupted)
             return "silent";
-        }, () -> { })).isInstanceOf(Verdict.PolicyDiffers.class);
+        }, () -> { })).isInstanceOf(Verdict.Failed.class);
         ScenarioRow normative = row("source/wrong_protocol");
         assertThat(normative.permission()).isEqualTo(Optional.empty());
         assertThat(RowRunner.verdict(normative, "error:PROTOCOL_MISMATCH")).isInstanceOf(Verdict.Passed.class);
