@@ -311,6 +311,20 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Severs the one open connection numbered {@code connection} (the number an {@link Interceptor} is given), so a
+     * test can cut the connection that carries a given block and leave the others alone; false if it is not open.
+     */
+    public boolean cut(long connection) {
+        for (Connection c : open) {
+            if (c.number == connection) {
+                c.close();
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ------------------------------------------------------------------ figures
 
     /** What the link {@code link} saw so far. */
