@@ -206,8 +206,9 @@ public final class DramTier implements AutoCloseable {
         }
         int n = src.remaining();
         MemorySegment.copy(MemorySegment.ofBuffer(src), 0, arenaSegment, r.extent.offset() + r.filled, n);
-        r.crc.update(src); // consumes src
+        r.crc.update(src); // consumes src; the chunk was just copied, so this pass reads it from cache, not memory
         r.filled += n;
+        table.counters().payloadSavedIn(n);
     }
 
     /**

@@ -13,6 +13,7 @@ public final class TierCounters {
     private final LongAdder reservationsAborted = new LongAdder();
     private final LongAdder payloadBytesCopied = new LongAdder();
     private final LongAdder payloadBytesVerifiedInPlace = new LongAdder();
+    private final LongAdder payloadBytesSavedIn = new LongAdder();
     private final AtomicLongArray refusals = new AtomicLongArray(TierRefusal.values().length);
     private final AtomicLongArray corrupt = new AtomicLongArray(CorruptionReason.values().length);
 
@@ -42,6 +43,10 @@ public final class TierCounters {
 
     void payloadCopied(long bytes) {
         payloadBytesCopied.add(bytes);
+    }
+
+    void payloadSavedIn(long bytes) {
+        payloadBytesSavedIn.add(bytes);
     }
 
     void payloadVerifiedInPlace(long bytes) {
@@ -105,5 +110,15 @@ public final class TierCounters {
     /** Payload bytes verified in place and sent from the arena without a copy (DRAM local restores). */
     public long payloadBytesVerifiedInPlaceTotal() {
         return payloadBytesVerifiedInPlace.sum();
+    }
+
+    /**
+     * Payload bytes a save copied into this tier's reservations (issue 24 item 5): the one user-space copy of a
+     * saved byte, from the HTTP receive buffer into the arena, with the CRC32C taken over the same chunk right
+     * after it. Counted whether the save is later committed or aborted; {@code SaveCopiesTest} fails if a save
+     * copies a payload byte more than once.
+     */
+    public long payloadBytesSavedInTotal() {
+        return payloadBytesSavedIn.sum();
     }
 }
