@@ -36,6 +36,32 @@ class LaneTagTest {
     /** Surefire's includes in the root pom.xml. */
     private static final Pattern SUREFIRE_INCLUDED = Pattern.compile(".*(Test|Tests|Properties)\\.java");
 
+    private static final Pattern PROFILE = Pattern.compile("<profile>\\s*<id>(perf-[a-z0-9-]+)</id>(.*?)</profile>",
+            Pattern.DOTALL);
+
+    /**
+     * A perf profile names a harness class, which is tagged {@code qualification}; unless the profile also selects
+     * that lane, the default {@code !qualification} expression filters the harness out and the profile "passes"
+     * with 0 tests run ({@code failIfNoSpecifiedTests} is false because the other reactor modules have no such
+     * class). Found when {@code scripts/bench restore} reported success and measured nothing.
+     */
+    @Test
+    @DisplayName("every perf-* profile of the root pom.xml selects the qualification lane, so its harness runs")
+    void perfProfilesSelectQualification() throws IOException {
+        Path root = Path.of(System.getProperty("orbitkv.root", "..")).toAbsolutePath().normalize();
+        Matcher m = PROFILE.matcher(Files.readString(root.resolve("pom.xml")));
+        List<String> profiles = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        while (m.find()) {
+            profiles.add(m.group(1));
+            if (!m.group(2).contains("<orbitkv.test.groups>qualification</orbitkv.test.groups>")) {
+                missing.add(m.group(1));
+            }
+        }
+        assertThat(profiles).as("perf profiles found in the root pom.xml").contains("perf-restore", "perf-routes");
+        assertThat(missing).as("perf profiles whose harness the default lane filter would skip").isEmpty();
+    }
+
     @Test
     @DisplayName("every test class of every module carries exactly one lane tag: unit, gate or qualification")
     void everyTestClassHasOneLane() throws IOException {
