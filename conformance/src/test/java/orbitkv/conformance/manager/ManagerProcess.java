@@ -61,6 +61,16 @@ public final class ManagerProcess implements AutoCloseable {
      */
     static final String HEAP = "-Xmx640m";
 
+    /**
+     * A loopback port free at the moment of asking, for an option that must be known before the process starts
+     * (an advertised data port behind a fault proxy); the process binds it soon after, a race the gates accept.
+     */
+    public static int freeLoopbackPort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
     /** Launches {@code orbitkv <args...>} and does not wait. */
     public static ManagerProcess launch(String name, Path logDir, List<String> args) throws IOException {
         return launch(name, logDir, List.of(HEAP), args);

@@ -7,8 +7,6 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -200,7 +198,7 @@ class PeerRestoreFaultGateTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        int sPort = freePort();
+        int sPort = ManagerProcess.freeLoopbackPort();
         sData = FaultProxy.builder().upstream(new Endpoint("127.0.0.1", sPort)).interceptor(fault).name("s-data").build();
         fault.bind(sData);
         // S holds both sets in DRAM (8 MiB + 256 MiB) and pins a whole 16 × 16 MiB route for one grant.
@@ -233,11 +231,6 @@ class PeerRestoreFaultGateTest {
         return m;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     @AfterAll
     void stopCluster() throws IOException {

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +72,7 @@ class PeerRestoreGateTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        int dPort = freePort();
+        int dPort = ManagerProcess.freeLoopbackPort();
         dData = new FaultProxy(new Endpoint("127.0.0.1", dPort));
         // A publishes with a 1 s quiet period (PUB-5): an eviction on A reaches C's index only after it,
         // which opens the window between C's evidence and A's current residences deterministically.
@@ -106,11 +104,6 @@ class PeerRestoreGateTest {
         return m;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     @AfterAll
     void stopCluster() throws IOException {

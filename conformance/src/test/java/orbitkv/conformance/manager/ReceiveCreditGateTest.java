@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,7 +58,7 @@ class ReceiveCreditGateTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        int sPort = freePort();
+        int sPort = ManagerProcess.freeLoopbackPort();
         sData = new FaultProxy(new Endpoint("127.0.0.1", sPort));
         r = launch("r", List.of("--transfer-receive-in-flight-bytes-max", Long.toString(WINDOW_BYTES)));
         s = launch("s", List.of("--transfer-data-port", Integer.toString(sPort), "--transfer-data-advertise",
@@ -87,11 +85,6 @@ class ReceiveCreditGateTest {
         return m;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     @AfterAll
     void stopCluster() throws IOException {

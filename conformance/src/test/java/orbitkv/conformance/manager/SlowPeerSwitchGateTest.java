@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +77,7 @@ class SlowPeerSwitchGateTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        int aPort = freePort();
+        int aPort = ManagerProcess.freeLoopbackPort();
         aData = new FaultProxy(new Endpoint("127.0.0.1", aPort));
         a = launch("a", List.of("--transfer-data-port", Integer.toString(aPort), "--transfer-data-advertise",
                 aData.endpoint().host() + ":" + aData.endpoint().port()));
@@ -109,11 +107,6 @@ class SlowPeerSwitchGateTest {
         return m;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     @AfterAll
     void stopCluster() throws IOException {
