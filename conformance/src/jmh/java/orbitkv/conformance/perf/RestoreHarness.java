@@ -91,13 +91,21 @@ public final class RestoreHarness {
 
     /**
      * @param cases the restore and save cases
-     * @param warmupRounds rounds run first and not recorded
+     * @param warmupSeconds first, every arm of the smallest case is exchanged back to back for this long, not
+     *     recorded: the per-request paths of the Managers (and of the client) need thousands of requests before the
+     *     JIT has compiled them; five rounds measured a partly interpreted Manager (1 x 64 KiB from a peer: 11 ms at
+     *     5 rounds, 1.7 ms after 3,000 requests, same processes)
+     * @param warmupRounds then rounds of every case run first and not recorded
      * @param rounds measured rounds (each runs every arm of every case once)
+     * @param flightRecording true: each Manager runs a JFR recording ({@code bench.restore.jfrSettings}, default
+     *     {@code profile}; a {@code .jfc} path from {@code jfr configure} for finer events) dumped into the run
+     *     directory as {@code <node>.jfr} when the harness stops it with SIGTERM at the end (the profile that
+     *     explains a floor; it costs a few percent, so a recorded run's figures are not the formal ones)
      */
-    public record Settings(List<Case> cases, int warmupRounds, int rounds) {
+    public record Settings(List<Case> cases, int warmupSeconds, int warmupRounds, int rounds, boolean flightRecording) {
         public Settings {
             cases = List.copyOf(cases);
-            if (cases.isEmpty() || warmupRounds < 0 || rounds < 1) {
+            if (cases.isEmpty() || warmupSeconds < 0 || warmupRounds < 0 || rounds < 1) {
                 throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
                         + ", rounds " + rounds);
             }
@@ -109,8 +117,9 @@ public final class RestoreHarness {
         /** {@code bench.restore.NAME} system properties over the formal defaults. */
         public static Settings fromProperties() {
             return new Settings(Arrays.stream(System.getProperty("bench.restore.cases", FORMAL_CASES).split(","))
-                    .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmup", 5),
-                    Integer.getInteger("bench.restore.rounds", 30));
+                    .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmupSeconds", 30),
+                    Integer.getInteger("bench.restore.warmup", 5),
+                    Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"));
         }
     }
 
@@ -137,10 +146,11 @@ public final class RestoreHarness {
                 throw new IllegalStateException("cluster " + cluster + " not formatted");
             }
         }
-        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; %d warm-up + %d measured rounds, arms in "
-                + "ABBA order per round; one keep-alive client per server reading into a preallocated buffer",
-                Runtime.getRuntime().availableProcessors(), Runtime.version(),
-                settings.cases().stream().map(Case::label).toList(), settings.warmupRounds(), settings.rounds()));
+        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d s of the smallest case, then "
+                + "%d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
+                + "into a preallocated buffer", Runtime.getRuntime().availableProcessors(), Runtime.version(),
+                settings.cases().stream().map(Case::label).toList(), settings.warmupSeconds(), settings.warmupRounds(),
+                settings.rounds()));
         List<ManagerProcess> started = new ArrayList<>();
         Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
         Map<Case, Map<SaveArm, long[]>> save = new LinkedHashMap<>();
@@ -183,6 +193,19 @@ public final class RestoreHarness {
                         save.get(e.k).put(a, new long[settings.rounds()]);
                     }
                 }
+                Exchange smallest = exchanges.stream().min(java.util.Comparator.comparingLong(e -> e.k.bytes())).orElseThrow();
+                long warmEnd = System.nanoTime() + settings.warmupSeconds() * 1_000_000_000L;
+                int warmExchanges = 0;
+                while (System.nanoTime() - warmEnd < 0) {
+                    for (Arm a : Arm.values()) {
+                        smallest.restore(a, clients.get(a));
+                    }
+                    for (SaveArm a : SaveArm.values()) {
+                        smallest.save(a, a == SaveArm.RAW_SINK ? toRaw : toR);
+                    }
+                    warmExchanges++;
+                }
+                run.report("warm-up: " + warmExchanges + " exchanges of every arm of " + smallest.k.label());
                 for (int round = -settings.warmupRounds(); round < settings.rounds(); round++) {
                     for (Exchange e : exchanges) {
                         List<Arm> arms = new ArrayList<>(List.of(Arm.values()));
@@ -210,6 +233,9 @@ public final class RestoreHarness {
             failure = f.getMessage();
             run.report("COLLECTION FAILED: " + failure);
         } finally {
+            if (settings.flightRecording()) {
+                stopForRecordings(started);
+            }
             started.forEach(ManagerProcess::close);
         }
         Result result = new Result(restore, save, failure);
@@ -429,10 +455,31 @@ public final class RestoreHarness {
                 "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
                 "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "2000", "--idle-liveness-ms", "500"));
         args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launchAsImage(node, run.dir().resolve("logs"), args);
+        List<String> jvm = settings.flightRecording() ? List.of("-XX:StartFlightRecording=settings="
+                + System.getProperty("bench.restore.jfrSettings", "profile") + ",dumponexit=true,filename="
+                + run.dir().resolve(node + ".jfr")) : List.of();
+        ManagerProcess m = ManagerProcess.launchAsImage(node, run.dir().resolve("logs"), jvm, args);
         started.add(m);
         m.awaitReady();
         return m;
+    }
+
+    /** SIGTERM and a bounded wait, so each recording is dumped on exit (a SIGKILL would lose it). */
+    private void stopForRecordings(List<ManagerProcess> started) {
+        for (ManagerProcess m : started) {
+            m.sigterm();
+        }
+        for (ManagerProcess m : started) {
+            try {
+                m.awaitExit(Duration.ofSeconds(30));
+                run.report("flight recording: " + run.dir().resolve(m.name() + ".jfr"));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (AssertionError e) {
+                run.report("flight recording of " + m + " not dumped: " + e.getMessage());
+            }
+        }
     }
 
     private static InetSocketAddress address(ManagerProcess m) {

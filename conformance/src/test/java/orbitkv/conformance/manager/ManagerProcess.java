@@ -102,7 +102,18 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Launches {@code orbitkv <args...>} with the image's JVM settings ({@link #IMAGE_JVM}) and does not wait. */
     public static ManagerProcess launchAsImage(String name, Path logDir, List<String> args) throws IOException {
-        return launchModule(name, logDir, List.of(), IMAGE_JVM, List.of(), "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
+        return launchAsImage(name, logDir, List.of(), args);
+    }
+
+    /**
+     * As {@link #launchAsImage(String, Path, List)} with {@code extraJvm} after the image's settings (a harness's
+     * profiling flags, e.g. {@code -XX:StartFlightRecording=...}).
+     */
+    public static ManagerProcess launchAsImage(String name, Path logDir, List<String> extraJvm, List<String> args)
+            throws IOException {
+        List<String> jvm = new ArrayList<>(IMAGE_JVM);
+        jvm.addAll(extraJvm);
+        return launchModule(name, logDir, List.of(), jvm, List.of(), "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
     }
 
     /**

@@ -30,11 +30,15 @@ class RestoreHarnessSmokeTest {
             + "byte-exact on the arm's route, and saves against the raw sink, in ABBA rounds")
     void smoke() throws Exception {
         RestoreHarness.Settings s = new RestoreHarness.Settings(
-                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 3);
+                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 1, 3, true);
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "orbitkv-restore-smoke-");
         try {
-            RestoreHarness.Result r = new RestoreHarness(s, BenchRun.create("restore-smoke"), ETCD, work).run();
+            BenchRun run = BenchRun.create("restore-smoke");
+            RestoreHarness.Result r = new RestoreHarness(s, run, ETCD, work).run();
             assertThat(r.failure()).isNull();
+            for (String node : List.of("s", "r")) { // bench.restore.jfr: each Manager's recording dumped at SIGTERM
+                assertThat(run.dir().resolve(node + ".jfr")).isNotEmptyFile();
+            }
             assertThat(r.restore()).containsOnlyKeys(s.cases());
             r.restore().values().forEach(byArm -> {
                 assertThat(byArm).containsOnlyKeys(RestoreHarness.Arm.values());
