@@ -113,11 +113,22 @@ final class ApiMetrics {
                     .callback(cb -> cb.call(ssd.supersededWrites())).register(registry);
         }
         GaugeWithCallback.builder().name("orbitkv_restore_response_bytes")
-                .help("restore response bytes held (direct memory), bounded by --restore-bytes-in-flight-max")
+                .help("restore response bytes held (restore arena or direct memory), bounded by --restore-bytes-in-flight-max")
                 .callback(cb -> cb.call(tiers.copyOut().heldBytes())).register(registry);
         CounterWithCallback.builder().name("orbitkv_restore_response_memory_refusals")
                 .help("restores that stopped their prefix because --restore-bytes-in-flight-max was reached")
                 .callback(cb -> cb.call(tiers.copyOut().refusalsTotal())).register(registry);
+        tiers.restoreArena().ifPresent(arena -> {
+            GaugeWithCallback.builder().name("orbitkv_restore_arena_held_bytes")
+                    .help("restore arena bytes held by records not yet written (the arena is --restore-bytes-in-flight-max of tmpfs)")
+                    .callback(cb -> cb.call(arena.heldBytes())).register(registry);
+            GaugeWithCallback.builder().name("orbitkv_restore_arena_high_water_bytes")
+                    .help("most restore arena bytes held at once: the arena pages touched so far")
+                    .callback(cb -> cb.call(arena.highWaterBytes())).register(registry);
+            CounterWithCallback.builder().name("orbitkv_restore_arena_fallbacks")
+                    .help("restore records the arena could not place (fragmented free space); they used direct memory")
+                    .callback(cb -> cb.call(arena.fallbacksTotal())).register(registry);
+        });
         GaugeWithCallback.builder().name("orbitkv_inventory_head_sequence").help("latest residency sequence")
                 .callback(cb -> cb.call(tiers.headSequence())).register(registry);
     }

@@ -34,6 +34,7 @@ import orbitkv.recovery.TransferPorts;
 import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.InPlace;
 import orbitkv.server.tier.LocalTiers;
+import orbitkv.server.tier.RestoreArena;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.transfer.PeerTransfer;
 import orbitkv.server.transfer.ReceiveCredits;
@@ -444,8 +445,9 @@ final class PlannedRestore {
             boolean inPlace = sentInPlace(route);
             try {
                 for (RouteBlock b : route.blocks()) {
-                    ByteBuf rec = alloc.directBuffer((int) (BlockFraming.RECORD_HEADER_BYTES + b.key().key().length
-                            + (inPlace ? 0 : b.sizeBytes())));
+                    int length = (int) (BlockFraming.RECORD_HEADER_BYTES + b.key().key().length
+                            + (inPlace ? 0 : b.sizeBytes()));
+                    ByteBuf rec = inPlace ? alloc.directBuffer(length) : recordBuffer(length);
                     recs.add(rec);
                     BlockFraming.writeHeader(rec, b.key().key(), b.sizeBytes());
                 }
@@ -475,6 +477,17 @@ final class PlannedRestore {
                     dst.release();
                 }
             });
+        }
+
+        /**
+         * A record the payload is copied or READ into: an extent of the restore arena (reused memory, item 2), else
+         * a direct buffer (no arena, or its free space is fragmented; counted by the arena). Either way the
+         * budget above already admitted its bytes.
+         */
+        private ByteBuf recordBuffer(int length) {
+            RestoreArena arena = tiers.restoreArena().orElse(null);
+            RestoreArena.Extent extent = arena == null ? null : arena.allocate(length);
+            return extent == null ? alloc.directBuffer(length) : new ArenaRecord(alloc, arena, extent);
         }
 
         @Override

@@ -4,6 +4,7 @@ import java.io.IOException;
 import orbitkv.inventory.InventorySource;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.tier.CopyOutBudget;
+import orbitkv.server.tier.RestoreArena;
 import orbitkv.server.tier.DramTier;
 import orbitkv.server.tier.LocalResourceRefused;
 import orbitkv.server.tier.LocalTiers;
@@ -51,8 +52,15 @@ record LocalCache(SourceResidency residency, LocalTiers tiers, TierInstance inst
                     residency);
             LOG.info("local tiers open as instance {}: DRAM arena {}{}", instance.fileTag(), dram.arenaFile(),
                     ssd == null ? "" : ", SSD directory " + t.ssdDir().toAbsolutePath() + " (locked)");
+            RestoreArena restoreArena;
+            try {
+                restoreArena = RestoreArena.map(t.dramDir(), t.restoreBytesInFlightMax());
+            } catch (IOException | RuntimeException e) {
+                dram.close();
+                throw e;
+            }
             return new LocalCache(residency, new LocalTiers(dram, ssd, residency,
-                    new CopyOutBudget(t.restoreBytesInFlightMax())), instance);
+                    new CopyOutBudget(t.restoreBytesInFlightMax()), restoreArena), instance);
         } catch (IOException | RuntimeException e) {
             if (ssd != null) {
                 ssd.close();

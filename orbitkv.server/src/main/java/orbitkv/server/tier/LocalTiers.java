@@ -26,6 +26,7 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     private final SsdTier ssd;
     private final ResidencyListener listener;
     private final CopyOutBudget copyOut;
+    private final RestoreArena restoreArena;
     /**
      * Save commits hold it shared (a commit's sequences and its write-through pins belong to one source
      * lineage); {@link #republish} holds it exclusively.
@@ -42,15 +43,31 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
      * @param copyOut the bound on bytes copied out into responses not yet written
      */
     public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut) {
+        this(dram, ssd, listener, copyOut, null);
+    }
+
+    /**
+     * @param ssd null when there is no SSD tier
+     * @param copyOut the bound on bytes copied out into responses not yet written
+     * @param restoreArena the memory copied-out records use (closed with the tiers), or null: direct buffers
+     */
+    public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut,
+            RestoreArena restoreArena) {
         this.dram = Objects.requireNonNull(dram, "dram");
         this.ssd = ssd;
         this.listener = Objects.requireNonNull(listener, "listener");
         this.copyOut = Objects.requireNonNull(copyOut, "copyOut");
+        this.restoreArena = restoreArena;
     }
 
-    /** The bound on restore response bytes held at once (direct memory). */
+    /** The bound on restore response bytes held at once. */
     public CopyOutBudget copyOut() {
         return copyOut;
+    }
+
+    /** The memory restore records are copied or READ into, if this Manager maps one. */
+    public java.util.Optional<RestoreArena> restoreArena() {
+        return java.util.Optional.ofNullable(restoreArena);
     }
 
     /** Which residences an evict removes. */
@@ -211,7 +228,13 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
                 ssd.close();
             }
         } finally {
-            dram.close();
+            try {
+                dram.close();
+            } finally {
+                if (restoreArena != null) {
+                    restoreArena.close();
+                }
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.DramTier;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
+import orbitkv.server.tier.RestoreArena;
 import orbitkv.server.tier.SsdTier;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PayloadSource.PinResult;
@@ -59,7 +60,7 @@ class RestoreCopiesTest {
         ResidencySequence sequence = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 256 * 1024, 64, sequence),
                 SsdTier.open(dir.resolve("ssd"), 1 << 20, 64, 64, 1 << 20, sequence), sequence,
-                new CopyOutBudget(1 << 20));
+                new CopyOutBudget(1 << 20), RestoreArena.map(dir.resolve("restore"), 1 << 20));
         Incarnation self = Incarnation.random(new NodeId("n1"), new NodeEpoch(1));
         server = HttpApiServer.start(new ListenAddress("127.0.0.1", 0), NativeTransport.detect(), tiers,
                 new StandaloneMetadata(null, self, Scope.all()), TestLimits.small());
@@ -142,6 +143,11 @@ class RestoreCopiesTest {
         assertThat(r.header(CacheApi.ROUTE_HEADER)).isEqualTo("r=2 stop=complete routes=local-ssd[0,2):ready");
         assertThat(decode(r)).containsExactly(block(11), block(12));
         assertThat(tiers.ssd().counters().payloadBytesCopiedTotal() - copied).isEqualTo(2L * SIZE);
+        RestoreArena arena = tiers.restoreArena().orElseThrow();
+        assertThat(arena.highWaterBytes()).as("the records were copied into the restore arena").isPositive();
+        assertThat(arena.fallbacksTotal()).as("no record fell back to a direct buffer").isZero();
+        await(() -> arena.heldBytes() == 0, "each record's arena extent freed after the write");
+        await(() -> tiers.copyOut().heldBytes() == 0, "the response memory returned");
     }
 
     @Test
