@@ -20,16 +20,20 @@ import java.util.Objects;
  * @param bytesServed payload bytes sent completely, by route class
  * @param egressInFlightBytes payload bytes handed to data connections and not yet written out
  * @param dataConnections open data connections
+ * @param sendsCut sends whose data connection the source closed because their grant ended (expiry, exclusion,
+ *     fence, close; a released grant's send still draining at the grant's expiry counts as expired), by that end
  */
 public record TransferSourceStatus(long grantsOutstanding, long pinsHeld, long pinnedBytesHeld,
         long prefetchPinnedBytesHeld, long grantsIssued, Map<GrantEnd, Long> grantsEnded,
         Map<RefusalReason, Long> refusals, Map<DataRefusal, Long> dataRefusals, Map<RouteClass, Long> readsServed,
-        Map<RouteClass, Long> bytesServed, long egressInFlightBytes, long dataConnections) {
+        Map<RouteClass, Long> bytesServed, long egressInFlightBytes, long dataConnections,
+        Map<GrantEnd, Long> sendsCut) {
     public TransferSourceStatus {
         grantsEnded = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(grantsEnded));
         refusals = EnumCounts.copy(RefusalReason.class, Objects.requireNonNull(refusals));
         dataRefusals = EnumCounts.copy(DataRefusal.class, Objects.requireNonNull(dataRefusals));
         readsServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(readsServed));
         bytesServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(bytesServed));
+        sendsCut = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(sendsCut));
     }
 }

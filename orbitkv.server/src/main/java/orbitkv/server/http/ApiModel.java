@@ -112,7 +112,8 @@ final class ApiModel {
                               long prefetchPinnedBytes, long grantsIssued, java.util.Map<String, Long> grantsEnded,
                               java.util.Map<String, Long> refusals, java.util.Map<String, Long> dataRefusals,
                               java.util.Map<String, Long> readsServed, java.util.Map<String, Long> bytesServed,
-                              long egressInFlightBytes, long egressInFlightBytesMax, long dataConnections) {}
+                              long egressInFlightBytes, long egressInFlightBytesMax, long dataConnections,
+                              java.util.Map<String, Long> sendsCut) {}
 
     record TransferRoute(String backend, String route, long reads, long bytes, long latencySumNanos) {}
 

@@ -55,6 +55,10 @@ final class TransferMetricFamilies {
                 .help("source: grants ended, by cause (released, expired, excluded, fenced, closed)")
                 .labelNames("cause").callback(cb -> counts(source.get().grantsEnded(), (c, n) -> cb.call(n, c)))
                 .register(registry);
+        CounterWithCallback.builder().name("orbitkv_transfer_sends_cut")
+                .help("source: sends whose data connection was closed because their grant ended (a stalled requester), by cause")
+                .labelNames("cause").callback(cb -> counts(source.get().sendsCut(), (c, n) -> cb.call(n, c)))
+                .register(registry);
         CounterWithCallback.builder().name("orbitkv_transfer_data_refusals")
                 .help("source: READ requests refused by the data listener, by reason")
                 .labelNames("reason").callback(cb -> counts(source.get().dataRefusals(), (r, n) -> cb.call(n, r)))

@@ -18,7 +18,7 @@ final class TransferStatusView {
                 s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(), s.prefetchPinnedBytesHeld(), s.grantsIssued(),
                 names(s.grantsEnded()), names(s.refusals()), names(s.dataRefusals()), names(s.readsServed()),
                 names(s.bytesServed()), s.egressInFlightBytes(), t.config().sourceEgressInFlightBytesMax(),
-                s.dataConnections());
+                s.dataConnections(), names(s.sendsCut()));
         List<ApiModel.TransferRoute> routes = e.routes().stream().map(r -> new ApiModel.TransferRoute(
                 TransferMetricFamilies.label(r.backend()), TransferMetricFamilies.label(r.route()), r.reads(), r.bytes(),
                 r.latency().sumNanos())).toList();

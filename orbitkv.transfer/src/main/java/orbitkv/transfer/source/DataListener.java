@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.RouteClass;
@@ -37,6 +38,10 @@ import orbitkv.transfer.frame.DataStatus;
  * <p>A send holds its grant's pins and its bytes in the egress window ({@code sourceEgressInFlightBytesMax})
  * until the write completes or fails; a READ that does not fit the window is refused with
  * {@link DataStatus#EGRESS_LIMIT} and may be asked again.
+ *
+ * <p>A send's write completes only as fast as the requester reads. So that a requester that stops reading
+ * (stalled, partitioned) cannot hold the pin past its grant, each send is registered with the grant table
+ * together with a cut that closes its connection; the table cuts it when the grant ends ({@link GrantTable}).
  */
 final class DataListener implements AutoCloseable {
     private final Channel server;
@@ -100,7 +105,8 @@ final class DataListener implements AutoCloseable {
                 refuse(ctx, DataStatus.MALFORMED, 0).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
-            switch (grants.beginSend(req.grantId(), req.blockIndex())) {
+            Channel ch = ctx.channel();
+            switch (grants.beginSend(req.grantId(), req.blockIndex(), () -> cut(ch))) {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
                 case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
             }
@@ -136,6 +142,18 @@ final class DataListener implements AutoCloseable {
                     f.channel().close();
                 }
             });
+        }
+
+        /**
+         * Closes {@code ch} on its own event loop, always later than now: the caller holds the grant table's lock,
+         * and closing inline would run the failed write's completion (endSend) in the middle of the table's update.
+         */
+        private static void cut(Channel ch) {
+            try {
+                ch.eventLoop().execute(ch::close);
+            } catch (RejectedExecutionException stopping) {
+                // The event loop is shutting down; it closes its channels itself, failing their writes.
+            }
         }
 
         private static Object payload(PayloadLocation location, long length) throws IOException {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
 import orbitkv.membership.Incarnation;
@@ -27,6 +28,13 @@ import orbitkv.transfer.frame.DataStatus;
  * requester from membership, or by fence/close, and its pins are released once no payload of it is being
  * sent ({@link SourceGrant}'s DRAINING state). One lock guards the table; nothing under it waits on I/O
  * ({@link PayloadSource#pin} never blocks on I/O).
+ *
+ * <p>A send never outlives its grant by more than a close: when a grant ends by expiry, exclusion, fence or
+ * close, every send of it still in flight is cut ({@link SendCut}: its data connection is closed, so the write
+ * fails and {@link #endSend} releases the pin). A requester that stops reading therefore holds a pin until the
+ * grant's end, never until TCP gives up. A release is the requester's own word that it is done, so its sends
+ * drain, but only until the grant's expiry: the sweep cuts what is still in flight then. Each cut is counted
+ * by the end that caused it ({@code sendsCut}).
  */
 final class GrantTable {
     /** The source's answer for one block. */
@@ -44,6 +52,16 @@ final class GrantTable {
         record Start(SourceGrant grant, int index, Pinned pin) implements SendStart {}
 
         record Refuse(DataStatus status, String detail) implements SendStart {}
+    }
+
+    /**
+     * Ends one send in flight without waiting for its write: closes its data connection, so the write fails and
+     * the send's completion calls {@link #endSend}. Called with the table's lock held, so it must only schedule
+     * the close (on the connection's event loop), never run the completion inline.
+     */
+    @FunctionalInterface
+    interface SendCut {
+        void cut();
     }
 
     enum ReleaseResult {
@@ -177,8 +195,11 @@ final class GrantTable {
         }
     }
 
-    /** Starts sending block {@code index} of grant {@code id}: the pin is held until {@link #endSend}. */
-    synchronized SendStart beginSend(UUID id, int index) {
+    /**
+     * Starts sending block {@code index} of grant {@code id}: the pin is held until {@link #endSend}, and
+     * {@code cut} ends the send if the grant ends first.
+     */
+    synchronized SendStart beginSend(UUID id, int index, SendCut cut) {
         if (closed) {
             return new SendStart.Refuse(DataStatus.CLOSED, "the source is closed");
         }
@@ -197,6 +218,7 @@ final class GrantTable {
             return new SendStart.Refuse(DataStatus.ALREADY_READ, "block " + index + " was already sent");
         }
         g.sent[index] = true;
+        g.cuts[index] = Objects.requireNonNull(cut);
         g.sendsInFlight++;
         return new SendStart.Start(g, index, g.pins[index]);
     }
@@ -214,6 +236,7 @@ final class GrantTable {
             throw new IllegalStateException("grant " + g.id + ": endSend without a send in flight");
         }
         g.sendsInFlight--;
+        g.cuts[s.index()] = null;
         if (g.state() == SourceGrant.State.DRAINING && g.sendsInFlight == 0) {
             finish(g);
         }
@@ -231,14 +254,22 @@ final class GrantTable {
         return ReleaseResult.RELEASED;
     }
 
-    /** Ends every grant whose expiry passed on the clock; returns how many. */
+    /**
+     * Ends every grant whose expiry passed on the clock and cuts the sends still draining from released grants
+     * past their expiry; returns how many grants it ended.
+     */
     synchronized int sweepExpired() {
         long now = clock.getAsLong();
         int n = 0;
         for (SourceGrant g : List.copyOf(grants.values())) {
-            if (g.state() == SourceGrant.State.ACTIVE && now - g.deadlineNanos >= 0) {
+            if (now - g.deadlineNanos < 0) {
+                continue;
+            }
+            if (g.state() == SourceGrant.State.ACTIVE) {
                 end(g, GrantEnd.EXPIRED);
                 n++;
+            } else if (g.state() == SourceGrant.State.DRAINING) {
+                cutSends(g, GrantEnd.EXPIRED);
             }
         }
         return n;
@@ -277,9 +308,24 @@ final class GrantTable {
         counters.grantsEnded.increment(cause);
         if (g.sendsInFlight > 0) {
             g.transition(SourceGrant.State.DRAINING, cause);
+            if (cause != GrantEnd.RELEASED) {
+                cutSends(g, cause);
+            }
         } else {
             g.transition(SourceGrant.State.FINISHED, cause);
             releasePins(g);
+        }
+    }
+
+    /** Cuts each send of {@code g} not yet cut; the pins go when their writes fail ({@link #endSend}). */
+    private void cutSends(SourceGrant g, GrantEnd cause) {
+        for (int i = 0; i < g.cuts.length; i++) {
+            SendCut c = g.cuts[i];
+            if (c != null) {
+                g.cuts[i] = null; // once: a cut send stays in flight until its write fails
+                counters.sendsCut.increment(cause);
+                c.cut();
+            }
         }
     }
 

@@ -136,7 +136,8 @@ public final class Source implements TransferSource {
         return new TransferSourceStatus(grants.outstanding(), grants.pinsHeld(), grants.pinnedBytesHeld(),
                 grants.prefetchPinnedBytesHeld(), counters.grantsIssued.get(), counters.grantsEnded.snapshot(),
                 counters.refusals.snapshot(), counters.dataRefusals.snapshot(), counters.readsServed.snapshot(),
-                counters.bytesServed.snapshot(), egress.bytes(), counters.dataConnections.get());
+                counters.bytesServed.snapshot(), egress.bytes(), counters.dataConnections.get(),
+                counters.sendsCut.snapshot());
     }
 
     @Override

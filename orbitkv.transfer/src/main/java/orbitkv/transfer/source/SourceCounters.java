@@ -11,6 +11,8 @@ import orbitkv.transfer.frame.EnumCounter;
 final class SourceCounters {
     final AtomicLong grantsIssued = new AtomicLong();
     final EnumCounter<GrantEnd> grantsEnded = new EnumCounter<>(GrantEnd.class);
+    /** Sends in flight cut (their data connection closed) because their grant ended, by that end. */
+    final EnumCounter<GrantEnd> sendsCut = new EnumCounter<>(GrantEnd.class);
     final EnumCounter<RefusalReason> refusals = new EnumCounter<>(RefusalReason.class);
     final EnumCounter<DataRefusal> dataRefusals = new EnumCounter<>(DataRefusal.class);
     final EnumCounter<RouteClass> readsServed = new EnumCounter<>(RouteClass.class);

@@ -15,6 +15,9 @@ import orbitkv.transfer.PayloadSource.PinResult.Pinned;
  * the pins stay until the last send completes, so no byte on the wire is ever reused memory) →
  * {@code FINISHED} (pins released, exactly once). An ended grant with nothing in flight goes from
  * {@code ACTIVE} to {@code FINISHED} directly. Any other edge throws.
+ *
+ * <p>A send in flight is held with its {@link GrantTable.SendCut}, so the table can end it when the grant ends
+ * instead of waiting for a write that a stalled requester may never let complete.
  */
 final class SourceGrant {
     enum State {
@@ -30,6 +33,8 @@ final class SourceGrant {
     /** The pin of each requested block; null where the block was refused. */
     final Pinned[] pins;
     final boolean[] sent;
+    /** The cut of each block being sent now; null when it is not in flight or was already cut. */
+    final GrantTable.SendCut[] cuts;
     final int pinCount;
     final long pinnedBytes;
     int sendsInFlight;
@@ -43,6 +48,7 @@ final class SourceGrant {
         this.deadlineNanos = deadlineNanos;
         this.pins = pins;
         this.sent = new boolean[pins.length];
+        this.cuts = new GrantTable.SendCut[pins.length];
         int n = 0;
         long bytes = 0;
         for (Pinned p : pins) {

@@ -44,6 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 class GrantTableTest {
     private static final Incarnation A = Incarnation.random(new NodeId("req-a"), new NodeEpoch(1));
     private static final Incarnation B = Incarnation.random(new NodeId("req-b"), new NodeEpoch(1));
+    /** A send whose connection the table may cut; these tests end their sends themselves. */
+    private static final GrantTable.SendCut NO_CUT = () -> {};
     private final AtomicLong clock = new AtomicLong(5_000_000_000L);
     private final SourceCounters counters = new SourceCounters();
     @TempDir
@@ -87,19 +89,55 @@ class GrantTableTest {
     void drainingKeepsPins() {
         GrantTable t = table(TransferFixture.testConfig());
         SourceGrant g = t.issue(A, Intent.FOREGROUND, List.of(put(1, 100), put(2, 100)), payloads).grant();
-        GrantTable.SendStart.Start s = (GrantTable.SendStart.Start) t.beginSend(g.id, 0);
+        GrantTable.SendStart.Start s = (GrantTable.SendStart.Start) t.beginSend(g.id, 0, NO_CUT);
         assertThat(t.release(A, g.id)).isEqualTo(GrantTable.ReleaseResult.RELEASED);
         assertThat(g.state()).isEqualTo(SourceGrant.State.DRAINING);
         assertThat(t.pinsHeld()).as("bytes on the wire stay pinned").isEqualTo(2);
         assertThat(payloads.pinsHeld()).isEqualTo(2);
         assertThat(t.outstanding()).isZero();
-        assertThat(t.beginSend(g.id, 1)).isInstanceOfSatisfying(GrantTable.SendStart.Refuse.class,
+        assertThat(t.beginSend(g.id, 1, NO_CUT)).isInstanceOfSatisfying(GrantTable.SendStart.Refuse.class,
                 r -> assertThat(r.status()).isEqualTo(DataStatus.GRANT_UNKNOWN));
         t.endSend(s);
         assertThat(g.state()).isEqualTo(SourceGrant.State.FINISHED);
         assertThat(t.pinsHeld()).isZero();
         assertThat(payloads.pinsHeld()).isZero();
         assertThat(t.requestersHoldingPins()).isZero();
+    }
+
+    @Test
+    @DisplayName("INV-9 a grant's end cuts its sends in flight once (expiry, exclusion, fence); a release drains them until the expiry")
+    void endCutsSendsInFlight() {
+        TransferConfig c = TransferFixture.testConfig();
+        GrantTable t = table(c);
+        TestMembership view = new TestMembership(new ClusterIdentity("c", UUID.randomUUID()), A, B);
+        List<String> cut = new ArrayList<>();
+        SourceGrant expiring = t.issue(A, Intent.FOREGROUND, List.of(put(1, 100), put(2, 100)), payloads).grant();
+        SourceGrant excluded = t.issue(B, Intent.FOREGROUND, List.of(put(3, 100)), payloads).grant();
+        SourceGrant released = t.issue(A, Intent.FOREGROUND, List.of(put(4, 100)), payloads).grant();
+        var s0 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 0, () -> cut.add("expiring/0"));
+        var s1 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 1, () -> cut.add("expiring/1"));
+        var s2 = (GrantTable.SendStart.Start) t.beginSend(excluded.id, 0, () -> cut.add("excluded/0"));
+        var s3 = (GrantTable.SendStart.Start) t.beginSend(released.id, 0, () -> cut.add("released/0"));
+        t.endSend(s1); // written out before the end: nothing to cut
+
+        t.exclude(view.set(true, A));
+        assertThat(cut).containsExactly("excluded/0");
+        assertThat(t.release(A, released.id)).isEqualTo(GrantTable.ReleaseResult.RELEASED);
+        assertThat(cut).as("a release drains").containsExactly("excluded/0");
+        clock.addAndGet(c.grantExpiryMs() * 1_000_000L);
+        assertThat(t.sweepExpired()).isEqualTo(1);
+        assertThat(cut).containsExactly("excluded/0", "expiring/0", "released/0");
+        t.sweepExpired();
+        t.endAll(GrantEnd.FENCED, true);
+        assertThat(cut).as("each send is cut once").hasSize(3);
+        assertThat(counters.sendsCut.snapshot()).containsEntry(GrantEnd.EXPIRED, 2L).containsEntry(GrantEnd.EXCLUDED, 1L)
+                .containsEntry(GrantEnd.RELEASED, 0L).containsEntry(GrantEnd.FENCED, 0L);
+        assertThat(t.pinsHeld()).as("cut sends hold their pins until their writes fail").isEqualTo(4);
+        t.endSend(s0);
+        t.endSend(s2);
+        t.endSend(s3);
+        assertThat(t.pinsHeld()).isZero();
+        assertThat(payloads.pinsHeld()).isZero();
     }
 
     @Test
@@ -111,7 +149,7 @@ class GrantTableTest {
         clock.addAndGet(c.grantExpiryMs() * 1_000_000L - 1);
         assertThat(t.sweepExpired()).isZero();
         clock.incrementAndGet();
-        assertThat(t.beginSend(g.id, 0)).isInstanceOf(GrantTable.SendStart.Refuse.class);
+        assertThat(t.beginSend(g.id, 0, NO_CUT)).isInstanceOf(GrantTable.SendStart.Refuse.class);
         assertThat(t.pinsHeld()).isZero();
         assertThat(counters.grantsEnded.get(GrantEnd.EXPIRED)).isEqualTo(1);
     }
@@ -175,7 +213,7 @@ class GrantTableTest {
             } else if (op < 6 && !live.isEmpty()) {
                 Live l = live.get(rnd.nextInt(live.size()));
                 int idx = rnd.nextInt(l.grant().pins.length);
-                if (t.beginSend(l.grant().id, idx) instanceof GrantTable.SendStart.Start s) {
+                if (t.beginSend(l.grant().id, idx, NO_CUT) instanceof GrantTable.SendStart.Start s) {
                     l.sends().add(s);
                 }
             } else if (op < 7 && !live.isEmpty()) {
