@@ -126,7 +126,9 @@ class GrantTableTest {
         assertThat(cut).as("a release drains").containsExactly("excluded/0");
         clock.addAndGet(c.grantExpiryMs() * 1_000_000L);
         assertThat(t.sweepExpired()).isEqualTo(1);
-        assertThat(cut).containsExactly("excluded/0", "expiring/0", "released/0");
+        assertThat(cut.getFirst()).isEqualTo("excluded/0");
+        assertThat(cut).as("the sweep visits grants in table (hash) order").containsExactlyInAnyOrder("excluded/0",
+                "expiring/0", "released/0");
         t.sweepExpired();
         t.endAll(GrantEnd.FENCED, true);
         assertThat(cut).as("each send is cut once").hasSize(3);
