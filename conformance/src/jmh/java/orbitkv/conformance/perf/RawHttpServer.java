@@ -17,6 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * direct buffer, written as is): the raw restore. {@code POST /sink} reads the body into a reused direct buffer and
  * answers {@code 200 {}}: the raw upload sink a save is compared with. One thread per connection (the harness opens
  * one); nothing is parsed beyond the request line and Content-Length.
+ *
+ * <p>With an origin (another {@code RawHttpServer}), {@code POST /relay/<i>} is the raw relay: this server fetches
+ * {@code /raw/<i>} from the origin over its own keep-alive connection into one preallocated buffer, then answers
+ * with those bytes. Store and forward, like a peer restore (every block READ into the response, then the response
+ * written): the same two loopback crossings and no verification, no authorization, no framing work: the floor a
+ * peer route is measured against.
  */
 final class RawHttpServer implements AutoCloseable {
     private static final byte[] SINK_ANSWER = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
@@ -25,17 +31,35 @@ final class RawHttpServer implements AutoCloseable {
     private final List<ByteBuffer> responses;
     private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
+    private final InetSocketAddress origin;
+    private final List<ByteBuffer> relayHeads;
+    private final List<ByteBuffer> originRequests;
+    private final int responseBytesMax;
 
     /** @param bodies the raw restore bodies, answered by {@code /raw/<index>} */
     RawHttpServer(List<byte[]> bodies) throws IOException {
+        this(bodies, null);
+    }
+
+    /** @param origin the server {@code /relay/<index>} fetches {@code /raw/<index>} from, or null (no relay) */
+    RawHttpServer(List<byte[]> bodies, InetSocketAddress origin) throws IOException {
+        this.origin = origin;
+        relayHeads = bodies.stream().map(b -> ByteBuffer.wrap(head(b.length)).asReadOnlyBuffer()).toList();
+        originRequests = java.util.stream.IntStream.range(0, bodies.size())
+                .mapToObj(i -> KeepAliveClient.request("POST", "/raw/" + i, "application/json", new byte[0])).toList();
+        responseBytesMax = bodies.stream().mapToInt(b -> b.length).max().orElse(0);
         responses = bodies.stream().map(RawHttpServer::response).toList();
         listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
         acceptor = Thread.ofPlatform().name("raw-http-accept").daemon().start(this::accept);
     }
 
-    private static ByteBuffer response(byte[] body) {
-        byte[] head = ("HTTP/1.1 200 OK\r\nContent-Type: application/x-orbitkv-blocks\r\nContent-Length: " + body.length
+    private static byte[] head(int bodyLength) {
+        return ("HTTP/1.1 200 OK\r\nContent-Type: application/x-orbitkv-blocks\r\nContent-Length: " + bodyLength
                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static ByteBuffer response(byte[] body) {
+        byte[] head = head(body.length);
         return ByteBuffer.allocateDirect(head.length + body.length).put(head).put(body).flip().asReadOnlyBuffer();
     }
 
@@ -58,6 +82,7 @@ final class RawHttpServer implements AutoCloseable {
 
     private void serve(SocketChannel c) {
         ByteBuffer in = ByteBuffer.allocateDirect(1 << 20).limit(0); // nothing read yet (readHead compacts first)
+        KeepAliveClient toOrigin = null;
         try (c) {
             while (true) {
                 String head = readHead(c, in);
@@ -78,6 +103,13 @@ final class RawHttpServer implements AutoCloseable {
                 }
                 in.limit(0);
                 String path = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+                if (path.startsWith("/relay/") && origin != null) {
+                    if (toOrigin == null) {
+                        toOrigin = new KeepAliveClient(origin, responseBytesMax);
+                    }
+                    relay(c, toOrigin, Integer.parseInt(path.substring("/relay/".length())));
+                    continue;
+                }
                 ByteBuffer answer = path.equals("/sink") ? ByteBuffer.wrap(SINK_ANSWER)
                         : responses.get(Integer.parseInt(path.substring("/raw/".length()))).duplicate();
                 while (answer.hasRemaining()) {
@@ -86,6 +118,26 @@ final class RawHttpServer implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             // the harness closed the connection, or sent something this server does not serve: the exchange fails there
+        } finally {
+            if (toOrigin != null) {
+                try {
+                    toOrigin.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+        }
+    }
+
+    /** Fetches {@code /raw/<index>} whole from the origin, then writes it to {@code c} (store and forward). */
+    private void relay(SocketChannel c, KeepAliveClient toOrigin, int index) throws IOException {
+        KeepAliveClient.Response r = toOrigin.exchange(originRequests.get(index));
+        if (r.status() != 200) {
+            throw new IOException("origin answered " + r.status());
+        }
+        ByteBuffer[] answer = {relayHeads.get(index).duplicate(), toOrigin.buffer().slice(r.bodyOffset(), r.bodyLength())};
+        while (answer[1].hasRemaining()) {
+            c.write(answer);
         }
     }
 

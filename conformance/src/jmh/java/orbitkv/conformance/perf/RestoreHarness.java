@@ -32,6 +32,8 @@ import orbitkv.membership.MembershipAdmin;
  * <ul>
  *   <li>{@link Arm#RAW}: {@link RawHttpServer} answers a request of the same size with prebuilt bytes equal to the
  *       expected restore body (the floor: one loopback HTTP exchange of that many bytes);</li>
+ *   <li>{@link Arm#RELAY}: a second {@link RawHttpServer} fetches the same bytes from the first and then answers with
+ *       them (the floor of a peer route: the payload crosses loopback twice, stored and forwarded, unverified);</li>
  *   <li>{@link Arm#LOCAL_DRAM} / {@link Arm#LOCAL_SSD}: {@code POST /cache/restore} at {@code s};</li>
  *   <li>{@link Arm#PEER_TCP} / {@link Arm#PEER_SHM}: {@code POST /cache/restore} at {@code r} with
  *       {@code transfer_backend} {@code tcp} / {@code shared-memory-preferred}.</li>
@@ -53,7 +55,8 @@ public final class RestoreHarness {
 
     /** One restore arm. */
     public enum Arm {
-        RAW("raw"), LOCAL_DRAM("local-dram"), LOCAL_SSD("local-ssd"), PEER_TCP("peer-dram+tcp"), PEER_SHM("peer-dram+shm");
+        RAW("raw"), RELAY("raw-relay"), LOCAL_DRAM("local-dram"), LOCAL_SSD("local-ssd"), PEER_TCP("peer-dram+tcp"),
+        PEER_SHM("peer-dram+shm");
 
         final String label;
 
@@ -178,10 +181,12 @@ public final class RestoreHarness {
             published(r, s);
             int responseMax = rawBodies.stream().mapToInt(b -> b.length).max().orElseThrow();
             try (RawHttpServer raw = new RawHttpServer(rawBodies);
+                 RawHttpServer relay = new RawHttpServer(rawBodies, raw.address());
                  KeepAliveClient toRaw = new KeepAliveClient(raw.address(), responseMax);
+                 KeepAliveClient toRelay = new KeepAliveClient(relay.address(), responseMax);
                  KeepAliveClient toS = new KeepAliveClient(address(s), responseMax);
                  KeepAliveClient toR = new KeepAliveClient(address(r), responseMax)) {
-                Map<Arm, KeepAliveClient> clients = new EnumMap<>(Map.of(Arm.RAW, toRaw, Arm.LOCAL_DRAM, toS,
+                Map<Arm, KeepAliveClient> clients = new EnumMap<>(Map.of(Arm.RAW, toRaw, Arm.RELAY, toRelay, Arm.LOCAL_DRAM, toS,
                         Arm.LOCAL_SSD, toS, Arm.PEER_TCP, toR, Arm.PEER_SHM, toR));
                 for (Exchange e : exchanges) {
                     restore.put(e.k, new EnumMap<>(Arm.class));
@@ -271,6 +276,7 @@ public final class RestoreHarness {
             expectedSsd = ByteBuffer.wrap(ManagerApi.frame(ssd)).asReadOnlyBuffer();
             byte[] tcp = restoreJson(dram.keySet(), "tcp");
             requests.put(Arm.RAW, KeepAliveClient.request("POST", "/raw/" + index, "application/json", tcp));
+            requests.put(Arm.RELAY, KeepAliveClient.request("POST", "/relay/" + index, "application/json", tcp));
             requests.put(Arm.LOCAL_DRAM, KeepAliveClient.request("POST", "/cache/restore", "application/json", tcp));
             requests.put(Arm.LOCAL_SSD, KeepAliveClient.request("POST", "/cache/restore", "application/json",
                     restoreJson(ssd.keySet(), "tcp")));
@@ -290,7 +296,7 @@ public final class RestoreHarness {
             if (resp.status() != 200) {
                 throw new CollectionFailed(where + ": status " + resp.status());
             }
-            if (arm != Arm.RAW) {
+            if (arm != Arm.RAW && arm != Arm.RELAY) {
                 String route = resp.headers().get("x-orbitkv-route");
                 String want = "r=" + k.blocks() + " stop=complete routes=";
                 if (route == null || !route.startsWith(want) || !servedBy(route.substring(want.length()), arm)) {
@@ -323,7 +329,7 @@ public final class RestoreHarness {
     static boolean servedBy(String runs, Arm arm) {
         for (String run : runs.split(",(?![0-9])")) { // a range "[0,16)" holds a comma too
             boolean ok = switch (arm) {
-                case RAW -> false;
+                case RAW, RELAY -> false;
                 case LOCAL_DRAM -> run.startsWith("local-dram[");
                 case LOCAL_SSD -> run.startsWith("local-ssd[");
                 case PEER_TCP -> run.startsWith("peer-dram@") && run.endsWith(":ready+tcp");
@@ -417,6 +423,13 @@ public final class RestoreHarness {
         goal(result, new Case(16, 4 << 20), Arm.PEER_TCP, 0.7);
         goal(result, new Case(128, 64 << 10), Arm.PEER_TCP, 0.5);
         goal(result, new Case(16, 1 << 20), Arm.PEER_SHM, 0.85);
+        for (Case k : result.restore().keySet()) { // the floor a peer route can reach: the same two crossings
+            Map<Arm, long[]> byArm = result.restore().get(k);
+            run.report(String.format(Locale.ROOT, "floor: %s peer TCP / raw relay %.3f, peer shm / raw relay %.3f, raw relay / raw %.3f "
+                    + "(medians of per-round ratios)", k.label(), Stats.median(perRound(byArm.get(Arm.RELAY), byArm.get(Arm.PEER_TCP))),
+                    Stats.median(perRound(byArm.get(Arm.RELAY), byArm.get(Arm.PEER_SHM))),
+                    Stats.median(perRound(byArm.get(Arm.RAW), byArm.get(Arm.RELAY)))));
+        }
         Case one = new Case(1, 64 << 10);
         Map<Arm, long[]> single = result.restore().get(one);
         if (single != null) {

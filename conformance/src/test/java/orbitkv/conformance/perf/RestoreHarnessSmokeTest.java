@@ -26,7 +26,7 @@ class RestoreHarnessSmokeTest {
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
 
     @Test
-    @DisplayName("INV-2 INV-9 the restore harness restores over raw HTTP, local DRAM, local SSD, peer TCP and peer shared memory "
+    @DisplayName("INV-2 INV-9 the restore harness restores over raw HTTP, a raw relay, local DRAM, local SSD, peer TCP and peer shared memory "
             + "byte-exact on the arm's route, and saves against the raw sink, in ABBA rounds")
     void smoke() throws Exception {
         RestoreHarness.Settings s = new RestoreHarness.Settings(
