@@ -94,10 +94,12 @@ public final class RestoreHarness {
 
     /**
      * @param cases the restore and save cases
-     * @param warmupSeconds first, every arm of the smallest case is exchanged back to back for this long, not
-     *     recorded: the per-request paths of the Managers (and of the client) need thousands of requests before the
-     *     JIT has compiled them; five rounds measured a partly interpreted Manager (1 x 64 KiB from a peer: 11 ms at
-     *     5 rounds, 1.7 ms after 3,000 requests, same processes)
+     * @param warmupExchanges first, every arm of the smallest case is exchanged this many times back to back, not
+     *     recorded: the per-request paths of the Managers (Netty, gRPC, protobuf, the planner) need thousands of
+     *     requests before C2 has compiled them. Measured in the same two processes, 1 x 64 KiB from a peer: p50 8.6 ms
+     *     over the first 1,500 requests, 5.2 / 3.1 / 2.0 / 1.5 / 1.0 ms over the next five 2,000, 0.8-1.1 ms after
+     *     15,000; five rounds (the first default) measured a mostly interpreted Manager, 30 s (the second, 1,500-2,400
+     *     exchanges) a half-compiled one
      * @param warmupRounds then rounds of every case run first and not recorded
      * @param rounds measured rounds (each runs every arm of every case once)
      * @param flightRecording true: each Manager runs a JFR recording ({@code bench.restore.jfrSettings}, default
@@ -105,10 +107,10 @@ public final class RestoreHarness {
      *     directory as {@code <node>.jfr} when the harness stops it with SIGTERM at the end (the profile that
      *     explains a floor; it costs a few percent, so a recorded run's figures are not the formal ones)
      */
-    public record Settings(List<Case> cases, int warmupSeconds, int warmupRounds, int rounds, boolean flightRecording) {
+    public record Settings(List<Case> cases, int warmupExchanges, int warmupRounds, int rounds, boolean flightRecording) {
         public Settings {
             cases = List.copyOf(cases);
-            if (cases.isEmpty() || warmupSeconds < 0 || warmupRounds < 0 || rounds < 1) {
+            if (cases.isEmpty() || warmupExchanges < 0 || warmupRounds < 0 || rounds < 1) {
                 throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
                         + ", rounds " + rounds);
             }
@@ -120,7 +122,7 @@ public final class RestoreHarness {
         /** {@code bench.restore.NAME} system properties over the formal defaults. */
         public static Settings fromProperties() {
             return new Settings(Arrays.stream(System.getProperty("bench.restore.cases", FORMAL_CASES).split(","))
-                    .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmupSeconds", 30),
+                    .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmupExchanges", 15_000),
                     Integer.getInteger("bench.restore.warmup", 5),
                     Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"));
         }
@@ -149,10 +151,10 @@ public final class RestoreHarness {
                 throw new IllegalStateException("cluster " + cluster + " not formatted");
             }
         }
-        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d s of the smallest case, then "
+        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d exchanges of every arm of the smallest case, then "
                 + "%d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
                 + "into a preallocated buffer", Runtime.getRuntime().availableProcessors(), Runtime.version(),
-                settings.cases().stream().map(Case::label).toList(), settings.warmupSeconds(), settings.warmupRounds(),
+                settings.cases().stream().map(Case::label).toList(), settings.warmupExchanges(), settings.warmupRounds(),
                 settings.rounds()));
         List<ManagerProcess> started = new ArrayList<>();
         Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
@@ -199,18 +201,17 @@ public final class RestoreHarness {
                     }
                 }
                 Exchange smallest = exchanges.stream().min(java.util.Comparator.comparingLong(e -> e.k.bytes())).orElseThrow();
-                long warmEnd = System.nanoTime() + settings.warmupSeconds() * 1_000_000_000L;
-                int warmExchanges = 0;
-                while (System.nanoTime() - warmEnd < 0) {
+                long warmStart = System.nanoTime();
+                for (int w = 0; w < settings.warmupExchanges(); w++) {
                     for (Arm a : Arm.values()) {
                         smallest.restore(a, clients.get(a));
                     }
                     for (SaveArm a : SaveArm.values()) {
                         smallest.save(a, a == SaveArm.RAW_SINK ? toRaw : toR);
                     }
-                    warmExchanges++;
                 }
-                run.report("warm-up: " + warmExchanges + " exchanges of every arm of " + smallest.k.label());
+                run.report(String.format(Locale.ROOT, "warm-up: %d exchanges of every arm of %s in %.1f s",
+                        settings.warmupExchanges(), smallest.k.label(), (System.nanoTime() - warmStart) / 1e9));
                 for (int round = -settings.warmupRounds(); round < settings.rounds(); round++) {
                     for (Exchange e : exchanges) {
                         List<Arm> arms = new ArrayList<>(List.of(Arm.values()));
