@@ -37,7 +37,7 @@ class RestoreArenaTest {
     }
 
     @Test
-    @DisplayName("BND-1 fragmented free space refuses the extent and counts the fallback; the file is unlinked at once")
+    @DisplayName("INV-9 fragmented free space refuses the extent and counts the fallback; the file is unlinked at once")
     void fragmentationFallsBackCounted(@TempDir Path dir) throws IOException {
         try (RestoreArena arena = RestoreArena.map(dir, 4 * 64)) {
             RestoreArena.Extent[] e = new RestoreArena.Extent[4];
