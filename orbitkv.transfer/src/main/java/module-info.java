@@ -31,6 +31,7 @@ module orbitkv.transfer {
     requires io.netty.buffer;
     requires io.netty.transport;
     requires io.netty.codec;
+    requires io.netty.handler;
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.classes.io_uring;
 }

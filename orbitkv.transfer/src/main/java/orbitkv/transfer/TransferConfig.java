@@ -29,6 +29,8 @@ package orbitkv.transfer;
  * @param receiveInFlightBytesMax requester receive window: bytes of admitted READs not yet physically terminated
  * @param readsInFlightMax requester READs admitted and not yet physically terminated
  * @param connectionsPerSourceMax requester TCP data connections to one source (idle ones included)
+ * @param readsPerConnectionMax requester READs pipelined on one data connection (all of one grant; 1 = one READ
+ *     at a time)
  * @param connectTimeoutMs requester TCP connect timeout
  * @param authorizeTimeoutMs requester deadline of one Authorize or Release call
  * @param grantSafetyMarginMs the requester treats a grant as ended this long before its expiry (measured from
@@ -56,6 +58,7 @@ public record TransferConfig(
         long receiveInFlightBytesMax,
         int readsInFlightMax,
         int connectionsPerSourceMax,
+        int readsPerConnectionMax,
         long connectTimeoutMs,
         long authorizeTimeoutMs,
         long grantSafetyMarginMs,
@@ -93,6 +96,8 @@ public record TransferConfig(
     public static final int DEFAULT_READS_IN_FLIGHT_MAX = 64;
     /** Default: 16 data connections per source. */
     public static final int DEFAULT_CONNECTIONS_PER_SOURCE_MAX = 16;
+    /** Default: 4 READs pipelined per data connection (a restore route keeps 4 in flight: one connection). */
+    public static final int DEFAULT_READS_PER_CONNECTION_MAX = 4;
     /** Default: 2 s connect timeout. */
     public static final long DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
     /** Default: 5 s per Authorize or Release call. */
@@ -131,6 +136,8 @@ public record TransferConfig(
         atLeast("readsInFlightMax", readsInFlightMax, "1", 1);
         atLeast("connectionsPerSourceMax", connectionsPerSourceMax, "1", 1);
         atMost("connectionsPerSourceMax", connectionsPerSourceMax, "readsInFlightMax", readsInFlightMax);
+        atLeast("readsPerConnectionMax", readsPerConnectionMax, "1", 1);
+        atMost("readsPerConnectionMax", readsPerConnectionMax, "readsInFlightMax", readsInFlightMax);
         atLeast("connectTimeoutMs", connectTimeoutMs, "1", 1);
         atLeast("authorizeTimeoutMs", authorizeTimeoutMs, "1", 1);
         atLeast("grantSafetyMarginMs", grantSafetyMarginMs, "0", 0);
@@ -150,9 +157,10 @@ public record TransferConfig(
                 DEFAULT_PINNED_BYTES_TOTAL_MAX, DEFAULT_PREFETCH_PINNED_BYTES_TOTAL_MAX, DEFAULT_BLOCK_BYTES_MAX,
                 DEFAULT_GRANT_EXPIRY_MS, DEFAULT_EXPIRY_SWEEP_INTERVAL_MS, DEFAULT_SOURCE_EGRESS_IN_FLIGHT_BYTES_MAX,
                 DEFAULT_RECEIVE_IN_FLIGHT_BYTES_MAX, DEFAULT_READS_IN_FLIGHT_MAX, DEFAULT_CONNECTIONS_PER_SOURCE_MAX,
-                DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_AUTHORIZE_TIMEOUT_MS, DEFAULT_GRANT_SAFETY_MARGIN_MS,
-                DEFAULT_GRANTS_TRACKED_MAX, DEFAULT_SHARED_ARENAS_MAPPED_MAX, DEFAULT_SHARED_MEMORY_CHUNK_BYTES,
-                DEFAULT_SOURCE_EVENT_LOOP_THREADS, DEFAULT_REQUESTER_EVENT_LOOP_THREADS);
+                DEFAULT_READS_PER_CONNECTION_MAX, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_AUTHORIZE_TIMEOUT_MS,
+                DEFAULT_GRANT_SAFETY_MARGIN_MS, DEFAULT_GRANTS_TRACKED_MAX, DEFAULT_SHARED_ARENAS_MAPPED_MAX,
+                DEFAULT_SHARED_MEMORY_CHUNK_BYTES, DEFAULT_SOURCE_EVENT_LOOP_THREADS,
+                DEFAULT_REQUESTER_EVENT_LOOP_THREADS);
     }
 
     /** This configuration with other pin bounds. */
@@ -161,27 +169,32 @@ public record TransferConfig(
         return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, perRequesterMax, bytesPerRequesterMax,
                 totalMax, bytesTotalMax, prefetchBytesTotalMax, blockBytesMax, grantExpiryMs, expirySweepIntervalMs,
                 sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax,
-                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                readsPerConnectionMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax,
+                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
-    /** This configuration with another block bound, egress cap and receive window. */
+    /**
+     * This configuration with another block bound, egress cap and receive window; the pipelining depth is capped
+     * at {@code readsMax}.
+     */
     public TransferConfig withWindows(long blockMax, long egressInFlightMax, long receiveInFlightMax, int readsMax,
             int connectionsMax) {
         return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
                 pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockMax,
                 grantExpiryMs, expirySweepIntervalMs, egressInFlightMax, receiveInFlightMax, readsMax, connectionsMax,
-                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                Math.min(readsPerConnectionMax, readsMax), connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs,
+                grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads,
+                requesterEventLoopThreads);
     }
 
     /** This configuration with other grant timing. */
     public TransferConfig withGrantTiming(long expiryMs, long sweepIntervalMs, long safetyMarginMs) {
         return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
-                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax,
-                expiryMs, sweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax,
-                connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, safetyMarginMs, grantsTrackedMax,
-                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
+                blockBytesMax, expiryMs, sweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax,
+                readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax, connectTimeoutMs,
+                authorizeTimeoutMs, safetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
+                sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
     /** This configuration with other request bounds. */
@@ -189,17 +202,29 @@ public record TransferConfig(
         return new TransferConfig(keysMax, requestBytesMax, pinsPerRequesterMax, pinnedBytesPerRequesterMax,
                 pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax, grantExpiryMs,
                 expirySweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax,
-                connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax,
-                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                connectionsPerSourceMax, readsPerConnectionMax, connectTimeoutMs, authorizeTimeoutMs,
+                grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
+                sourceEventLoopThreads, requesterEventLoopThreads);
+    }
+
+    /** This configuration with another pipelining depth of the requester's data connections. */
+    public TransferConfig withReadsPerConnection(int readsPerConnection) {
+        return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
+                blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
+                receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnection,
+                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
     }
 
     /** This configuration with other data-plane event loop counts. */
     public TransferConfig withEventLoops(int sourceThreads, int requesterThreads) {
         return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
-                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax, blockBytesMax,
-                grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax,
-                readsInFlightMax, connectionsPerSourceMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs,
-                grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes, sourceThreads, requesterThreads);
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
+                blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
+                receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
+                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
+                sharedMemoryChunkBytes, sourceThreads, requesterThreads);
     }
 
     private static void atLeast(String name, long value, String boundName, long bound) {

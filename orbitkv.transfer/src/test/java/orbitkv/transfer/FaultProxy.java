@@ -21,8 +21,9 @@ import orbitkv.transfer.frame.DataFrames;
 /**
  * A fault-injecting TCP proxy on loopback between a requester and a source's data listener (the TCP side of the
  * suite's fault decorator). Requests pass unchanged; the next response after {@link #arm} gets the fault:
- * DELAY holds the whole response for a while, CUT forwards the header and half the payload then closes both
- * connections, STALL forwards the same and then nothing more, CORRUPT flips the payload byte in the middle.
+ * DELAY holds the whole response (and any pipelined behind it) for a while, CUT forwards the header and half the
+ * payload then closes both connections, STALL forwards the same and then nothing more on that connection (later
+ * pipelined responses included), CORRUPT flips the payload byte in the middle.
  * It follows the response framing (32-byte header, u64 length at offset 16) to find payload bytes.
  */
 public final class FaultProxy implements AutoCloseable {
@@ -185,7 +186,6 @@ public final class FaultProxy implements AutoCloseable {
         private void startResponse(ChannelHandlerContext ctx) {
             fault = armed;
             armed = Fault.NONE;
-            stalled = false;
             if (fault == Fault.DELAY) {
                 holding = true;
                 ctx.executor().schedule(() -> {

@@ -108,8 +108,9 @@ public final class TransferFixture implements AutoCloseable {
         return new TransferConfig(d.authorizeKeysMax(), d.authorizeRequestBytesMax(), d.pinsPerRequesterMax(),
                 d.pinnedBytesPerRequesterMax(), d.pinsTotalMax(), d.pinnedBytesTotalMax(), d.prefetchPinnedBytesTotalMax(),
                 d.blockBytesMax(), d.grantExpiryMs(), d.expirySweepIntervalMs(), d.sourceEgressInFlightBytesMax(),
-                d.receiveInFlightBytesMax(), d.readsInFlightMax(), d.connectionsPerSourceMax(), d.connectTimeoutMs(),
-                d.authorizeTimeoutMs(), d.grantSafetyMarginMs(), d.grantsTrackedMax(), d.sharedArenasMappedMax(),
+                d.receiveInFlightBytesMax(), d.readsInFlightMax(), d.connectionsPerSourceMax(),
+                d.readsPerConnectionMax(), d.connectTimeoutMs(), d.authorizeTimeoutMs(), d.grantSafetyMarginMs(),
+                d.grantsTrackedMax(), d.sharedArenasMappedMax(),
                 64 << 10, d.sourceEventLoopThreads(), d.requesterEventLoopThreads());
     }
 

@@ -14,8 +14,9 @@ import java.util.UUID;
  *   u32 magic 'OKVT' | u8 version 1 | u8 status | u16 0 | u64 read id | u64 length | u32 crc32c | u32 0
  * </pre>
  *
- * A status other than {@link DataStatus#OK} carries length 0. A requester sends its next request on a
- * connection only after the previous response was read completely.
+ * A status other than {@link DataStatus#OK} carries length 0. A requester may send several requests on a
+ * connection before reading their responses (pipelining); the source answers them strictly in request order, each
+ * response complete before the next begins, so the requester matches them by order and checks each read id.
  */
 public final class DataFrames {
     private DataFrames() {}

@@ -89,7 +89,7 @@ public final class Engine implements TransferEngine {
         this.bootId = bootId;
         this.window = new CountBytesWindow("receive window", config.readsInFlightMax(), config.receiveInFlightBytesMax());
         this.tcp = new TcpReader(Objects.requireNonNull(group), Objects.requireNonNull(socketChannel),
-                config.connectionsPerSourceMax(), config.connectTimeoutMs(), clock);
+                config.connectionsPerSourceMax(), config.readsPerConnectionMax(), config.connectTimeoutMs(), clock);
         this.arenas = new SharedArenas(config.sharedArenasMappedMax());
         this.shm = new SharedMemoryReader(config.sharedMemoryChunkBytes(), clock, copier);
         this.releaseMethod = TransferAuthorizationGrpc.getReleaseMethod().toBuilder(
@@ -287,7 +287,7 @@ public final class Engine implements TransferEngine {
         }
         TcpReader.Lease lease = null;
         if (mapping == null) {
-            lease = tcp.reserve(g.data);
+            lease = tcp.reserve(g.data, g.id());
             if (lease == null) {
                 return refuse(closed ? ReadRefusal.ENGINE_CLOSED : ReadRefusal.CONNECTIONS_EXHAUSTED,
                         "connectionsPerSourceMax (" + config.connectionsPerSourceMax() + ") connections to " + g.data

@@ -23,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -36,17 +37,24 @@ import orbitkv.transfer.frame.DataStatus;
 
 /**
  * The TCP backend, requester side (docs/transfer.md "Data channel"): pooled data connections per source
- * endpoint (at most {@code connectionsPerSourceMax}, idle ones included), one READ at a time per connection.
+ * endpoint (at most {@code connectionsPerSourceMax}, idle ones included), each carrying up to
+ * {@code readsPerConnectionMax} READs of <em>one grant</em> pipelined: requests go out as READs are admitted, the
+ * source answers them in order, and the receive loop takes the responses one after the other. A connection serves
+ * one grant at a time so that a READ stopped mid-payload (which must close its connection) can only take down
+ * READs of its own grant, never another request's.
  *
  * <p>Receive path: each connection's {@link RecvByteBufAllocator} hands the native transport a buffer that
- * <em>is</em> the next slice of the READ's destination (for a native destination), sized to the bytes the
+ * <em>is</em> the next slice of the head READ's destination (for a native destination), sized to the bytes the
  * current frame still needs, so the kernel copies the payload straight into requester-owned memory and never
  * past the frame; each slice is checksummed right after it lands, while it is in cache. Heap destinations are
  * filled from a pooled buffer instead.
  *
- * <p>Termination (INV-8): a timeout, a cancel or a broken frame closes the connection, and the READ's outcome
- * is delivered from the channel's close future, after which the transport writes nothing more into the
- * destination; only then is the destination range zero-filled and the credits returned.
+ * <p>Termination (INV-8): a timeout of the head READ, a stop of the head READ once its payload began, or a broken
+ * frame closes the connection, and the outcomes of the READs on it are delivered from the channel's close future,
+ * after which the transport writes nothing more into their destinations; only then is each destination range
+ * zero-filled and the credits returned. A READ stopped before its payload began (cancelled, or timed out behind
+ * the head) ends at once: no byte of it was or will be written into its destination, and its response is skipped
+ * when it arrives. A connection left with nothing but skipped responses closes.
  */
 final class TcpReader implements AutoCloseable {
     /** Payload slice handed to one socket read: large enough for few syscalls, small enough to checksum in cache. */
@@ -55,6 +63,7 @@ final class TcpReader implements AutoCloseable {
     private final EventLoopGroup group;
     private final Class<? extends Channel> channelType;
     private final int connectionsPerSourceMax;
+    private final int readsPerConnectionMax;
     private final long connectTimeoutMs;
     private final LongSupplier clock;
     private final Map<Endpoint, Pool> pools = new HashMap<>();
@@ -64,18 +73,22 @@ final class TcpReader implements AutoCloseable {
     private boolean closed;
 
     TcpReader(EventLoopGroup group, Class<? extends Channel> channelType, int connectionsPerSourceMax,
-            long connectTimeoutMs, LongSupplier clock) {
+            int readsPerConnectionMax, long connectTimeoutMs, LongSupplier clock) {
         this.group = group;
         this.channelType = channelType;
         this.connectionsPerSourceMax = connectionsPerSourceMax;
+        this.readsPerConnectionMax = readsPerConnectionMax;
         this.connectTimeoutMs = connectTimeoutMs;
         this.clock = clock;
     }
 
-    /** The connections of one source endpoint. */
+    /** The connections of one source endpoint; guarded by the reader's lock. */
     static final class Pool {
         final Endpoint endpoint;
         final ArrayDeque<Connection> idle = new ArrayDeque<>();
+        /** Connections with READs assigned, connecting ones included. */
+        final List<Connection> busy = new ArrayList<>();
+        /** Connections open or opening: idle + busy. */
         int open;
 
         Pool(Endpoint endpoint) {
@@ -83,35 +96,79 @@ final class TcpReader implements AutoCloseable {
         }
     }
 
-    /** A reserved connection: an idle one, or (idle == null) a permit to open one. */
-    record Lease(Pool pool, Connection idle) {}
+    /** A READ slot reserved on {@code connection}; {@code fresh} when the connection is still to be opened. */
+    record Lease(Pool pool, Connection connection, boolean fresh) {}
 
-    /** Reserves a connection to {@code endpoint}; null when {@code connectionsPerSourceMax} are busy. */
-    synchronized Lease reserve(Endpoint endpoint) {
+    /**
+     * Reserves a READ slot for grant {@code grantId} at {@code endpoint}: behind READs of the same grant on a
+     * connection with room, else on an idle connection, else on a new one; null when {@code connectionsPerSourceMax}
+     * connections are busy (with other grants, or full).
+     */
+    synchronized Lease reserve(Endpoint endpoint, UUID grantId) {
         if (closed) {
             return null;
         }
         Pool p = pools.computeIfAbsent(endpoint, Pool::new);
+        for (Connection c : p.busy) {
+            if (grantId.equals(c.grantId) && c.assigned < readsPerConnectionMax && c.connectFailure == null
+                    && (c.connected ? c.channel.isActive() : c.connecting)) {
+                c.assigned++;
+                return new Lease(p, c, false);
+            }
+        }
         Connection c;
         while ((c = p.idle.pollFirst()) != null) {
             if (c.channel.isActive()) {
-                return new Lease(p, c);
+                assign(p, c, grantId);
+                return new Lease(p, c, false);
             }
         }
         if (p.open >= connectionsPerSourceMax) {
             return null;
         }
         p.open++;
-        return new Lease(p, null);
+        c = new Connection(p);
+        assign(p, c, grantId);
+        return new Lease(p, c, true);
+    }
+
+    private static void assign(Pool p, Connection c, UUID grantId) {
+        if (c.assigned != 0) {
+            throw new IllegalStateException("assigning a connection with " + c.assigned + " READs to grant " + grantId);
+        }
+        c.grantId = grantId;
+        c.assigned = 1;
+        p.busy.add(c);
     }
 
     /** Gives back an unused lease. */
     synchronized void unreserve(Lease l) {
-        if (l.idle() != null) {
-            l.pool().idle.addFirst(l.idle());
-        } else {
+        if (l.fresh()) {
+            l.pool().busy.remove(l.connection());
             dropPermit(l.pool());
+        } else {
+            unassign(l.connection());
         }
+    }
+
+    /** One READ slot of {@code c} is free again; a connection left with none goes back to the idle pool. */
+    private synchronized void unassign(Connection c) {
+        if (c.assigned <= 0) {
+            return; // the connection closed and its slots were dropped with it
+        }
+        if (--c.assigned > 0) {
+            return;
+        }
+        c.pool.busy.remove(c);
+        c.grantId = null;
+        if (c.channel == null) {
+            return; // it never connected: its permit went with its connect failure
+        }
+        if (closed || !c.channel.isActive()) {
+            c.channel.close();
+            return;
+        }
+        c.pool.idle.addFirst(c);
     }
 
     private void dropPermit(Pool p) {
@@ -134,23 +191,26 @@ final class TcpReader implements AutoCloseable {
         try {
             runOrThrow(read, lease);
         } catch (RuntimeException e) { // e.g. the event loop group is shutting down
-            if (lease.idle() == null) {
-                synchronized (this) {
-                    dropPermit(lease.pool());
-                }
-            } else {
-                lease.idle().channel.close();
+            ReadOutcome failed = new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED, "cannot run the READ: " + e);
+            Connection c = lease.connection();
+            if (lease.fresh()) {
+                notConnected(c, failed).forEach(w -> w.finish(failed));
+            } else if (c.channel != null) {
+                c.channel.close();
             }
-            read.finish(new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED, "cannot run the READ: " + e));
+            read.finish(failed);
         }
     }
 
     private void runOrThrow(Read read, Lease lease) {
-        if (lease.idle() != null) {
-            lease.idle().start(read);
+        Connection c = lease.connection();
+        if (!lease.fresh()) {
+            c.start(read);
             return;
         }
-        Connection c = new Connection(lease.pool());
+        synchronized (this) {
+            c.connecting = true; // READs of its grant may queue on it from now on (an unused fresh lease never connects)
+        }
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(read.deadlineNanos - clock.getAsLong()));
         Bootstrap b = new Bootstrap().group(group).channel(channelType)
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -159,44 +219,70 @@ final class TcpReader implements AutoCloseable {
                 .handler(c);
         b.connect(lease.pool().endpoint.host(), lease.pool().endpoint.port()).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
-                synchronized (this) {
-                    dropPermit(lease.pool());
-                }
-                boolean late = f.cause() instanceof ConnectTimeoutException && clock.getAsLong() - read.deadlineNanos >= 0;
-                read.finish(late ? new ReadOutcome.TimedOut(clock.getAsLong() - read.admittedNanos)
-                        : new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED, "connect to " + lease.pool().endpoint
-                                + " failed: " + f.cause()));
+                boolean late = f.cause() instanceof ConnectTimeoutException
+                        && clock.getAsLong() - read.deadlineNanos >= 0;
+                List<Read> waiting = notConnected(c, late ? null : new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED,
+                        "connect to " + lease.pool().endpoint + " failed: " + f.cause()));
+                read.finish(late ? timedOut(read) : c.connectFailure);
+                waiting.forEach(w -> w.finish(late ? timedOut(w) : c.connectFailure));
                 return;
             }
-            if (!c.attach(f.channel())) {
+            List<Read> waiting = c.attach(f.channel());
+            if (waiting == null) {
                 f.channel().close();
-                read.finish(new ReadOutcome.Refused(ReadRefusal.ENGINE_CLOSED, "the engine closed"));
+                read.finish(c.connectFailure);
+                notConnected(c, c.connectFailure).forEach(w -> w.finish(c.connectFailure));
                 return;
             }
             c.start(read);
+            waiting.forEach(c::start);
         });
     }
 
-    private synchronized boolean opened(Connection c) {
-        if (closed) {
-            dropPermit(c.pool);
-            return false;
-        }
-        open.add(c);
-        return true;
+    private ReadOutcome timedOut(Read r) {
+        return new ReadOutcome.TimedOut(clock.getAsLong() - r.admittedNanos);
     }
 
-    private synchronized void backToPool(Connection c) {
-        if (closed || !c.channel.isActive()) {
-            c.channel.close();
-            return;
+    /**
+     * A connection that will not connect: it leaves the pool and its READs waiting for it end with
+     * {@code failure} (a timed-out connect when null); returns those READs.
+     */
+    private synchronized List<Read> notConnected(Connection c, ReadOutcome failure) {
+        if (c.connectFailure == null) {
+            c.connectFailure = failure != null ? failure : new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED,
+                    "connect to " + c.pool.endpoint + " timed out");
+            c.pool.busy.remove(c);
+            dropPermit(c.pool);
         }
-        c.pool.idle.addFirst(c);
+        List<Read> waiting = List.copyOf(c.waiting);
+        c.waiting.clear();
+        return waiting;
+    }
+
+    /**
+     * A connected connection joins the open set; returns the READs pipelined on it while it connected, or null
+     * once the reader closed (then {@code connectFailure} says why).
+     */
+    private synchronized List<Read> opened(Connection c) {
+        if (closed) {
+            c.connectFailure = new ReadOutcome.Refused(ReadRefusal.ENGINE_CLOSED, "the engine closed");
+            c.pool.busy.remove(c);
+            dropPermit(c.pool);
+            return null;
+        }
+        open.add(c);
+        c.connected = true;
+        List<Read> waiting = List.copyOf(c.waiting);
+        c.waiting.clear();
+        return waiting;
     }
 
     private synchronized void closedConnection(Connection c) {
         if (open.remove(c)) {
             c.pool.idle.remove(c);
+            c.pool.busy.remove(c);
+            c.assigned = 0;
+            c.grantId = null;
             dropPermit(c.pool);
         }
     }
@@ -214,92 +300,158 @@ final class TcpReader implements AutoCloseable {
         }
     }
 
-    /** One data connection and its receive state; everything but {@link #start} runs on its event loop. */
+    /** A READ whose request was sent on a connection and whose response has not passed yet. */
+    static final class Pending {
+        final Read read;
+        ScheduledFuture<?> timeout;
+        /** The READ ended before its payload began; its response is skipped when it arrives. */
+        boolean skipped;
+
+        Pending(Read read) {
+            this.read = read;
+        }
+    }
+
+    /**
+     * One data connection and its receive state. The slot fields ({@code grantId}, {@code assigned},
+     * {@code connected}) are guarded by the reader's lock; everything else runs on the connection's event loop.
+     */
     final class Connection extends ChannelInboundHandlerAdapter {
         final Pool pool;
         Channel channel;
+        UUID grantId;
+        int assigned;
+        boolean connected;
+        boolean connecting;
+        /** READs pipelined on this connection while it connects (at most {@code readsPerConnectionMax - 1}). */
+        final List<Read> waiting = new ArrayList<>();
+        /** Why this connection never connected; its waiting READs end with it. */
+        ReadOutcome connectFailure;
+        /** READs sent and not yet answered, in request order: the source answers in this order. */
+        private final ArrayDeque<Pending> sent = new ArrayDeque<>();
         private final byte[] header = new byte[DataFrames.RESPONSE_HEADER_BYTES];
         private final CRC32C crc = new CRC32C();
-        private Read op;
         private int headerFill;
         private long received;
         private ByteBuf handedOut;
-        private ReadOutcome stopOutcome;
-        private ScheduledFuture<?> timeout;
+        /** Set when this connection is closing: nothing more is received; the close future delivers outcomes. */
+        private boolean closing;
+        /** The outcome of the head READ whose stop closed the connection; null for a plain loss. */
+        private ReadOutcome headOutcome;
+        private boolean closedSeen;
 
         Connection(Pool pool) {
             this.pool = pool;
         }
 
-        boolean attach(Channel ch) {
+        /** The READs that waited for the connection, or null when the reader closed meanwhile. */
+        List<Read> attach(Channel ch) {
             this.channel = ch;
-            if (!opened(this)) {
-                return false;
+            List<Read> waiting = opened(this);
+            if (waiting != null) {
+                ch.closeFuture().addListener(f -> onClosed());
             }
-            ch.closeFuture().addListener(f -> onClosed());
-            return true;
+            return waiting;
         }
 
+        /** Sends {@code read} on this connection, once it is connected. */
         void start(Read read) {
+            ReadOutcome failed;
+            synchronized (TcpReader.this) {
+                if (!connected && connectFailure == null) {
+                    waiting.add(read);
+                    return;
+                }
+                failed = connected ? null : connectFailure;
+            }
+            if (failed != null) {
+                read.finish(failed);
+                return;
+            }
             channel.eventLoop().execute(() -> begin(read));
         }
 
         private void begin(Read read) {
+            if (closedSeen || closing) {
+                unassign(this);
+                read.finish(new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to "
+                        + pool.endpoint + " closed before the READ was sent"));
+                return;
+            }
             if (read.cancelRequested()) {
-                backToPool(this);
+                unassign(this);
                 read.finish(new ReadOutcome.Cancelled());
                 return;
             }
-            op = read;
-            headerFill = 0;
-            received = 0;
-            stopOutcome = null;
-            crc.reset();
+            Pending p = new Pending(read);
+            sent.addLast(p);
             long delay = read.deadlineNanos - clock.getAsLong();
-            timeout = channel.eventLoop().schedule(() -> stop(read, new ReadOutcome.TimedOut(
+            p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadOutcome.TimedOut(
                     clock.getAsLong() - read.admittedNanos)), Math.max(0, delay), TimeUnit.NANOSECONDS);
-            read.onCancel(() -> channel.eventLoop().execute(() -> stop(read, new ReadOutcome.Cancelled())));
             ByteBuf req = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
             DataFrames.writeRequest(req, read.grant.id(), read.index, read.readId);
             channel.writeAndFlush(req).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-            if (!channel.isActive()) {
-                channel.close();
+            read.onCancel(() -> channel.eventLoop().execute(() -> stop(p, new ReadOutcome.Cancelled())));
+        }
+
+        /**
+         * Stops one READ. The head READ once its payload began, or timed out (the stream stalls), can only be
+         * stopped by closing the connection; any other READ ends now and its response is skipped.
+         */
+        private void stop(Pending p, ReadOutcome outcome) {
+            if (closing || p.skipped || !sent.contains(p)) {
+                return; // answered, already ended, or the close future delivers its outcome
+            }
+            boolean head = sent.peekFirst() == p;
+            if (head && (headerFill == header.length || outcome instanceof ReadOutcome.TimedOut)) {
+                closeWith(outcome);
+                return;
+            }
+            p.skipped = true;
+            p.timeout.cancel(false);
+            p.read.finish(outcome); // nothing of it was or will be written into its destination
+            if (sent.stream().allMatch(x -> x.skipped)) {
+                closeWith(null); // nobody waits on this connection: do not keep it for skipped bytes
             }
         }
 
-        /** Stops the READ: the connection closes and the outcome follows from {@link #onClosed}. */
-        private void stop(Read read, ReadOutcome outcome) {
-            if (op != read || stopOutcome != null) {
-                return;
-            }
-            stopOutcome = outcome;
+        private void closeWith(ReadOutcome outcomeOfHead) {
+            closing = true;
+            headOutcome = outcomeOfHead;
             channel.close();
         }
 
         private void onClosed() {
+            closedSeen = true;
+            closing = true;
             closedConnection(this);
-            Read r = op;
-            if (r == null) {
-                return;
-            }
-            op = null;
             handedOut = null;
-            timeout.cancel(false);
-            r.finish(stopOutcome != null ? stopOutcome
-                    : new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to " + pool.endpoint
-                            + " closed after " + (headerFill < header.length ? headerFill + " header bytes"
-                                    : received + " of " + r.length + " payload bytes")));
+            Pending head = sent.peekFirst();
+            String progress = headerFill < header.length ? headerFill + " header bytes"
+                    : head == null ? "a complete response" : received + " of " + head.read.length + " payload bytes";
+            Pending p;
+            while ((p = sent.pollFirst()) != null) {
+                p.timeout.cancel(false);
+                if (p.skipped) {
+                    continue;
+                }
+                p.read.finish(p == head && headOutcome != null ? headOutcome
+                        : new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to " + pool.endpoint
+                                + " closed after " + (p == head ? progress
+                                        : "the READ was pipelined behind one that did not complete")));
+            }
         }
 
         /** The next buffer the transport reads into: never longer than the current frame still needs. */
         ByteBuf nextBuffer(ByteBufAllocator alloc) {
-            Read r = op;
-            if (r == null || headerFill < header.length || stopOutcome != null) {
-                return alloc.directBuffer(header.length - (r == null ? 0 : Math.min(headerFill, header.length - 1)));
+            Pending p = sent.peekFirst();
+            if (p == null || headerFill < header.length || closing) {
+                return alloc.directBuffer(header.length - (p == null ? 0 : Math.min(headerFill, header.length - 1)));
             }
+            Read r = p.read;
             int n = (int) Math.min(PAYLOAD_SLICE_BYTES, Math.max(1, r.length - received));
             MemorySegment dst = r.destination.segment();
-            if (dst.isNative() && received + n <= r.length) {
+            if (!p.skipped && dst.isNative() && received + n <= r.length) {
                 handedOut = Unpooled.wrappedBuffer(dst.asSlice(received, n).asByteBuffer()).clear();
                 return handedOut;
             }
@@ -320,71 +472,81 @@ final class TcpReader implements AutoCloseable {
         }
 
         private void consume(ByteBuf buf) {
-            Read r = op;
-            if (r == null) {
-                if (buf.isReadable()) {
-                    channel.close(); // bytes nobody asked for: the framing is lost
+            while (buf.isReadable() && !closing) {
+                Pending p = sent.peekFirst();
+                if (p == null) {
+                    closeWith(null); // bytes nobody asked for: the framing is lost
+                    return;
                 }
-                return;
-            }
-            while (buf.isReadable() && op == r && stopOutcome == null) {
                 if (headerFill < header.length) {
                     int n = Math.min(buf.readableBytes(), header.length - headerFill);
                     buf.readBytes(header, headerFill, n);
                     headerFill += n;
                     if (headerFill == header.length) {
-                        onHeader(r);
+                        onHeader(p);
                     }
                 } else {
+                    Read r = p.read;
                     int n = (int) Math.min(buf.readableBytes(), r.length - received);
-                    MemorySegment dst = r.destination.segment();
-                    if (buf != handedOut) { // in place already when the transport read into the handed-out slice
-                        MemorySegment.copy(MemorySegment.ofBuffer(buf.nioBuffer(buf.readerIndex(), n)), 0, dst, received, n);
-                        copiedBytes.addAndGet(n);
+                    if (!p.skipped) {
+                        MemorySegment dst = r.destination.segment();
+                        if (buf != handedOut) { // in place already when the transport read into the handed-out slice
+                            MemorySegment.copy(MemorySegment.ofBuffer(buf.nioBuffer(buf.readerIndex(), n)), 0, dst,
+                                    received, n);
+                            copiedBytes.addAndGet(n);
+                        }
+                        crc.update(dst.asSlice(received, n).asByteBuffer());
                     }
-                    crc.update(dst.asSlice(received, n).asByteBuffer());
                     received += n;
                     buf.skipBytes(n);
                     if (received == r.length) {
-                        onPayload(r);
+                        onPayload(p);
                     }
                 }
             }
-            if (buf.isReadable() && op == null) {
-                channel.close(); // bytes after a complete response
-            }
         }
 
-        private void onHeader(Read r) {
+        private void onHeader(Pending p) {
+            Read r = p.read;
             DataFrames.ResponseHeader h;
             try {
                 h = DataFrames.readResponseHeader(header);
             } catch (DataFrames.MalformedFrame e) {
-                stop(r, new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
+                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
                 return;
             }
             if (h.readId() != r.readId) {
-                stop(r, new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "response to read " + h.readId() + ", expected " + r.readId));
                 return;
             }
+            if (h.status() == DataStatus.OK && h.length() != r.length) {
+                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                        "the source sends " + h.length() + " bytes, the grant says " + r.length));
+                return;
+            }
+            if (p.skipped) {
+                if (h.status() == DataStatus.MALFORMED) {
+                    closeWith(null);
+                } else if (h.status() != DataStatus.OK || r.length == 0) {
+                    answered(p, null, true);
+                }
+                return; // an OK payload is skipped, then answered
+            }
             switch (h.status()) {
                 case OK -> {
-                    if (h.length() != r.length) {
-                        stop(r, new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
-                                "the source sends " + h.length() + " bytes, the grant says " + r.length));
-                    } else if (r.length == 0) {
-                        onPayload(r);
+                    if (r.length == 0) {
+                        onPayload(p);
                     }
                 }
-                case GRANT_UNKNOWN -> done(r, refused(ReadRefusal.SOURCE_GRANT_ENDED, h), true);
-                case BLOCK_NOT_GRANTED -> done(r, refused(ReadRefusal.BLOCK_NOT_GRANTED, h), true);
-                case ALREADY_READ -> done(r, refused(ReadRefusal.ALREADY_READ, h), true);
-                case EGRESS_LIMIT -> done(r, refused(ReadRefusal.SOURCE_EGRESS_LIMIT, h), true);
-                case CLOSED -> done(r, refused(ReadRefusal.SOURCE_CLOSED, h), true);
-                case SOURCE_READ_ERROR -> done(r, new ReadOutcome.Failed(ReadFailure.SOURCE_READ_ERROR,
+                case GRANT_UNKNOWN -> answered(p, refused(ReadRefusal.SOURCE_GRANT_ENDED, h), true);
+                case BLOCK_NOT_GRANTED -> answered(p, refused(ReadRefusal.BLOCK_NOT_GRANTED, h), true);
+                case ALREADY_READ -> answered(p, refused(ReadRefusal.ALREADY_READ, h), true);
+                case EGRESS_LIMIT -> answered(p, refused(ReadRefusal.SOURCE_EGRESS_LIMIT, h), true);
+                case CLOSED -> answered(p, refused(ReadRefusal.SOURCE_CLOSED, h), true);
+                case SOURCE_READ_ERROR -> answered(p, new ReadOutcome.Failed(ReadFailure.SOURCE_READ_ERROR,
                         "the source could not read its stored block"), true);
-                case MALFORMED -> stop(r, new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                case MALFORMED -> closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "the source found our request malformed"));
             }
         }
@@ -393,28 +555,45 @@ final class TcpReader implements AutoCloseable {
             return new ReadOutcome.Refused(reason, "the source answered " + h.status());
         }
 
-        private void onPayload(Read r) {
+        private void onPayload(Pending p) {
+            if (p.skipped) {
+                answered(p, null, true);
+                return;
+            }
+            Read r = p.read;
             int actual = (int) crc.getValue();
             if (actual != r.crc32c) {
-                done(r, new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH,
+                answered(p, new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH,
                         String.format("CRC32C %08x, the grant says %08x", actual, r.crc32c)), false);
                 return;
             }
-            done(r, new ReadOutcome.Completed(r.backend, r.route, r.length, clock.getAsLong() - r.admittedNanos,
+            answered(p, new ReadOutcome.Completed(r.backend, r.route, r.length, clock.getAsLong() - r.admittedNanos,
                     r.fallback), true);
         }
 
-        /** Every byte of the response arrived: the READ physically completed. */
-        private void done(Read r, ReadOutcome outcome, boolean reusable) {
-            op = null;
-            handedOut = null;
-            timeout.cancel(false);
-            if (reusable) {
-                backToPool(this);
-            } else {
-                channel.close();
+        /**
+         * Every byte of the head READ's response arrived: the READ physically completed. Its slot is free again; a
+         * connection whose framing can no longer be trusted ({@code reusable} false) closes after the outcome, and
+         * READs pipelined behind it end as lost.
+         */
+        private void answered(Pending p, ReadOutcome outcome, boolean reusable) {
+            if (sent.pollFirst() != p) {
+                throw new IllegalStateException("answered a READ that is not the head of its connection");
             }
-            r.finish(outcome);
+            p.timeout.cancel(false);
+            headerFill = 0;
+            received = 0;
+            crc.reset();
+            handedOut = null;
+            if (!reusable) {
+                p.read.finish(outcome);
+                closeWith(null);
+                return;
+            }
+            unassign(this);
+            if (!p.skipped) {
+                p.read.finish(outcome);
+            }
         }
 
         @Override

@@ -16,6 +16,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -31,7 +32,8 @@ import orbitkv.transfer.frame.DataStatus;
 
 /**
  * The source's TCP data listener (docs/transfer.md "Data channel") on the caller's Netty native transport.
- * Each connection reads fixed 40-byte READ requests and answers each with a 32-byte header and the block:
+ * Each connection reads fixed 40-byte READ requests and answers each, strictly in request order (a requester may
+ * pipeline several), with a 32-byte header and the block:
  * from the DRAM arena as a {@code ByteBuf} wrapping the pinned read-only segment (the socket reads the arena
  * directly: no copy in user space), from an SSD file as a {@link DefaultFileRegion} (sendfile/splice).
  *
@@ -62,7 +64,10 @@ final class DataListener implements AutoCloseable {
                         self[0].children.add(ch);
                         counters.dataConnections.incrementAndGet();
                         ch.closeFuture().addListener(f -> counters.dataConnections.decrementAndGet());
-                        ch.pipeline().addLast(new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
+                        // Pipelined requests decoded from one socket read are answered with one flush (one writev).
+                        ch.pipeline().addLast(new FlushConsolidationHandler(
+                                        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false),
+                                new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
                                 new BlockSender(grants, egress, counters));
                     }
                 });
