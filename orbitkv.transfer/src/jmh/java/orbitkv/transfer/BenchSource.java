@@ -30,7 +30,7 @@ final class BenchSource implements AutoCloseable {
     /** @param inlineAuthorization the source's Authorize/Release on its event loop (the Manager's choice) or on an executor */
     BenchSource(int blockBytes, int blocks, NativeIo io, boolean inlineAuthorization) throws Exception {
         this.blockBytes = blockBytes;
-        TransferConfig c = TransferConfig.defaults();
+        TransferConfig c = TransferConfig.defaults().withReadsPerConnection(readsPerConnection());
         this.f = new TransferFixture(TransferFixture.Options.defaults(io).withConfig(c).withInlineAuthorization(inlineAuthorization));
         this.destinations = new MemorySegment[blocks];
         for (int i = 0; i < blocks; i++) {
@@ -38,6 +38,11 @@ final class BenchSource implements AutoCloseable {
             refs.add(new BlockRef(TransferFixture.key(i), Medium.DRAM, f.payloads.putDram(TransferFixture.key(i), b)));
             destinations[i] = arena.allocate(blockBytes, 4096);
         }
+    }
+
+    /** The requester's pipelining depth: {@code -Dbench.readsPerConnection}, else the default. */
+    static int readsPerConnection() {
+        return Integer.getInteger("bench.readsPerConnection", TransferConfig.DEFAULT_READS_PER_CONNECTION_MAX);
     }
 
     /** Blocks per op so that one op moves {@link #BYTES_PER_OP}. */

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * mvn -B -pl orbitkv.transfer -am test -Dtest=ReadRatioHarness -Dsurefire.failIfNoSpecifiedTests=false \
  *     [-Dbench.blocks=65536,1048576,16777216] [-Dbench.warmup=3] [-Dbench.rounds=20] [-Dbench.io=IO_URING]
+ *     [-Dbench.readsPerConnection=4]
  * </pre>
  */
 @Tag("qualification")
@@ -31,8 +32,9 @@ class ReadRatioHarness {
         int warmup = Integer.getInteger("bench.warmup", 3);
         int rounds = Integer.getInteger("bench.rounds", 20);
         NativeIo io = NativeIo.valueOf(System.getProperty("bench.io", NativeIo.detect().name()));
-        System.out.printf("ReadRatioHarness: %d warm-up + %d measured pairs per cell, 16 MiB per round, %s, %d cores, load %s%n",
-                warmup, rounds, io, Runtime.getRuntime().availableProcessors(), loadAverage());
+        System.out.printf("ReadRatioHarness: %d warm-up + %d measured pairs per cell, 16 MiB per round, %s, %d READs"
+                + " per connection, %d cores, load %s%n", warmup, rounds, io, BenchSource.readsPerConnection(),
+                Runtime.getRuntime().availableProcessors(), loadAverage());
         System.out.println("| block | READ | READ GB/s (median) | baseline | baseline GB/s (median) | ratio median | ratio min..max |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (int size : sizes) {

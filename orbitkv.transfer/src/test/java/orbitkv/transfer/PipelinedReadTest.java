@@ -88,7 +88,7 @@ class PipelinedReadTest {
 
     @ParameterizedTest(name = "{0}, {1} per connection: {2} connections")
     @CsvSource({"EPOLL, 1, 4", "EPOLL, 2, 2", "EPOLL, 4, 1", "IO_URING, 4, 1"})
-    @DisplayName("BND-2 four READs of one grant take readsPerConnectionMax-deep pipelines: ceil(4 / depth) connections, all byte-exact")
+    @DisplayName("INV-9 four READs of one grant take readsPerConnectionMax-deep pipelines: ceil(4 / depth) connections, all byte-exact")
     void readsOfOneGrantShareAConnection(NativeIo io, int depth, int connections) throws Exception {
         start(io, depth, false);
         warm();
