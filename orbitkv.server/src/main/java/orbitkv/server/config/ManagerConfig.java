@@ -150,7 +150,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
     public record Transfer(int dataPort, Optional<ListenAddress> dataAdvertise, BackendPolicy backend,
                            int pinsPerRequesterMax, long pinnedBytesPerRequesterMax, int pinsTotalMax,
                            long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
-                           long receiveInFlightBytesMax) {
+                           long receiveInFlightBytesMax, int readsPerConnectionMax) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
@@ -318,7 +318,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(TRANSFER_PINS_PER_REQUESTER_MAX), v.size(TRANSFER_PINNED_BYTES_PER_REQUESTER_MAX, 1),
                 v.count(TRANSFER_PINS_TOTAL_MAX), v.size(TRANSFER_PINNED_BYTES_TOTAL_MAX, 1),
                 v.ms(TRANSFER_GRANT_EXPIRY_MS, 1, 3_600_000), v.size(TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX, 1),
-                v.size(TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX, 1));
+                v.size(TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX, 1),
+                v.count(TRANSFER_READS_PER_CONNECTION_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX));
     }
 
     /**
@@ -341,7 +342,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 .withWindows(t.blockBytesMax(), x.egressInFlightBytesMax(), x.receiveInFlightBytesMax(),
                         d.readsInFlightMax(), d.connectionsPerSourceMax())
                 .withGrantTiming(x.grantExpiryMs(), Math.min(d.expirySweepIntervalMs(), x.grantExpiryMs()),
-                        d.grantSafetyMarginMs());
+                        d.grantSafetyMarginMs())
+                .withReadsPerConnection(x.readsPerConnectionMax());
     }
 
     /** Relations of the transfer settings (BND-6), in the option names as typed. */

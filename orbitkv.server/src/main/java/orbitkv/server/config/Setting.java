@@ -97,6 +97,7 @@ public enum Setting {
     TRANSFER_GRANT_EXPIRY_MS("transfer-grant-expiry-ms", Kind.MS, "10000", "source side: a grant (and its pins) ends this long after it was issued unless released first"),
     TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX("transfer-egress-in-flight-bytes-max", Kind.SIZE, "256MiB", "source side: payload bytes handed to data connections and not yet written; a READ beyond it is refused (EGRESS_LIMIT), never queued"),
     TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX("transfer-receive-in-flight-bytes-max", Kind.SIZE, "256MiB", "requester side: receive window, bytes of admitted peer READs not yet physically ended (apart from the --receive-window-bytes metadata credits); a peer route takes its share before its Authorize and is refused (receive-credits) when it does not fit"),
+    TRANSFER_READS_PER_CONNECTION_MAX("transfer-reads-per-connection-max", Kind.COUNT, "4", "requester side: READs of one grant pipelined on one TCP data connection, 1..64 (1: one READ at a time per connection); the source answers them in order"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),

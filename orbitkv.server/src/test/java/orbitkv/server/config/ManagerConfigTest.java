@@ -29,6 +29,11 @@ class ManagerConfigTest {
         assertThat(c.index()).isEqualTo(new ManagerConfig.Index(5000, 256L << 20, 128));
         assertThat(c.route()).isEqualTo(new ManagerConfig.Route(8, 128, 32, 2));
         assertThat(c.httpListen()).isEqualTo(new ListenAddress("127.0.0.1", 8090));
+        assertThat(c.transferConfig().readsPerConnectionMax())
+                .isEqualTo(orbitkv.transfer.TransferConfig.DEFAULT_READS_PER_CONNECTION_MAX);
+        ManagerConfig oneAtATime = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.TRANSFER_READS_PER_CONNECTION_MAX, "1"));
+        assertThat(oneAtATime.transferConfig().readsPerConnectionMax()).as("the flag reaches the engine").isEqualTo(1);
     }
 
     @Test
