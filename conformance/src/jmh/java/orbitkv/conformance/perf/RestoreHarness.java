@@ -106,10 +106,14 @@ public final class RestoreHarness {
      *     {@code profile}; a {@code .jfc} path from {@code jfr configure} for finer events) dumped into the run
      *     directory as {@code <node>.jfr} when the harness stops it with SIGTERM at the end (the profile that
      *     explains a floor; it costs a few percent, so a recorded run's figures are not the formal ones)
+     * @param managerArgs more Manager options for both Managers ({@code bench.restore.managerArgs}, space-separated,
+     *     e.g. {@code --transfer-reads-per-connection-max 1}), printed in the report
      */
-    public record Settings(List<Case> cases, int warmupExchanges, int warmupRounds, int rounds, boolean flightRecording) {
+    public record Settings(List<Case> cases, int warmupExchanges, int warmupRounds, int rounds, boolean flightRecording,
+            List<String> managerArgs) {
         public Settings {
             cases = List.copyOf(cases);
+            managerArgs = List.copyOf(managerArgs);
             if (cases.isEmpty() || warmupExchanges < 0 || warmupRounds < 0 || rounds < 1) {
                 throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
                         + ", rounds " + rounds);
@@ -124,7 +128,9 @@ public final class RestoreHarness {
             return new Settings(Arrays.stream(System.getProperty("bench.restore.cases", FORMAL_CASES).split(","))
                     .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmupExchanges", 15_000),
                     Integer.getInteger("bench.restore.warmup", 5),
-                    Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"));
+                    Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"),
+                    Arrays.stream(System.getProperty("bench.restore.managerArgs", "").trim().split("\\s+"))
+                            .filter(a -> !a.isEmpty()).toList());
         }
     }
 
@@ -153,9 +159,10 @@ public final class RestoreHarness {
         }
         run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d exchanges of every arm of the smallest case, then "
                 + "%d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
-                + "into a preallocated buffer", Runtime.getRuntime().availableProcessors(), Runtime.version(),
-                settings.cases().stream().map(Case::label).toList(), settings.warmupExchanges(), settings.warmupRounds(),
-                settings.rounds()));
+                + "into a preallocated buffer; Manager options added: %s", Runtime.getRuntime().availableProcessors(),
+                Runtime.version(), settings.cases().stream().map(Case::label).toList(), settings.warmupExchanges(),
+                settings.warmupRounds(), settings.rounds(), settings.managerArgs().isEmpty() ? "none"
+                        : String.join(" ", settings.managerArgs())));
         List<ManagerProcess> started = new ArrayList<>();
         Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
         Map<Case, Map<SaveArm, long[]>> save = new LinkedHashMap<>();
@@ -469,6 +476,7 @@ public final class RestoreHarness {
                 "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
                 "--etcd-call-timeout-ms", "1000", "--shutdown-drain-ms", "2000", "--idle-liveness-ms", "500"));
         args.addAll(extra);
+        args.addAll(settings.managerArgs());
         List<String> jvm = settings.flightRecording() ? List.of("-XX:StartFlightRecording=settings="
                 + System.getProperty("bench.restore.jfrSettings", "profile") + ",dumponexit=true,filename="
                 + run.dir().resolve(node + ".jfr")) : List.of();

@@ -30,7 +30,8 @@ class RestoreHarnessSmokeTest {
             + "byte-exact on the arm's route, and saves against the raw sink, in ABBA rounds")
     void smoke() throws Exception {
         RestoreHarness.Settings s = new RestoreHarness.Settings(
-                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 1, 3, true);
+                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 1, 3, true,
+                List.of("--transfer-reads-per-connection-max", "2"));
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "orbitkv-restore-smoke-");
         try {
             BenchRun run = BenchRun.create("restore-smoke");
