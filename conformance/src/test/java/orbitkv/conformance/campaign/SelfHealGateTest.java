@@ -67,12 +67,11 @@ class SelfHealGateTest {
     }
 
     private ManagerProcess start(String node, String etcdUrl, boolean ssd) throws Exception {
-        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node, "--etcd", etcdUrl,
-                "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram", "8MiB", "--block-bytes-max", "64KiB",
-                "--dram-dir", Files.createDirectories(work.resolve("dram-" + node)).toString(),
+        List<String> args = ManagerProcess.distributedArgs(cluster, node, etcdUrl,
+                Files.createDirectories(work.resolve("dram-" + node)), "--dram", "8MiB", "--block-bytes-max", "64KiB",
                 "--lease-ttl-ms", "4000", "--fence-safety-margin-ms", "1000", "--renewal-interval-ms", "500",
                 "--etcd-call-timeout-ms", "1000", "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500",
-                "--heal-backoff-min-ms", "200", "--heal-backoff-max-ms", "1000"));
+                "--heal-backoff-min-ms", "200", "--heal-backoff-max-ms", "1000");
         args.addAll(ManagerArgs.SMALL_BOUNDS);
         if (ssd) {
             args.addAll(List.of("--ssd-dir", Files.createDirectories(work.resolve("ssd-" + node)).toString(), "--ssd", "8MiB"));

@@ -94,15 +94,14 @@ class DistributedManagerGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", dir(node).toString(),
+        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(), dir(node),
+                "--dram", "32MiB", "--block-bytes-max", "1MiB",
                 "--lease-ttl-ms", Long.toString(LEASE_TTL_MS), "--fence-safety-margin-ms", Long.toString(FENCE_SAFETY_MARGIN_MS),
                 "--renewal-interval-ms", "500", "--etcd-call-timeout-ms", Long.toString(ETCD_CALL_TIMEOUT_MS),
                 "--shutdown-drain-ms", "5000",
                 // receipts older than 2 s make a view stale: below the 8 s lease, so a killed source
                 // downgrades coverage before membership drops it (IDX-7)
-                "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500"));
+                "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500");
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
         all.add(m);

@@ -40,12 +40,11 @@ class EtcdOutageHealthTest {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         try (FaultProxy proxy = FaultProxy.inFrontOf(ETCD.member(0).clientUrl());
-             ManagerProcess m = ManagerProcess.start("probe", dir.resolve("logs"), List.of("--cluster", cluster,
-                     "--node-id", "a", "--etcd", proxy.url().toString(), "--http-listen", "127.0.0.1:0",
-                     "--peer-listen", "127.0.0.1:0", "--dram", "4MiB", "--block-bytes-max", "1MiB",
-                     "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
+             ManagerProcess m = ManagerProcess.launch("probe", dir.resolve("logs"), ManagerProcess.distributedArgs(cluster, "a",
+                     proxy.url().toString(), Files.createDirectories(dir.resolve("dram")), "--dram", "4MiB", "--block-bytes-max", "1MiB",
                      "--lease-ttl-ms", "10000", "--fence-safety-margin-ms", "2000", "--renewal-interval-ms", "1000",
                      "--etcd-call-timeout-ms", "1000"))) {
+            m.awaitReady();
             ManagerApi api = new ManagerApi(m.httpBase());
             Await.until("ok and complete", BOUND, () -> "ok".equals(api.health().get("status").asText())
                     && "CompleteAtWatermarks".equals(api.status().get("coverage").asText()));

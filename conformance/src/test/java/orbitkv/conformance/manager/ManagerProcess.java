@@ -154,6 +154,20 @@ public final class ManagerProcess implements AutoCloseable {
         return m;
     }
 
+    /**
+     * Arguments of {@code orbitkv manager} for a distributed Manager on loopback, the preamble every gate repeated:
+     * {@code manager --cluster CLUSTER --node-id NODE --etcd ETCD --http-listen 127.0.0.1:0 --peer-listen 127.0.0.1:0
+     * --dram-dir DRAM_DIR}, then {@code more} (the test's own options: sizes, lease, timings). Sizes and the lease are
+     * left to the caller, since gates differ there ({@link #LOAD_TOLERANT_LEASE} or their own). The list is mutable:
+     * callers append more options. For {@link #launch}, not {@link #start} (which adds {@code manager} itself).
+     */
+    public static List<String> distributedArgs(String cluster, String nodeId, String etcd, Path dramDir, String... more) {
+        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", nodeId, "--etcd", etcd,
+                "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram-dir", dramDir.toString()));
+        args.addAll(List.of(more));
+        return args;
+    }
+
     private static String modulePath() {
         Set<String> entries = new LinkedHashSet<>();
         for (String prop : List.of("jdk.module.path", "java.class.path")) {

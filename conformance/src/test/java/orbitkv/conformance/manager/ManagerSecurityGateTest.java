@@ -88,9 +88,8 @@ class ManagerSecurityGateTest {
         Map<String, ManagerProcess> nodes = new LinkedHashMap<>();
         for (String node : List.of("a", "b")) {
             Path[] leaf = certs.leaf("peer-" + node, "cluster-ca");
-            nodes.put(node, launch("tls-" + node, List.of("manager", "--cluster", cluster, "--node-id", node,
-                    "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                    "--dram", "16MiB", "--block-bytes-max", "1MiB", "--dram-dir", dram("tls-" + node).toString(),
+            nodes.put(node, launch("tls-" + node, ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                    dram("tls-" + node), "--dram", "16MiB", "--block-bytes-max", "1MiB",
                     // ManagerProcess.LOAD_TOLERANT_LEASE
                     "--lease-ttl-ms", "8000", "--fence-safety-margin-ms", "2000", "--renewal-interval-ms", "500",
                     "--etcd-call-timeout-ms", "2000", "--idle-liveness-ms", "500", "--freshness-budget-ms", "2000",

@@ -220,10 +220,9 @@ class PeerRestoreFaultGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                "--block-bytes-max", "16MiB", "--dram-dir", Files.createDirectories(dramRoot.resolve(node)).toString(),
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                Files.createDirectories(dramRoot.resolve(node)), "--block-bytes-max", "16MiB",
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);

@@ -92,11 +92,10 @@ class PeerRestoreGateTest {
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
         Path dir = work.resolve(node + "-" + all.size());
-        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                "--dram", "64MiB", "--block-bytes-max", "16MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
+        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "16MiB",
                 "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);

@@ -76,13 +76,12 @@ class ReleaseUnderSnapshotGateTest {
 
     private ManagerProcess launch(String node, List<String> jvm, List<String> extra) throws IOException {
         Path dir = work.resolve(node);
-        List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                "--dram", "64MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
+        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "1MiB",
                 "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500",
                 // small session frames and credit windows: the source serializes its snapshot page by page as
                 // credits return over the capped link, so its session stays BOOTSTRAPPING while it does
-                "--frame-encoded-bytes-max", "64KiB", "--snapshot-page-bytes-max", "32KiB", "--receive-window-bytes", "64KiB"));
+                "--frame-encoded-bytes-max", "64KiB", "--snapshot-page-bytes-max", "32KiB", "--receive-window-bytes", "64KiB");
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), jvm, args);

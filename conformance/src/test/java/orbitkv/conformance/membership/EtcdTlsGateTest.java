@@ -111,18 +111,17 @@ class EtcdTlsGateTest {
     @DisplayName("OPS-5 MEM-2 issue 20.9 end to end: `orbitkv admin format` and an `orbitkv manager` process use --etcd https:// with --etcd-ca-file/--etcd-cert-file/--etcd-key-file; the Manager registers and serves")
     void managerProcessOverTls(@TempDir Path work) throws Exception {
         String c = cluster();
-        List<String> tls = List.of("--etcd", url.toString(), "--etcd-ca-file", pki.resolve("ca.crt").toString(),
+        List<String> tlsFiles = List.of("--etcd-ca-file", pki.resolve("ca.crt").toString(),
                 "--etcd-cert-file", pki.resolve("client.crt").toString(), "--etcd-key-file", pki.resolve("client.key").toString());
-        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c, "--etcd-timeout-ms",
+        List<String> format = new ArrayList<>(List.of("admin", "format", "--cluster", c, "--etcd", url.toString(), "--etcd-timeout-ms",
                 Long.toString(EtcdFixture.ADMIN_CALL_TIMEOUT_MS))); // 5 s default timed out under load (issue 25)
-        format.addAll(tls);
+        format.addAll(tlsFiles);
         try (ManagerProcess admin = ManagerProcess.launch("tls-format", work.resolve("logs"), format)) {
             assertThat(admin.awaitExit(BOUND)).as("admin format over TLS: %s", admin.stderrText()).isZero();
         }
-        List<String> manager = new ArrayList<>(List.of("manager", "--cluster", c, "--node-id", "secure-proc",
-                "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0", "--dram", "4MiB", "--block-bytes-max", "1MiB",
-                "--dram-dir", Files.createDirectories(work.resolve("dram")).toString()));
-        manager.addAll(tls);
+        List<String> manager = ManagerProcess.distributedArgs(c, "secure-proc", url.toString(),
+                Files.createDirectories(work.resolve("dram")), "--dram", "4MiB", "--block-bytes-max", "1MiB");
+        manager.addAll(tlsFiles);
         try (ManagerProcess m = ManagerProcess.launch("tls-manager", work.resolve("logs"), manager)) {
             m.awaitReady();
             RegistrationResult observer = Membership.register(endpoints("client", "ca"), node(c, "observer"), SHORT);

@@ -60,12 +60,10 @@ class RequesterRoleGateTest {
         Gates.format(ETCD.endpoints(), cluster);
         for (String node : List.of("a", "b")) {
             Path dir = work.resolve(node);
-            List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                    "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                    "--dram", "16MiB", "--block-bytes-max", "1MiB",
-                    "--dram-dir", Files.createDirectories(dir.resolve("dram")).toString(),
+            List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                    Files.createDirectories(dir.resolve("dram")), "--dram", "16MiB", "--block-bytes-max", "1MiB",
                     "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "16MiB",
-                    "--shutdown-drain-ms", "2000", "--idle-liveness-ms", "500"));
+                    "--shutdown-drain-ms", "2000", "--idle-liveness-ms", "500");
             args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
             managers.add(ManagerProcess.launch(node, work.resolve("logs"), args));
         }

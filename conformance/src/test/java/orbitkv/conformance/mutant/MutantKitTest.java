@@ -122,9 +122,8 @@ class MutantKitTest {
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
-        manager = ManagerProcess.launch("m", work.resolve("logs"), List.of("manager", "--cluster", cluster, "--node-id", "m",
-                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(work.resolve("dram")).toString(),
+        manager = ManagerProcess.launch("m", work.resolve("logs"), ManagerProcess.distributedArgs(cluster, "m",
+                ETCD.endpoints().toString(), Files.createDirectories(work.resolve("dram")), "--dram", "32MiB", "--block-bytes-max", "1MiB",
                 "--idle-liveness-ms", LIVENESS_MS));
         manager.awaitReady();
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -59,10 +59,9 @@ class KitBlackBoxTest {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         for (String node : List.of("a", "b", "c")) {
-            List<String> args = new ArrayList<>(List.of("manager", "--cluster", cluster, "--node-id", node,
-                    "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0",
-                    "--dram", "32MiB", "--block-bytes-max", "1MiB", "--dram-dir", Files.createDirectories(work.resolve("dram-" + node)).toString(),
-                    "--idle-liveness-ms", "500"));
+            List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
+                    Files.createDirectories(work.resolve("dram-" + node)), "--dram", "32MiB", "--block-bytes-max", "1MiB",
+                    "--idle-liveness-ms", "500");
             if (node.equals("a")) {
                 // the kit's target: a small session limit (BND-3) and a heal slow enough for the fenced window (INV-7)
                 args.addAll(List.of("--source-sessions-max", Integer.toString(SOURCE_SESSIONS_MAX), "--heal-backoff-min-ms", "3000"));

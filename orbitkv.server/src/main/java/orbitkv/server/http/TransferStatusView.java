@@ -14,11 +14,7 @@ final class TransferStatusView {
     static ApiModel.TransferStatus of(PeerTransfer t) {
         TransferSourceStatus s = t.sourceStatus();
         TransferEngineStatus e = t.engineStatus();
-        ApiModel.TransferSourceView source = new ApiModel.TransferSourceView(t.dataEndpoint().toString(),
-                s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(), s.prefetchPinnedBytesHeld(), s.grantsIssued(),
-                names(s.grantsEnded()), names(s.refusals()), names(s.dataRefusals()), names(s.readsServed()),
-                names(s.bytesServed()), s.egressInFlightBytes(), t.config().sourceEgressInFlightBytesMax(),
-                s.dataConnections(), names(s.sendsCut()));
+        ApiModel.TransferSourceView source = source(s, t.dataEndpoint().toString(), t.config().sourceEgressInFlightBytesMax());
         List<ApiModel.TransferRoute> routes = e.routes().stream().map(r -> new ApiModel.TransferRoute(
                 TransferMetricFamilies.label(r.backend()), TransferMetricFamilies.label(r.route()), r.reads(), r.bytes(),
                 r.latency().sumNanos())).toList();
@@ -31,6 +27,17 @@ final class TransferStatusView {
                 e.releasesNotConfirmed(), e.arenasMapped(), e.loadSummariesReceived(), e.loadSummariesRejected(),
                 t.receiveCredits().heldBytes(), t.receiveCredits().refusals());
         return new ApiModel.TransferStatus(source, requester);
+    }
+
+    /**
+     * The source half from the source's snapshot, its data endpoint and its egress bound (apart from {@link #of} so a
+     * unit test can map a snapshot with chosen counts: a {@link PeerTransfer} needs a running Manager).
+     */
+    static ApiModel.TransferSourceView source(TransferSourceStatus s, String dataEndpoint, long egressInFlightBytesMax) {
+        return new ApiModel.TransferSourceView(dataEndpoint, s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(),
+                s.prefetchPinnedBytesHeld(), s.grantsIssued(), names(s.grantsEnded()), names(s.refusals()),
+                names(s.dataRefusals()), names(s.readsServed()), names(s.bytesServed()), s.egressInFlightBytes(),
+                egressInFlightBytesMax, s.dataConnections(), names(s.sendsCut()));
     }
 
     private static <E extends Enum<E>> Map<String, Long> names(Map<E, Long> counts) {
