@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * mvn -B -pl orbitkv.transfer -am test -Dtest=ReadRatioHarness -Dsurefire.failIfNoSpecifiedTests=false \
  *     [-Dbench.blocks=65536,1048576,16777216] [-Dbench.warmup=3] [-Dbench.rounds=20] [-Dbench.io=IO_URING]
- *     [-Dbench.readsPerConnection=4]
+ *     [-Dbench.readsPerConnection=4] [-Dbench.warmupReads=20000]
  * </pre>
  */
 @Tag("qualification")
@@ -30,11 +30,13 @@ class ReadRatioHarness {
         int[] sizes = Arrays.stream(System.getProperty("bench.blocks", "65536,1048576,16777216").split(","))
                 .mapToInt(Integer::parseInt).toArray();
         int warmup = Integer.getInteger("bench.warmup", 3);
+        int warmupReads = Integer.getInteger("bench.warmupReads", 20_000);
         int rounds = Integer.getInteger("bench.rounds", 20);
         NativeIo io = NativeIo.valueOf(System.getProperty("bench.io", NativeIo.detect().name()));
-        System.out.printf("ReadRatioHarness: %d warm-up + %d measured pairs per cell, 16 MiB per round, %s, %d READs"
-                + " per connection, %d cores, load %s%n", warmup, rounds, io, BenchSource.readsPerConnection(),
-                Runtime.getRuntime().availableProcessors(), loadAverage());
+        System.out.printf("ReadRatioHarness: %d warm-up READs of 64 KiB per backend first, then %d warm-up + %d measured"
+                + " pairs per cell, 16 MiB per round, %s, %d READs per connection, %d cores, load %s%n", warmupReads, warmup,
+                rounds, io, BenchSource.readsPerConnection(), Runtime.getRuntime().availableProcessors(), loadAverage());
+        warmUp(io, warmupReads);
         System.out.println("| block | READ | READ GB/s (median) | baseline | baseline GB/s (median) | ratio median | ratio min..max |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (int size : sizes) {
@@ -56,6 +58,23 @@ class ReadRatioHarness {
                 cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64),
                         "copy + CRC32C (verified-copy bound)",
                         () -> timed(() -> BenchSource.copyAndCrc(arena, s.destinations, size)), warmup, rounds);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code reads} READs of 64 KiB blocks on each backend, and as many raw receives, unrecorded: the per-READ
+     * paths (engine, Netty, the source) need thousands of calls before C2 compiled them, far more than a few rounds of
+     * large blocks make (3 rounds of 16 MiB blocks are 3 READs). Without it the first cells measured interpreted code.
+     */
+    private static void warmUp(NativeIo io, int reads) throws Exception {
+        int size = 64 << 10;
+        try (BenchSource s = new BenchSource(size, BenchSource.blocksPerOp(size), io);
+                RawLoopback raw = new RawLoopback(s.arenaBytes(0), s.destinations[0])) {
+            for (int done = 0; done < reads; done += s.refs.size()) {
+                timed(s, BackendPolicy.TCP_ONLY, 8);
+                timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64);
+                raw.receive(BenchSource.BYTES_PER_OP);
             }
         }
     }

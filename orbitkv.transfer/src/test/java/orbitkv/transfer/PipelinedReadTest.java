@@ -51,9 +51,13 @@ class PipelinedReadTest {
 
     /** {@code n} DRAM blocks of {@link #BLOCK} bytes under one grant; the expected bytes in {@code expected}. */
     private Grant grant(int keyBase, int n, List<byte[]> expected) {
+        return grant(keyBase, n, BLOCK, expected);
+    }
+
+    private Grant grant(int keyBase, int n, int size, List<byte[]> expected) {
         List<BlockRef> refs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            byte[] b = TransferFixture.payload(BLOCK, keyBase, i);
+            byte[] b = TransferFixture.payload(size, keyBase, i);
             expected.add(b);
             refs.add(new BlockRef(TransferFixture.key(keyBase + i), Medium.DRAM,
                     f.payloads.putDram(TransferFixture.key(keyBase + i), b)));
@@ -86,18 +90,19 @@ class PipelinedReadTest {
         assertThat(dst.asSlice(0, BLOCK).mismatch(MemorySegment.ofArray(new byte[BLOCK]))).as("zero-filled").isEqualTo(-1);
     }
 
-    @ParameterizedTest(name = "{0}, {1} per connection: {2} connections")
-    @CsvSource({"EPOLL, 1, 4", "EPOLL, 2, 2", "EPOLL, 4, 1", "IO_URING, 4, 1"})
-    @DisplayName("INV-9 four READs of one grant take readsPerConnectionMax-deep pipelines: ceil(4 / depth) connections, all byte-exact")
-    void readsOfOneGrantShareAConnection(NativeIo io, int depth, int connections) throws Exception {
+    @ParameterizedTest(name = "{0}, {1} per connection, blocks of {2} bytes: {3} connections")
+    @CsvSource({"EPOLL, 1, 262144, 4", "EPOLL, 2, 262144, 2", "EPOLL, 4, 262144, 1", "IO_URING, 4, 262144, 1",
+            "EPOLL, 4, 1048576, 4", "EPOLL, 4, 524288, 2"})
+    @DisplayName("INV-9 four READs of one grant pipeline at most readsPerConnectionMax deep and behind less than 1 MiB: ceil(4 / depth) connections for small blocks, one per megabyte block, all byte-exact")
+    void readsOfOneGrantShareAConnection(NativeIo io, int depth, int size, int connections) throws Exception {
         start(io, depth, false);
         warm();
         List<byte[]> expected = new ArrayList<>();
-        Grant g = grant(10, 4, expected);
+        Grant g = grant(10, 4, size, expected);
         List<MemorySegment> dst = new ArrayList<>();
         List<ReadHandle> handles = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            dst.add(TransferFixture.destination(arena, BLOCK));
+            dst.add(TransferFixture.destination(arena, size));
             handles.add(read(g, i, dst.get(i), READ_TIMEOUT));
         }
         for (int i = 0; i < 4; i++) {

@@ -287,7 +287,7 @@ public final class Engine implements TransferEngine {
         }
         TcpReader.Lease lease = null;
         if (mapping == null) {
-            lease = tcp.reserve(g.data, g.id());
+            lease = tcp.reserve(g.data, g.id(), granted.lengthBytes());
             if (lease == null) {
                 return refuse(closed ? ReadRefusal.ENGINE_CLOSED : ReadRefusal.CONNECTIONS_EXHAUSTED,
                         "connectionsPerSourceMax (" + config.connectionsPerSourceMax() + ") connections to " + g.data
