@@ -41,6 +41,9 @@ public final class FaultProxy implements AutoCloseable {
     private volatile InetSocketAddress target;
     private volatile Fault armed = Fault.NONE;
     private volatile Duration delay = Duration.ZERO;
+    /** While true every response byte on every connection is held (in order) until {@link #releaseAll}. */
+    private volatile boolean holdingAll;
+    private final java.util.Set<Downstream> downstreams = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public FaultProxy(EventLoopGroup group, NativeIo io) {
         this.group = group;
@@ -67,6 +70,19 @@ public final class FaultProxy implements AutoCloseable {
     public void arm(Fault fault, Duration d) {
         this.delay = d;
         this.armed = fault;
+    }
+
+    /** Holds every response on every connection, open or opened later, until {@link #releaseAll}. */
+    public void holdAll() {
+        holdingAll = true;
+    }
+
+    /** Forwards what {@link #holdAll} held, in order, and stops holding. */
+    public void releaseAll() {
+        holdingAll = false;
+        for (Downstream d : downstreams) {
+            d.loop.execute(d::flushHeld);
+        }
     }
 
     @Override
@@ -121,8 +137,18 @@ public final class FaultProxy implements AutoCloseable {
         private final List<ByteBuf> held = new ArrayList<>();
         private boolean stalled;
 
+        /** The source-side channel's event loop: reads, held bytes and their release all run on it. */
+        private io.netty.util.concurrent.EventExecutor loop;
+
         Downstream(Channel requester) {
             this.requester = requester;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            loop = ctx.executor();
+            downstreams.add(this);
+            requester.closeFuture().addListener(f -> downstreams.remove(this));
         }
 
         @Override
@@ -188,25 +214,34 @@ public final class FaultProxy implements AutoCloseable {
             armed = Fault.NONE;
             if (fault == Fault.DELAY) {
                 holding = true;
-                ctx.executor().schedule(() -> {
+                loop.schedule(() -> {
                     holding = false;
-                    for (ByteBuf b : held) {
-                        requester.write(b);
-                    }
-                    held.clear();
-                    requester.flush();
+                    flushHeld();
                 }, delay.toNanos(), TimeUnit.NANOSECONDS);
             }
         }
 
+        /** On {@link #loop}, as everything that touches {@code held}. */
         private void forward(ByteBuf b) {
             if (stalled) {
                 b.release();
-            } else if (holding) {
+            } else if (holding || holdingAll) {
                 held.add(b);
             } else {
+                flushHeld();
                 requester.writeAndFlush(b);
             }
+        }
+
+        private void flushHeld() {
+            if (holding || holdingAll || held.isEmpty()) {
+                return;
+            }
+            for (ByteBuf b : held) {
+                requester.write(b);
+            }
+            held.clear();
+            requester.flush();
         }
 
         @Override

@@ -43,6 +43,7 @@ class PipelinedReadTest {
         arena.close();
     }
 
+    /** A fixture whose data connections pass the fault proxy (so a case can hold or break responses). */
     private void start(NativeIo io, int depth, boolean faults) throws Exception {
         TransferFixture.Options o = TransferFixture.Options.defaults(io)
                 .withConfig(TransferFixture.testConfig().withReadsPerConnection(depth));
@@ -95,16 +96,20 @@ class PipelinedReadTest {
             "EPOLL, 4, 1048576, 4", "EPOLL, 4, 524288, 2"})
     @DisplayName("INV-9 four READs of one grant pipeline at most readsPerConnectionMax deep and behind less than 1 MiB: ceil(4 / depth) connections for small blocks, one per megabyte block, all byte-exact")
     void readsOfOneGrantShareAConnection(NativeIo io, int depth, int size, int connections) throws Exception {
-        start(io, depth, false);
+        start(io, depth, true);
         warm();
         List<byte[]> expected = new ArrayList<>();
         Grant g = grant(10, 4, size, expected);
         List<MemorySegment> dst = new ArrayList<>();
         List<ReadHandle> handles = new ArrayList<>();
+        f.proxy.holdAll(); // no READ completes (and frees its connection) before all four chose theirs
         for (int i = 0; i < 4; i++) {
             dst.add(TransferFixture.destination(arena, size));
             handles.add(read(g, i, dst.get(i), READ_TIMEOUT));
         }
+        Await.until(connections + " data connections", Duration.ofSeconds(10),
+                () -> f.source.status().dataConnections() == connections);
+        f.proxy.releaseAll();
         for (int i = 0; i < 4; i++) {
             assertThat(TransferFixture.await(handles.get(i))).as("block %d", i).isInstanceOf(ReadOutcome.Completed.class);
             assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get(i));
@@ -118,7 +123,7 @@ class PipelinedReadTest {
     @EnumSource(value = NativeIo.class, names = {"EPOLL", "IO_URING"})
     @DisplayName("READs of two grants never share a connection: a stop in one request cannot take down another's READs")
     void grantsDoNotShareAConnection(NativeIo io) throws Exception {
-        start(io, 4, false);
+        start(io, 4, true);
         warm();
         List<byte[]> ea = new ArrayList<>();
         List<byte[]> eb = new ArrayList<>();
@@ -126,10 +131,13 @@ class PipelinedReadTest {
         Grant b = grant(30, 2, eb);
         List<ReadHandle> handles = new ArrayList<>();
         List<MemorySegment> dst = new ArrayList<>();
+        f.proxy.holdAll(); // no READ completes (and frees its connection) before all four chose theirs
         for (int i = 0; i < 4; i++) {
             dst.add(TransferFixture.destination(arena, BLOCK));
             handles.add(read(i % 2 == 0 ? a : b, i / 2, dst.get(i), READ_TIMEOUT));
         }
+        Await.until("2 data connections", Duration.ofSeconds(10), () -> f.source.status().dataConnections() == 2);
+        f.proxy.releaseAll();
         for (int i = 0; i < 4; i++) {
             assertThat(TransferFixture.await(handles.get(i))).isInstanceOf(ReadOutcome.Completed.class);
             assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).isEqualTo((i % 2 == 0 ? ea : eb).get(i / 2));
