@@ -4,8 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * READ throughput against its baseline, measured side by side in one run, in alternating order (issue 13's
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 @Tag("qualification")
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class ReadRatioHarness {
     @Test
     void ratios() throws Exception {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Every conformance and kit test is bounded in time (issue 26): the module's junit-platform.properties sets a
  * default timeout that JUnit applies to every test, and every qualification class (long by design) carries an
- * explicit {@code @Timeout}.
+ * explicit {@code @Timeout}. The other modules' tests carry the same default (checked once with a 1 ms default:
+ * the module's tests failed with "timed out after 1 millisecond").
  */
 @Tag("unit")
 class TimeoutCoverageTest {
@@ -37,6 +38,30 @@ class TimeoutCoverageTest {
         String value = p.getProperty("junit.jupiter.execution.timeout.default");
         assertThat(value).as("junit.jupiter.execution.timeout.default").isNotNull();
         assertThat(DURATION.matcher(value.strip()).matches()).as("a JUnit timeout duration, got '%s'", value).isTrue();
+    }
+
+    @Test
+    @DisplayName("every other module with tests sets the same JUnit default timeout in its test resources")
+    void everyModuleSetsADefaultTimeout() throws IOException {
+        List<String> missing = new ArrayList<>();
+        Path root = MarkdownTable.root();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path m : modules.filter(x -> x.getFileName().toString().startsWith("orbitkv.")
+                    && Files.isDirectory(x.resolve("src/test/java"))).sorted().toList()) {
+                Path props = m.resolve("src/test/resources/junit-platform.properties");
+                Properties p = new Properties();
+                if (Files.isRegularFile(props)) {
+                    try (InputStream in = Files.newInputStream(props)) {
+                        p.load(in);
+                    }
+                }
+                String value = p.getProperty("junit.jupiter.execution.timeout.default");
+                if (value == null || !DURATION.matcher(value.strip()).matches()) {
+                    missing.add(root.relativize(m) + " (" + value + ")");
+                }
+            }
+        }
+        assertThat(missing).as("modules whose tests have no JUnit default timeout").isEmpty();
     }
 
     @Test
