@@ -87,6 +87,19 @@ class PipelinedReadTest {
         assertThat(f.engine.status().readsInFlight()).isZero();
     }
 
+    /** Waits until the source sees {@code n} data connections (all READs chose theirs), then lets responses through. */
+    private void releaseOnceConnected(int n) {
+        Await.until(n + " data connections", Duration.ofSeconds(10), () -> f.source.status().dataConnections() == n);
+        f.proxy.releaseAll();
+    }
+
+    private static void assertAllExact(List<ReadHandle> handles, List<MemorySegment> dst, List<byte[]> expected) {
+        for (int i = 0; i < handles.size(); i++) {
+            assertThat(TransferFixture.await(handles.get(i))).as("READ %d", i).isInstanceOf(ReadOutcome.Completed.class);
+            assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).as("READ %d", i).isEqualTo(expected.get(i));
+        }
+    }
+
     private static void assertZero(MemorySegment dst) {
         assertThat(dst.asSlice(0, BLOCK).mismatch(MemorySegment.ofArray(new byte[BLOCK]))).as("zero-filled").isEqualTo(-1);
     }
@@ -107,13 +120,8 @@ class PipelinedReadTest {
             dst.add(TransferFixture.destination(arena, size));
             handles.add(read(g, i, dst.get(i), READ_TIMEOUT));
         }
-        Await.until(connections + " data connections", Duration.ofSeconds(10),
-                () -> f.source.status().dataConnections() == connections);
-        f.proxy.releaseAll();
-        for (int i = 0; i < 4; i++) {
-            assertThat(TransferFixture.await(handles.get(i))).as("block %d", i).isInstanceOf(ReadOutcome.Completed.class);
-            assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get(i));
-        }
+        releaseOnceConnected(connections);
+        assertAllExact(handles, dst, expected);
         assertThat(f.source.status().dataConnections()).isEqualTo(connections);
         TransferFixture.await(f.engine.release(g));
         assertNothingHeld();
@@ -136,12 +144,8 @@ class PipelinedReadTest {
             dst.add(TransferFixture.destination(arena, BLOCK));
             handles.add(read(i % 2 == 0 ? a : b, i / 2, dst.get(i), READ_TIMEOUT));
         }
-        Await.until("2 data connections", Duration.ofSeconds(10), () -> f.source.status().dataConnections() == 2);
-        f.proxy.releaseAll();
-        for (int i = 0; i < 4; i++) {
-            assertThat(TransferFixture.await(handles.get(i))).isInstanceOf(ReadOutcome.Completed.class);
-            assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).isEqualTo((i % 2 == 0 ? ea : eb).get(i / 2));
-        }
+        releaseOnceConnected(2);
+        assertAllExact(handles, dst, List.of(ea.get(0), eb.get(0), ea.get(1), eb.get(1)));
         assertThat(f.source.status().dataConnections()).as("one connection per grant").isEqualTo(2);
         TransferFixture.await(f.engine.release(a));
         TransferFixture.await(f.engine.release(b));
@@ -163,6 +167,10 @@ class PipelinedReadTest {
             dst.add(TransferFixture.destination(arena, BLOCK));
             handles.add(read(g, i, dst.get(i), READ_TIMEOUT));
         }
+        // every request is on the wire (the source sent all three into the holding proxy): the cancel is a stop of a
+        // READ in flight behind the head, not a cancel before sending
+        Await.until("the source served the three READs", Duration.ofSeconds(10),
+                () -> f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L) == 4);
         handles.get(1).cancel();
         assertThat(TransferFixture.await(handles.get(1))).isInstanceOf(ReadOutcome.Cancelled.class);
         assertThat(handles.get(0).outcome().toCompletableFuture()).as("the head is still held").isNotDone();

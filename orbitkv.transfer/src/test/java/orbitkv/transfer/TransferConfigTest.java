@@ -26,6 +26,9 @@ class TransferConfigTest {
         assertThat(D.grantExpiryMs()).isEqualTo(10_000);
         assertThat(D.sourceEventLoopThreads()).isEqualTo(2);
         assertThat(D.requesterEventLoopThreads()).isEqualTo(2);
+        assertThat(D.readsPerConnectionMax()).isEqualTo(4);
+        assertThat(D.withWindows(64L << 20, 256L << 20, 256L << 20, 2, 2).readsPerConnectionMax())
+                .as("the pipelining depth is capped at readsInFlightMax").isEqualTo(2);
     }
 
     static Stream<Arguments> broken() {
@@ -38,6 +41,10 @@ class TransferConfigTest {
                         "blockBytesMax (2147483648) must be <= Integer.MAX_VALUE"),
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withWindows(64L << 20, 256L << 20, 256L << 20, 8, 16),
                         "connectionsPerSourceMax (16) must be <= readsInFlightMax (8)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withReadsPerConnection(0),
+                        "readsPerConnectionMax (0) must be >= 1 (1)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withReadsPerConnection(65),
+                        "readsPerConnectionMax (65) must be <= readsInFlightMax (64)"),
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withPins(10, 1L << 30, 5, 4L << 30, 1L << 20),
                         "pinsTotalMax (5) must be >= pinsPerRequesterMax (10)"),
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withPins(10, 1L << 30, 100, 1L << 29, 1L << 20),
