@@ -15,5 +15,14 @@ public enum DataRefusal {
     /** The source is closing or fenced. */
     CLOSED,
     /** The pinned bytes could not be opened for sending (a missing SSD file). */
-    SOURCE_READ_ERROR
+    SOURCE_READ_ERROR,
+    /** The connection is not bound to the READ's grant: no BIND with its secret preceded it (issue 33). */
+    NOT_BOUND,
+    /** A BIND carried a wrong grant secret; the connection is closed. */
+    BAD_SECRET,
+    /**
+     * Under TLS, a BIND came over a connection whose certificate names another node than the grant's requester;
+     * the connection is closed.
+     */
+    PEER_IDENTITY_MISMATCH
 }

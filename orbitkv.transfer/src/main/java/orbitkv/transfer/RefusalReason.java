@@ -25,6 +25,11 @@ public enum RefusalReason {
     UNKNOWN_ENUM_VALUE(Level.REQUEST),
     DUPLICATE_KEY(Level.REQUEST),
     SHUTTING_DOWN(Level.REQUEST),
+    /**
+     * Under peer mutual TLS, the requester incarnation names another node than the caller's certificate
+     * ({@code orbitkv.membership.PeerIdentity}): one CA-signed certificate cannot pose as another member.
+     */
+    REQUESTER_IDENTITY_MISMATCH(Level.REQUEST),
     /** The block is resident at another residency sequence. */
     STALE_GENERATION(Level.BLOCK),
     NOT_RESIDENT(Level.BLOCK),

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Medium;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
+import orbitkv.transfer.requester.GrantSecrets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -78,6 +79,7 @@ class DataChannelTest {
         try (SocketChannel s = connect()) {
             send(s, UUID.randomUUID(), 0, 1);
             assertThat(header(s).status()).isEqualTo(DataStatus.GRANT_UNKNOWN);
+            s.write(GrantSecrets.bindFrame(g));
             send(s, g.id(), 1, 2);
             assertThat(header(s).status()).isEqualTo(DataStatus.BLOCK_NOT_GRANTED);
             send(s, g.id(), 0, 3);
@@ -107,6 +109,8 @@ class DataChannelTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, a),
                 new BlockRef(TransferFixture.key(2), Medium.DRAM, b)));
         try (SocketChannel slow = connect(); SocketChannel other = connect()) {
+            slow.write(GrantSecrets.bindFrame(g));
+            other.write(GrantSecrets.bindFrame(g));
             send(slow, g.id(), 0, 1);
             Await.until("the first block holds the egress window", Duration.ofSeconds(10),
                     () -> f.source.status().egressInFlightBytes() == size);
@@ -137,6 +141,7 @@ class DataChannelTest {
         Grant big = f.grant(List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, a)));
         Grant other = f.grant(List.of(new BlockRef(TransferFixture.key(2), Medium.DRAM, b)));
         try (SocketChannel slow = connect()) {
+            slow.write(GrantSecrets.bindFrame(big));
             send(slow, big.id(), 0, 1);
             Await.until("the payload is in flight", Duration.ofSeconds(10),
                     () -> f.source.status().egressInFlightBytes() == size);

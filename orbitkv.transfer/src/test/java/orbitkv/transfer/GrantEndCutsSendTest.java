@@ -50,6 +50,7 @@ class GrantEndCutsSendTest {
         SocketChannel s = SocketChannel.open();
         s.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
         s.connect(new InetSocketAddress("127.0.0.1", f.source.boundDataAddress().getPort()));
+        s.write(orbitkv.transfer.requester.GrantSecrets.bindFrame(g));
         io.netty.buffer.ByteBuf b = io.netty.buffer.Unpooled.buffer(DataFrames.REQUEST_BYTES);
         DataFrames.writeRequest(b, g.id(), 0, 1);
         s.write(b.nioBuffer());

@@ -17,6 +17,7 @@ import orbitkv.inventory.wire.ScopeSpec;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeId;
 
 /**
  * Validation of the session header on the source (SES-4, SES-5, SES-7, SES-8, SES-9): every field is
@@ -37,6 +38,16 @@ final class OpenCheck {
 
     static Result check(RequesterFrame frame, ClusterIdentity cluster, Incarnation self, MembershipView view,
             SessionConfig config) {
+        return check(frame, cluster, self, view, config, Optional.empty());
+    }
+
+    /**
+     * As {@link #check(RequesterFrame, ClusterIdentity, Incarnation, MembershipView, SessionConfig)}, with the node
+     * id the caller's certificate names under peer mutual TLS ({@code PeerIdentity}; empty without TLS): an Open whose
+     * requester names another node is refused {@code REQUESTER_IDENTITY_MISMATCH} right after the identities parse.
+     */
+    static Result check(RequesterFrame frame, ClusterIdentity cluster, Incarnation self, MembershipView view,
+            SessionConfig config, Optional<NodeId> peerNodeId) {
         if (!frame.hasOpen()) {
             return refused(ErrorCause.MALFORMED_FRAME, "the first requester frame must be Open, got " + frame.getBodyCase());
         }
@@ -57,6 +68,10 @@ final class OpenCheck {
         Optional<Incarnation> requester = c.incarnation("open.requester", open.hasRequester(), open.getRequester());
         if (!c.ok()) {
             return new Refused(c.refusal().orElseThrow());
+        }
+        if (peerNodeId.isPresent() && !peerNodeId.get().equals(requester.orElseThrow().nodeId())) {
+            return refused(ErrorCause.REQUESTER_IDENTITY_MISMATCH, "open.requester names node " + requester.orElseThrow().nodeId()
+                    + ", the caller's certificate names node " + peerNodeId.get());
         }
         Optional<Refusal> admission = admission(source.orElseThrow(), requester.orElseThrow(), self, view);
         if (admission.isPresent()) {

@@ -101,6 +101,9 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
     /** SNAP-4: the retry delays of trimmed snapshot attempts; reset once an attempt commits or a stream rebootstraps. */
     private final RetryBackoff.Sequence snapshotBackoff;
 
+    /** The node id the caller's certificate names (peer mutual TLS), empty without TLS (issue 33). */
+    private final Optional<orbitkv.membership.NodeId> peerNodeId;
+
     SourceSession(SessionServer server, ServerCallStreamObserver<EncodedFrame> out) {
         this.server = server;
         this.out = out;
@@ -112,6 +115,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
         this.wake = new WakeSignal(clock);
         this.appendWake = wake::raise;
         out.setOnCancelHandler(() -> closeQuietly("cancelled by the requester's transport"));
+        this.peerNodeId = orbitkv.inventory.PeerIdentity.current(); // the call's context: created in startCall
     }
 
     Incarnation requester() {
@@ -174,7 +178,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>> {
             fail(stopped, stoppedDetail(stopped));
             return;
         }
-        switch (OpenCheck.check(frame, server.cluster(), server.self(), server.membership(), config)) {
+        switch (OpenCheck.check(frame, server.cluster(), server.self(), server.membership(), config, peerNodeId)) {
             case OpenCheck.Refused r -> {
                 wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
                 fail(r.refusal());

@@ -10,6 +10,9 @@ import java.util.UUID;
  * READ request, requester -> source, {@value #REQUEST_BYTES} bytes:
  *   u32 magic 'OKVT' | u8 version 1 | u8 type 1 (READ) | u16 0 | u64 grant id msb | u64 grant id lsb
  *   | u32 block index | u32 0 | u64 read id
+ * BIND request, requester -> source, {@value #REQUEST_BYTES} bytes:
+ *   u32 magic 'OKVT' | u8 version 1 | u8 type 2 (BIND) | u16 0 | u64 grant id msb | u64 grant id lsb
+ *   | 16 bytes grant secret (Authorize's Authorized.grant_secret)
  * response header, source -> requester, {@value #RESPONSE_HEADER_BYTES} bytes, then {@code length} payload bytes:
  *   u32 magic 'OKVT' | u8 version 1 | u8 status | u16 0 | u64 read id | u64 length | u32 crc32c | u32 0
  * </pre>
@@ -17,6 +20,14 @@ import java.util.UUID;
  * A status other than {@link DataStatus#OK} carries length 0. A requester may send several requests on a
  * connection before reading their responses (pipelining); the source answers them strictly in request order, each
  * response complete before the next begins, so the requester matches them by order and checks each read id.
+ *
+ * <p>A connection READs only the grant it is bound to: the requester sends a BIND with the grant's secret before the
+ * first READ of a grant on a connection (a later BIND rebinds it to another grant). A BIND that is accepted, or
+ * that names a grant the source no longer has, gets no answer (a READ of an unknown grant is answered
+ * {@link DataStatus#GRANT_UNKNOWN} as before); a wrong secret, or under TLS a peer certificate that names another
+ * node than the grant's requester, is answered with a header of read id 0 and status {@link DataStatus#BAD_SECRET}
+ * or {@link DataStatus#PEER_IDENTITY_MISMATCH}, and the connection closes. A READ of a grant the connection is not
+ * bound to is answered {@link DataStatus#NOT_BOUND}: a sniffed grant id alone reads nothing.
  */
 public final class DataFrames {
     private DataFrames() {}
@@ -24,11 +35,20 @@ public final class DataFrames {
     public static final int MAGIC = 0x4F4B5654; // "OKVT"
     public static final byte VERSION = 1;
     public static final byte TYPE_READ = 1;
+    public static final byte TYPE_BIND = 2;
+    /** Bytes of a grant secret. */
+    public static final int SECRET_BYTES = 16;
     public static final int REQUEST_BYTES = 40;
     public static final int RESPONSE_HEADER_BYTES = 32;
 
+    /** A decoded request frame. */
+    public sealed interface Request permits ReadRequest, BindRequest {}
+
     /** A decoded READ request. */
-    public record ReadRequest(UUID grantId, int blockIndex, long readId) {}
+    public record ReadRequest(UUID grantId, int blockIndex, long readId) implements Request {}
+
+    /** A decoded BIND request; {@code secret} is {@link #SECRET_BYTES} long. */
+    public record BindRequest(UUID grantId, byte[] secret) implements Request {}
 
     /** A decoded response header. */
     public record ResponseHeader(DataStatus status, long readId, long length, int crc32c) {}
@@ -48,14 +68,28 @@ public final class DataFrames {
                 .writeInt(blockIndex).writeInt(0).writeLong(readId);
     }
 
-    /** Reads exactly {@link #REQUEST_BYTES} bytes. */
-    public static ReadRequest readRequest(ByteBuf in) throws MalformedFrame {
+    public static void writeBind(ByteBuf out, UUID grantId, byte[] secret) {
+        if (secret.length != SECRET_BYTES) {
+            throw new IllegalArgumentException("a grant secret is " + SECRET_BYTES + " bytes, got " + secret.length);
+        }
+        out.writeInt(MAGIC).writeByte(VERSION).writeByte(TYPE_BIND).writeShort(0)
+                .writeLong(grantId.getMostSignificantBits()).writeLong(grantId.getLeastSignificantBits())
+                .writeBytes(secret);
+    }
+
+    /** Reads exactly {@link #REQUEST_BYTES} bytes: a READ or a BIND. */
+    public static Request readRequest(ByteBuf in) throws MalformedFrame {
         int magic = in.readInt();
         byte version = in.readByte();
         byte type = in.readByte();
         int reserved = in.readShort();
         long msb = in.readLong();
         long lsb = in.readLong();
+        if (magic == MAGIC && version == VERSION && type == TYPE_BIND && reserved == 0) {
+            byte[] secret = new byte[SECRET_BYTES];
+            in.readBytes(secret);
+            return new BindRequest(new UUID(msb, lsb), secret);
+        }
         int index = in.readInt();
         int reserved2 = in.readInt();
         long readId = in.readLong();
@@ -65,10 +99,10 @@ public final class DataFrames {
         if (version != VERSION) {
             throw new MalformedFrame("unsupported version " + version);
         }
-        if (type != TYPE_READ) {
+        if (type != TYPE_READ && type != TYPE_BIND) {
             throw new MalformedFrame("unknown request type " + type);
         }
-        if (reserved != 0 || reserved2 != 0) {
+        if (reserved != 0 || reserved2 != 0 || type != TYPE_READ) {
             throw new MalformedFrame("reserved fields must be 0");
         }
         if (index < 0) {

@@ -11,7 +11,10 @@ public enum DataStatus {
     EGRESS_LIMIT(4, DataRefusal.EGRESS_LIMIT),
     MALFORMED(5, DataRefusal.MALFORMED),
     CLOSED(6, DataRefusal.CLOSED),
-    SOURCE_READ_ERROR(7, DataRefusal.SOURCE_READ_ERROR);
+    SOURCE_READ_ERROR(7, DataRefusal.SOURCE_READ_ERROR),
+    NOT_BOUND(8, DataRefusal.NOT_BOUND),
+    BAD_SECRET(9, DataRefusal.BAD_SECRET),
+    PEER_IDENTITY_MISMATCH(10, DataRefusal.PEER_IDENTITY_MISMATCH);
 
     private final byte code;
     private final DataRefusal refusal;

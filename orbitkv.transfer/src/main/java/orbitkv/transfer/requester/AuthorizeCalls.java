@@ -16,6 +16,7 @@ import orbitkv.transfer.BlockResult;
 import orbitkv.transfer.GrantRequest;
 import orbitkv.transfer.RefusalReason;
 import orbitkv.transfer.SourceLoad;
+import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.WireCodec;
 import orbitkv.transfer.frame.WireCodec.WireException;
 import orbitkv.transfer.wire.AuthorizeRequest;
@@ -51,8 +52,8 @@ final class AuthorizeCalls {
     }
 
     /** A checked Authorized answer. */
-    record Answer(UUID grantId, Duration expiry, Endpoint data, UUID sourceBootId, IssuedGrant.ArenaRef arena,
-            List<BlockResult> blocks, long[] arenaOffsets) {}
+    record Answer(UUID grantId, byte[] secret, Duration expiry, Endpoint data, UUID sourceBootId,
+            IssuedGrant.ArenaRef arena, List<BlockResult> blocks, long[] arenaOffsets) {}
 
     /** A protocol violation in an answer; {@code grantId} is set when the answer named one (to release it). */
     static final class Violation extends Exception {
@@ -127,7 +128,11 @@ final class AuthorizeCalls {
                     grantId);
         }
         if (!anyGranted) {
-            return new Answer(null, Duration.ZERO, null, null, null, blocks, offsets);
+            return new Answer(null, null, Duration.ZERO, null, null, null, blocks, offsets);
+        }
+        if (a.getGrantSecret().size() != DataFrames.SECRET_BYTES) {
+            throw new Violation("grant_secret must be " + DataFrames.SECRET_BYTES + " bytes, got "
+                    + a.getGrantSecret().size(), grantId);
         }
         if (a.getExpiryMs() < 1) {
             throw new Violation("expiry_ms must be 1..2^63-1", grantId);
@@ -148,6 +153,6 @@ final class AuthorizeCalls {
             }
             arena = new IssuedGrant.ArenaRef(s.getPath(), s.getDevice(), s.getInode(), s.getSizeBytes());
         }
-        return new Answer(grantId, Duration.ofMillis(a.getExpiryMs()), data, sourceBoot, arena, blocks, offsets);
+        return new Answer(grantId, a.getGrantSecret().toByteArray(), Duration.ofMillis(a.getExpiryMs()), data, sourceBoot, arena, blocks, offsets);
     }
 }

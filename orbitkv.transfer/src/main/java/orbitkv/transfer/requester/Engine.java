@@ -196,7 +196,7 @@ public final class Engine implements TransferEngine {
         }
         long deadline = sentAt + a.expiry().toNanos() - TimeUnit.MILLISECONDS.toNanos(config.grantSafetyMarginMs());
         boolean sameHost = bootId != null && bootId.equals(a.sourceBootId());
-        IssuedGrant g = new IssuedGrant(this, a.grantId(), request.source(), a.data(), a.expiry(), deadline, a.blocks(),
+        IssuedGrant g = new IssuedGrant(this, a.grantId(), a.secret(), request.source(), a.data(), a.expiry(), deadline, a.blocks(),
                 a.arenaOffsets(), sameHost ? a.arena() : null, sameHost);
         grants.put(g.id(), g);
         counters.authorizeGranted.incrementAndGet();

@@ -28,6 +28,8 @@ final class IssuedGrant implements Grant {
 
     final Engine engine;
     private final UUID id;
+    /** The grant's secret: each data connection BINDs it before READing the grant (never logged). */
+    final byte[] secret;
     final Member source;
     final Endpoint data;
     private final Duration expiry;
@@ -43,10 +45,11 @@ final class IssuedGrant implements Grant {
     private ReleaseState releaseState = ReleaseState.NONE;
     private final CompletableFuture<ReleaseOutcome> released = new CompletableFuture<>();
 
-    IssuedGrant(Engine engine, UUID id, Member source, Endpoint data, Duration expiry, long localDeadlineNanos,
+    IssuedGrant(Engine engine, UUID id, byte[] secret, Member source, Endpoint data, Duration expiry, long localDeadlineNanos,
             List<BlockResult> blocks, long[] arenaOffsets, ArenaRef arena, boolean sameHost) {
         this.engine = engine;
         this.id = id;
+        this.secret = secret;
         this.source = source;
         this.data = data;
         this.expiry = expiry;

@@ -358,6 +358,8 @@ final class TcpReader implements AutoCloseable {
         private boolean closing;
         /** The outcome of the head READ whose stop closed the connection; null for a plain loss. */
         private ReadOutcome headOutcome;
+        /** The grant this connection sent a BIND for last (event loop only); its READs need no new BIND. */
+        private UUID bound;
         private boolean closedSeen;
 
         Connection(Pool pool) {
@@ -408,6 +410,12 @@ final class TcpReader implements AutoCloseable {
             long delay = read.deadlineNanos - clock.getAsLong();
             p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadOutcome.TimedOut(
                     clock.getAsLong() - read.admittedNanos)), Math.max(0, delay), TimeUnit.NANOSECONDS);
+            if (!read.grant.id().equals(bound)) { // the source READs a grant only on a connection bound to it
+                ByteBuf bind = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
+                DataFrames.writeBind(bind, read.grant.id(), read.grant.secret);
+                channel.write(bind, channel.voidPromise());
+                bound = read.grant.id();
+            }
             ByteBuf req = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
             DataFrames.writeRequest(req, read.grant.id(), read.index, read.readId);
             channel.writeAndFlush(req).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
@@ -535,6 +543,12 @@ final class TcpReader implements AutoCloseable {
                 closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
                 return;
             }
+            if (h.status() == DataStatus.BAD_SECRET || h.status() == DataStatus.PEER_IDENTITY_MISMATCH) {
+                // the answer to our BIND (read id 0); the source closes the connection after it
+                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "the source refused our BIND of grant "
+                        + r.grant.id() + ": " + h.status()));
+                return;
+            }
             if (h.readId() != r.readId) {
                 closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "response to read " + h.readId() + ", expected " + r.readId));
@@ -568,6 +582,9 @@ final class TcpReader implements AutoCloseable {
                         "the source could not read its stored block"), true);
                 case MALFORMED -> closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "the source found our request malformed"));
+                case NOT_BOUND, BAD_SECRET, PEER_IDENTITY_MISMATCH -> closeWith(new ReadOutcome.Failed(
+                        ReadFailure.PROTOCOL_VIOLATION, "the source answered " + h.status() + " to a READ of grant "
+                                + r.grant.id()));
             }
         }
 

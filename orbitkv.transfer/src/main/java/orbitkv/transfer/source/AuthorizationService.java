@@ -1,5 +1,6 @@
 package orbitkv.transfer.source;
 
+import com.google.protobuf.ByteString;
 import io.grpc.BindableService;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -17,6 +19,8 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeId;
+import orbitkv.inventory.PeerIdentity;
 import orbitkv.transfer.PayloadSource;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.RefusalReason;
@@ -67,7 +71,8 @@ final class AuthorizationService {
      */
     private static final Set<RefusalReason> REFUSALS_WITHOUT_LOAD = EnumSet.of(RefusalReason.PROTOCOL_MISMATCH,
             RefusalReason.CLUSTER_MISMATCH, RefusalReason.MALFORMED_REQUEST, RefusalReason.REQUEST_TOO_LARGE,
-            RefusalReason.SOURCE_FENCED, RefusalReason.SHUTTING_DOWN, RefusalReason.MEMBERSHIP_SUSPENDED);
+            RefusalReason.SOURCE_FENCED, RefusalReason.SHUTTING_DOWN, RefusalReason.MEMBERSHIP_SUSPENDED,
+            RefusalReason.REQUESTER_IDENTITY_MISMATCH);
 
     AuthorizationService(ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
             Supplier<AuthorizeCheck.SourceState> state, TransferConfig config, GrantTable grants,
@@ -103,15 +108,23 @@ final class AuthorizationService {
     }
 
     private void authorize(BoundedMessage<AuthorizeRequest> in, StreamObserver<AuthorizeResponse> out) {
-        out.onNext(authorize(in));
+        out.onNext(authorize(in, PeerIdentity.current()));
         out.onCompleted();
     }
 
-    /** The whole Authorize decision (also used directly by tests and benchmarks). */
+    /** The whole Authorize decision (also used directly by tests and benchmarks), without TLS. */
     AuthorizeResponse authorize(BoundedMessage<AuthorizeRequest> in) {
+        return authorize(in, Optional.empty());
+    }
+
+    /**
+     * The whole Authorize decision; {@code peerNodeId} is the node id the caller's certificate names under peer
+     * mutual TLS (the peer listener's {@code PeerIdentity} context), empty without TLS.
+     */
+    AuthorizeResponse authorize(BoundedMessage<AuthorizeRequest> in, Optional<NodeId> peerNodeId) {
         AuthorizeCheck.Valid valid;
         try {
-            valid = AuthorizeCheck.check(parsed(in), cluster, self, state.get(), membership.get(), config);
+            valid = AuthorizeCheck.check(parsed(in), cluster, self, state.get(), membership.get(), config, peerNodeId);
         } catch (WireException e) {
             counters.refusals.increment(e.reason());
             AuthorizeResponse.Builder refused = AuthorizeResponse.newBuilder().setRefused(RequestRefusal.newBuilder()
@@ -132,7 +145,7 @@ final class AuthorizationService {
         Endpoint data = dataEndpoint.get();
         a.getDataBuilder().setHost(data.host()).setPort(data.port());
         if (issued.grant() != null) {
-            a.setGrantId(WireCodec.uuid(issued.grant().id));
+            a.setGrantId(WireCodec.uuid(issued.grant().id)).setGrantSecret(ByteString.copyFrom(issued.grant().secret));
         }
         Path arena = bootId != null && bootId.equals(requesterBootId) ? sharedArena(issued.blocks(), a) : null;
         for (GrantTable.BlockOutcome o : issued.blocks()) {
@@ -195,14 +208,18 @@ final class AuthorizationService {
     private record ArenaAdvert(Path file, SharedArena message) {}
 
     private void release(BoundedMessage<ReleaseRequest> in, StreamObserver<ReleaseResponse> out) {
-        out.onNext(release(in));
+        out.onNext(release(in, PeerIdentity.current()));
         out.onCompleted();
     }
 
     ReleaseResponse release(BoundedMessage<ReleaseRequest> in) {
+        return release(in, Optional.empty());
+    }
+
+    ReleaseResponse release(BoundedMessage<ReleaseRequest> in, Optional<NodeId> peerNodeId) {
         try {
             ReleaseRequest r = parsed(in);
-            Incarnation requester = AuthorizeCheck.checkRelease(r, cluster);
+            Incarnation requester = AuthorizeCheck.checkRelease(r, cluster, peerNodeId);
             UUID id = WireCodec.uuid("grant_id", r.hasGrantId(), r.getGrantId());
             return switch (grants.release(requester, id)) {
                 case RELEASED -> ReleaseResponse.newBuilder().setStatus(ReleaseStatus.RELEASED).build();

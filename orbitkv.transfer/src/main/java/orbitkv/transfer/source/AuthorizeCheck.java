@@ -3,6 +3,7 @@ package orbitkv.transfer.source;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import orbitkv.inventory.Medium;
@@ -11,6 +12,7 @@ import orbitkv.inventory.StateKey;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.membership.NodeId;
 import orbitkv.transfer.BlockRef;
 import orbitkv.transfer.Intent;
 import orbitkv.transfer.RefusalReason;
@@ -25,7 +27,8 @@ import orbitkv.transfer.wire.ReleaseRequest;
  * before any pin is taken, each failure one request-level {@link RefusalReason}. A refused request changes no
  * state (INV-2, BND-1).
  *
- * <p>Order: protocol, cluster, identities well-formed, source fenced/closing, membership valid, expected
+ * <p>Order: protocol, cluster, identities well-formed, requester identity against the caller's certificate (under
+ * peer mutual TLS), source fenced/closing, membership valid, expected
  * source is this incarnation, source admitted, requester admitted, intent, block count, each block's fields,
  * duplicates, boot id.
  */
@@ -44,6 +47,16 @@ final class AuthorizeCheck {
 
     static Valid check(AuthorizeRequest r, ClusterIdentity cluster, Incarnation self, SourceState state,
             MembershipView view, TransferConfig config) throws WireException {
+        return check(r, cluster, self, state, view, config, Optional.empty());
+    }
+
+    /**
+     * As above, with the node id the caller's certificate names under peer mutual TLS ({@code PeerIdentity}; empty
+     * without TLS): a requester naming another node is refused {@code REQUESTER_IDENTITY_MISMATCH} right after the
+     * identities parse, before anything else about it is looked at.
+     */
+    static Valid check(AuthorizeRequest r, ClusterIdentity cluster, Incarnation self, SourceState state,
+            MembershipView view, TransferConfig config, Optional<NodeId> peerNodeId) throws WireException {
         if (!r.getProtocol().equals(WireCodec.PROTOCOL)) {
             throw new WireException(RefusalReason.PROTOCOL_MISMATCH, "protocol must be '" + WireCodec.PROTOCOL + "'");
         }
@@ -53,6 +66,7 @@ final class AuthorizeCheck {
         }
         Incarnation requester = WireCodec.incarnation("requester", r.hasRequester(), r.getRequester());
         Incarnation source = WireCodec.incarnation("source", r.hasSource(), r.getSource());
+        checkIdentity(requester, peerNodeId);
         checkSource(source, self, state, view);
         if (!view.isAdmitted(requester)) {
             throw new WireException(RefusalReason.REQUESTER_NOT_ADMITTED, "requester " + requester + " is not admitted");
@@ -77,6 +91,22 @@ final class AuthorizeCheck {
         }
         UUID bootId = WireCodec.bootId("requester_boot_id", r.getRequesterBootId());
         return new Valid(requester, intent, blocks, bootId);
+    }
+
+    /** Under peer mutual TLS, the requester must be the node the caller's certificate names. */
+    static void checkIdentity(Incarnation requester, Optional<NodeId> peerNodeId) throws WireException {
+        if (peerNodeId.isPresent() && !peerNodeId.get().equals(requester.nodeId())) {
+            throw new WireException(RefusalReason.REQUESTER_IDENTITY_MISMATCH, "requester names node "
+                    + requester.nodeId() + ", the caller's certificate names node " + peerNodeId.get());
+        }
+    }
+
+    /** The checks a Release shares with Authorize: protocol, cluster, requester well-formed and, under TLS, the caller's. */
+    static Incarnation checkRelease(ReleaseRequest r, ClusterIdentity cluster, Optional<NodeId> peerNodeId)
+            throws WireException {
+        Incarnation requester = checkRelease(r, cluster);
+        checkIdentity(requester, peerNodeId);
+        return requester;
     }
 
     /** The checks a Release shares with Authorize: protocol, cluster, requester well-formed. */

@@ -17,13 +17,16 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import orbitkv.inventory.PeerIdentity;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.RouteClass;
 import orbitkv.transfer.frame.CountBytesWindow;
@@ -89,11 +92,18 @@ final class DataListener implements AutoCloseable {
         children.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
-    /** Answers READ requests of one connection, in order. */
+    /**
+     * Answers READ requests of one connection, in order. A READ is served only for the grant the connection is bound
+     * to by a BIND carrying the grant's secret (and, under TLS, from the certificate of the grant's requester).
+     */
     static final class BlockSender extends SimpleChannelInboundHandler<ByteBuf> {
         private final GrantTable grants;
         private final CountBytesWindow egress;
         private final SourceCounters counters;
+        /** The grant this connection is bound to; null before the first accepted BIND. */
+        private UUID bound;
+        /** Set once a BIND was refused: the connection is closing and nothing decoded after it is served. */
+        private boolean refused;
 
         BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters) {
             this.grants = grants;
@@ -103,17 +113,44 @@ final class DataListener implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (refused) {
+                return;
+            }
             DataFrames.ReadRequest req;
             try {
-                req = DataFrames.readRequest(frame);
+                switch (DataFrames.readRequest(frame)) {
+                    case DataFrames.ReadRequest r -> req = r;
+                    case DataFrames.BindRequest b -> {
+                        bind(ctx, b);
+                        return;
+                    }
+                }
             } catch (DataFrames.MalformedFrame e) {
                 refuse(ctx, DataStatus.MALFORMED, 0).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
             Channel ch = ctx.channel();
-            switch (grants.beginSend(req.grantId(), req.blockIndex(), () -> cut(ch))) {
+            switch (grants.beginSend(req.grantId(), req.blockIndex(), req.grantId().equals(bound), () -> cut(ch))) {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
                 case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
+            }
+        }
+
+        /**
+         * A BIND: binds the connection to the grant (replacing an earlier binding), leaves it unbound for a grant the
+         * source no longer has, or answers a wrong secret or certificate by name (read id 0) and closes.
+         */
+        private void bind(ChannelHandlerContext ctx, DataFrames.BindRequest b) {
+            SslHandler tls = ctx.pipeline().get(SslHandler.class);
+            PeerIdentity.Named peer = tls == null ? null : PeerIdentity.of(tls.engine().getSession());
+            switch (grants.bind(b.grantId(), b.secret(), peer)) {
+                case GrantTable.BindResult.Bound ok -> bound = ok.grantId();
+                case GrantTable.BindResult.Unknown u -> bound = null;
+                case GrantTable.BindResult.Refused r -> {
+                    bound = null;
+                    refused = true;
+                    refuse(ctx, r.status(), 0).addListener(ChannelFutureListener.CLOSE);
+                }
             }
         }
 

@@ -1,5 +1,8 @@
 package orbitkv.transfer.source;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -7,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+import orbitkv.inventory.PeerIdentity;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
 import orbitkv.transfer.BlockRef;
@@ -18,6 +22,7 @@ import orbitkv.transfer.PayloadSource.PinResult.Pinned;
 import orbitkv.transfer.RefusalReason;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.frame.CountBytesWindow;
+import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
 
 /**
@@ -64,6 +69,21 @@ final class GrantTable {
         void cut();
     }
 
+    /** The outcome of {@link #bind}. */
+    sealed interface BindResult {
+        /** The connection may READ the grant now. */
+        record Bound(UUID grantId) implements BindResult {}
+
+        /**
+         * No active grant of that id (ended, expired, never issued): the connection stays unbound, and a READ of it
+         * is answered {@link DataStatus#GRANT_UNKNOWN} as before BINDs existed.
+         */
+        record Unknown() implements BindResult {}
+
+        /** A forged or misdirected BIND: answered with {@code status}, then the connection closes. */
+        record Refused(DataStatus status, String detail) implements BindResult {}
+    }
+
     enum ReleaseResult {
         RELEASED,
         UNKNOWN,
@@ -74,6 +94,8 @@ final class GrantTable {
     private final LongSupplier clock;
     private final SourceCounters counters;
     private final Map<UUID, SourceGrant> grants = new HashMap<>();
+    /** Grant secrets: a DRBG seeded once, so issuing never reads a device under the table's lock. */
+    private final SecureRandom secrets = drbg();
     /** Present only while a requester holds a pin: at most pinsTotalMax entries. */
     private final Map<Incarnation, CountBytesWindow> perRequester = new HashMap<>();
     private final CountBytesWindow total;
@@ -119,7 +141,9 @@ final class GrantTable {
             return new Issued(null, outcomes);
         }
         long deadline = clock.getAsLong() + config.grantExpiryMs() * 1_000_000L;
-        SourceGrant g = new SourceGrant(UUID.randomUUID(), requester, intent, deadline, pins);
+        byte[] secret = new byte[DataFrames.SECRET_BYTES];
+        secrets.nextBytes(secret);
+        SourceGrant g = new SourceGrant(UUID.randomUUID(), secret, requester, intent, deadline, pins);
         grants.put(g.id, g);
         outstanding++;
         counters.grantsIssued.incrementAndGet();
@@ -195,11 +219,49 @@ final class GrantTable {
         }
     }
 
+    private static SecureRandom drbg() {
+        try {
+            return SecureRandom.getInstance("DRBG");
+        } catch (NoSuchAlgorithmException e) {
+            return new SecureRandom();
+        }
+    }
+
+    /**
+     * A BIND of a data connection to grant {@code id}: accepted iff the grant is active and {@code secret} is its
+     * secret (compared in constant time) and, under TLS ({@code peer} non-null: what the connection's certificate
+     * names), the grant was issued to that node. Changes no grant state.
+     */
+    synchronized BindResult bind(UUID id, byte[] secret, PeerIdentity.Named peer) {
+        SourceGrant g = grants.get(id);
+        if (closed || g == null || g.state() != SourceGrant.State.ACTIVE) {
+            return new BindResult.Unknown();
+        }
+        if (!MessageDigest.isEqual(g.secret, secret)) {
+            return new BindResult.Refused(DataStatus.BAD_SECRET, "wrong secret for grant " + id);
+        }
+        switch (peer) {
+            case null -> { } // plaintext: the secret is the proof
+            case PeerIdentity.Named.None n -> {
+                return new BindResult.Refused(DataStatus.PEER_IDENTITY_MISMATCH, "grant " + id + " was issued to node "
+                        + g.requester.nodeId() + ", the connection's certificate names no node: " + n.why());
+            }
+            case PeerIdentity.Named.Node n -> {
+                if (!n.nodeId().equals(g.requester.nodeId())) {
+                    return new BindResult.Refused(DataStatus.PEER_IDENTITY_MISMATCH, "grant " + id + " was issued to node "
+                            + g.requester.nodeId() + ", the connection's certificate names node " + n.nodeId());
+                }
+            }
+        }
+        return new BindResult.Bound(id);
+    }
+
     /**
      * Starts sending block {@code index} of grant {@code id}: the pin is held until {@link #endSend}, and
-     * {@code cut} ends the send if the grant ends first.
+     * {@code cut} ends the send if the grant ends first. {@code bound} says whether the asking connection is bound to
+     * {@code id} ({@link #bind}); an unbound READ of an active grant is refused {@link DataStatus#NOT_BOUND}.
      */
-    synchronized SendStart beginSend(UUID id, int index, SendCut cut) {
+    synchronized SendStart beginSend(UUID id, int index, boolean bound, SendCut cut) {
         if (closed) {
             return new SendStart.Refuse(DataStatus.CLOSED, "the source is closed");
         }
@@ -210,6 +272,9 @@ final class GrantTable {
         if (clock.getAsLong() - g.deadlineNanos >= 0) {
             end(g, GrantEnd.EXPIRED);
             return new SendStart.Refuse(DataStatus.GRANT_UNKNOWN, "grant " + id + " expired");
+        }
+        if (!bound) {
+            return new SendStart.Refuse(DataStatus.NOT_BOUND, "the connection is not bound to grant " + id);
         }
         if (index >= g.pins.length || g.pins[index] == null) {
             return new SendStart.Refuse(DataStatus.BLOCK_NOT_GRANTED, "block " + index + " is not granted");

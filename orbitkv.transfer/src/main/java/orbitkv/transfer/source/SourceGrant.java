@@ -27,6 +27,11 @@ final class SourceGrant {
     }
 
     final UUID id;
+    /**
+     * The grant's secret ({@code Authorized.grant_secret}): a data connection READs this grant only after a BIND
+     * with it (docs/transfer.md "Data channel"). Never logged, never in toString.
+     */
+    final byte[] secret;
     final Incarnation requester;
     final Intent intent;
     final long deadlineNanos;
@@ -41,8 +46,9 @@ final class SourceGrant {
     private State state = State.ACTIVE;
     private GrantEnd end;
 
-    SourceGrant(UUID id, Incarnation requester, Intent intent, long deadlineNanos, Pinned[] pins) {
+    SourceGrant(UUID id, byte[] secret, Incarnation requester, Intent intent, long deadlineNanos, Pinned[] pins) {
         this.id = Objects.requireNonNull(id);
+        this.secret = secret.clone();
         this.requester = Objects.requireNonNull(requester);
         this.intent = Objects.requireNonNull(intent);
         this.deadlineNanos = deadlineNanos;

@@ -29,6 +29,26 @@ class DataFramesTest {
     }
 
     @Test
+    @DisplayName("issue 33: a BIND request is 40 bytes (grant id and its 16-byte secret) and round-trips; a BIND with a nonzero reserved field is malformed")
+    void bindRoundTrip() throws Exception {
+        UUID id = UUID.randomUUID();
+        byte[] secret = new byte[DataFrames.SECRET_BYTES];
+        for (int i = 0; i < secret.length; i++) {
+            secret[i] = (byte) (i * 17 + 3);
+        }
+        ByteBuf b = Unpooled.buffer();
+        DataFrames.writeBind(b, id, secret);
+        assertThat(b.readableBytes()).isEqualTo(DataFrames.REQUEST_BYTES);
+        DataFrames.Request r = DataFrames.readRequest(b.copy());
+        assertThat(r).isInstanceOfSatisfying(DataFrames.BindRequest.class, bind -> {
+            assertThat(bind.grantId()).isEqualTo(id);
+            assertThat(bind.secret()).containsExactly(secret);
+        });
+        b.setShort(6, 1);
+        assertThatThrownBy(() -> DataFrames.readRequest(b)).isInstanceOf(DataFrames.MalformedFrame.class);
+    }
+
+    @Test
     @DisplayName("a response header is 32 bytes and round-trips")
     void headerRoundTrip() throws Exception {
         ByteBuf b = Unpooled.buffer();
@@ -43,7 +63,7 @@ class DataFramesTest {
         return Stream.of(
                 Arguments.of("magic", (Consumer<ByteBuf>) b -> b.setInt(0, 0x4F4B5655)),
                 Arguments.of("version", (Consumer<ByteBuf>) b -> b.setByte(4, 2)),
-                Arguments.of("type", (Consumer<ByteBuf>) b -> b.setByte(5, 2)),
+                Arguments.of("type", (Consumer<ByteBuf>) b -> b.setByte(5, 3)),
                 Arguments.of("reserved u16", (Consumer<ByteBuf>) b -> b.setShort(6, 1)),
                 Arguments.of("block index >= 2^31", (Consumer<ByteBuf>) b -> b.setInt(24, 0x80000000)),
                 Arguments.of("reserved u32", (Consumer<ByteBuf>) b -> b.setInt(28, 1)));

@@ -89,13 +89,13 @@ class GrantTableTest {
     void drainingKeepsPins() {
         GrantTable t = table(TransferFixture.testConfig());
         SourceGrant g = t.issue(A, Intent.FOREGROUND, List.of(put(1, 100), put(2, 100)), payloads).grant();
-        GrantTable.SendStart.Start s = (GrantTable.SendStart.Start) t.beginSend(g.id, 0, NO_CUT);
+        GrantTable.SendStart.Start s = (GrantTable.SendStart.Start) t.beginSend(g.id, 0, true, NO_CUT);
         assertThat(t.release(A, g.id)).isEqualTo(GrantTable.ReleaseResult.RELEASED);
         assertThat(g.state()).isEqualTo(SourceGrant.State.DRAINING);
         assertThat(t.pinsHeld()).as("bytes on the wire stay pinned").isEqualTo(2);
         assertThat(payloads.pinsHeld()).isEqualTo(2);
         assertThat(t.outstanding()).isZero();
-        assertThat(t.beginSend(g.id, 1, NO_CUT)).isInstanceOfSatisfying(GrantTable.SendStart.Refuse.class,
+        assertThat(t.beginSend(g.id, 1, true, NO_CUT)).isInstanceOfSatisfying(GrantTable.SendStart.Refuse.class,
                 r -> assertThat(r.status()).isEqualTo(DataStatus.GRANT_UNKNOWN));
         t.endSend(s);
         assertThat(g.state()).isEqualTo(SourceGrant.State.FINISHED);
@@ -114,10 +114,10 @@ class GrantTableTest {
         SourceGrant expiring = t.issue(A, Intent.FOREGROUND, List.of(put(1, 100), put(2, 100)), payloads).grant();
         SourceGrant excluded = t.issue(B, Intent.FOREGROUND, List.of(put(3, 100)), payloads).grant();
         SourceGrant released = t.issue(A, Intent.FOREGROUND, List.of(put(4, 100)), payloads).grant();
-        var s0 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 0, () -> cut.add("expiring/0"));
-        var s1 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 1, () -> cut.add("expiring/1"));
-        var s2 = (GrantTable.SendStart.Start) t.beginSend(excluded.id, 0, () -> cut.add("excluded/0"));
-        var s3 = (GrantTable.SendStart.Start) t.beginSend(released.id, 0, () -> cut.add("released/0"));
+        var s0 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 0, true, () -> cut.add("expiring/0"));
+        var s1 = (GrantTable.SendStart.Start) t.beginSend(expiring.id, 1, true, () -> cut.add("expiring/1"));
+        var s2 = (GrantTable.SendStart.Start) t.beginSend(excluded.id, 0, true, () -> cut.add("excluded/0"));
+        var s3 = (GrantTable.SendStart.Start) t.beginSend(released.id, 0, true, () -> cut.add("released/0"));
         t.endSend(s1); // written out before the end: nothing to cut
 
         t.exclude(view.set(true, A));
@@ -151,7 +151,7 @@ class GrantTableTest {
         clock.addAndGet(c.grantExpiryMs() * 1_000_000L - 1);
         assertThat(t.sweepExpired()).isZero();
         clock.incrementAndGet();
-        assertThat(t.beginSend(g.id, 0, NO_CUT)).isInstanceOf(GrantTable.SendStart.Refuse.class);
+        assertThat(t.beginSend(g.id, 0, true, NO_CUT)).isInstanceOf(GrantTable.SendStart.Refuse.class);
         assertThat(t.pinsHeld()).isZero();
         assertThat(counters.grantsEnded.get(GrantEnd.EXPIRED)).isEqualTo(1);
     }
@@ -215,7 +215,7 @@ class GrantTableTest {
             } else if (op < 6 && !live.isEmpty()) {
                 Live l = live.get(rnd.nextInt(live.size()));
                 int idx = rnd.nextInt(l.grant().pins.length);
-                if (t.beginSend(l.grant().id, idx, NO_CUT) instanceof GrantTable.SendStart.Start s) {
+                if (t.beginSend(l.grant().id, idx, true, NO_CUT) instanceof GrantTable.SendStart.Start s) {
                     l.sends().add(s);
                 }
             } else if (op < 7 && !live.isEmpty()) {
