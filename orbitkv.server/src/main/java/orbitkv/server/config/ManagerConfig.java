@@ -297,7 +297,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v), peerTls(v), transfer(v), heal(v));
+                tiers, http, inventory, index, route, lease(v), peerTls(v, nodeId), transfer(v), heal(v));
     }
 
     private static Heal heal(RawValues v) {
@@ -374,7 +374,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
     }
 
     /** All three peer TLS files or none (BND-6); the files are read and checked here. */
-    private static Optional<PeerTls> peerTls(RawValues v) {
+    private static Optional<PeerTls> peerTls(RawValues v, NodeId nodeId) {
         List<Setting> files = List.of(PEER_TLS_CERT_FILE, PEER_TLS_KEY_FILE, PEER_TLS_CA_FILE);
         List<String> missing = files.stream().filter(s -> !v.given(s)).map(Setting::flag).toList();
         if (missing.size() == files.size()) {
@@ -382,7 +382,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         }
         requireRelation(missing.isEmpty(), "--peer-tls-cert-file, --peer-tls-key-file and --peer-tls-ca-file go together: "
                 + String.join(" and ", missing) + " missing");
-        return Optional.of(PeerTls.load(path(v, PEER_TLS_CERT_FILE), path(v, PEER_TLS_KEY_FILE), path(v, PEER_TLS_CA_FILE)));
+        return Optional.of(PeerTls.load(path(v, PEER_TLS_CERT_FILE), path(v, PEER_TLS_KEY_FILE), path(v, PEER_TLS_CA_FILE),
+                nodeId));
     }
 
     private static Lease lease(RawValues v) {

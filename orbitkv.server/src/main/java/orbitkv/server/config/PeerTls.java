@@ -5,9 +5,16 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import orbitkv.inventory.PeerIdentity;
+import orbitkv.membership.NodeId;
 
 /**
  * Mutual TLS of the peer gRPC listener and of this Manager's peer channels ({@code --peer-tls-cert-file},
@@ -18,6 +25,12 @@ import java.util.Objects;
  *
  * <p>Both SSL contexts are built by {@link #load} during configuration validation, so an unreadable file, a
  * malformed PEM or a key that does not match its certificate refuses the start before any side effect.
+ *
+ * <p>Member identity (issue 33): the certificate must name this Manager's {@code --node-id} as its URI subject
+ * alternative name {@code urn:orbitkv:node:<node-id>} ({@link PeerIdentity}); a certificate that names another node,
+ * two nodes or none refuses the start, naming both options. The peer listener then refuses any caller that claims
+ * another node than its certificate names, and the transfer data channel runs TLS with the same three files
+ * ({@link #certFile()}, {@link #keyFile()}, {@link #caFile()}).
  */
 public final class PeerTls {
     private final Path certFile;
@@ -39,7 +52,7 @@ public final class PeerTls {
      *
      * @throws ConfigException naming the option whose file is at fault
      */
-    public static PeerTls load(Path certFile, Path keyFile, Path caFile) {
+    public static PeerTls load(Path certFile, Path keyFile, Path caFile, NodeId nodeId) {
         Objects.requireNonNull(certFile, "certFile");
         Objects.requireNonNull(keyFile, "keyFile");
         Objects.requireNonNull(caFile, "caFile");
@@ -49,6 +62,7 @@ public final class PeerTls {
         File cert = certFile.toFile();
         File key = keyFile.toFile();
         File ca = caFile.toFile();
+        requireNamesNode(certFile, Objects.requireNonNull(nodeId, "nodeId"));
         try {
             GrpcSslContexts.forClient().trustManager(ca).build();
         } catch (Exception e) {
@@ -67,6 +81,26 @@ public final class PeerTls {
         }
     }
 
+    /** The certificate's {@code urn:orbitkv:node:} URI SAN must name {@code nodeId} (issue 33). */
+    private static void requireNamesNode(Path certFile, NodeId nodeId) {
+        X509Certificate x;
+        try (InputStream in = java.nio.file.Files.newInputStream(certFile)) {
+            x = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        } catch (IOException | CertificateException | ClassCastException e) {
+            throw new ConfigException(Setting.PEER_TLS_CERT_FILE.flag() + " " + certFile
+                    + " holds no PEM X.509 certificate: " + e.getMessage());
+        }
+        switch (PeerIdentity.of(x)) {
+            case PeerIdentity.Named.Node n when n.nodeId().equals(nodeId) -> { }
+            case PeerIdentity.Named.Node n -> throw new ConfigException(Setting.PEER_TLS_CERT_FILE.flag() + " " + certFile
+                    + " names node " + n.nodeId() + " (URI SAN " + PeerIdentity.URI_PREFIX + n.nodeId() + "), but "
+                    + Setting.NODE_ID.flag() + " is " + nodeId + ": a member's certificate must name its own node id");
+            case PeerIdentity.Named.None none -> throw new ConfigException(Setting.PEER_TLS_CERT_FILE.flag() + " "
+                    + certFile + " does not name " + Setting.NODE_ID.flag() + " " + nodeId + ": " + none.why()
+                    + "; give the certificate the URI SAN " + PeerIdentity.URI_PREFIX + nodeId);
+        }
+    }
+
     static void readable(Setting option, Path file) {
         if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
             throw new ConfigException(option.flag() + " " + file + " is not a readable file");
@@ -81,6 +115,21 @@ public final class PeerTls {
     /** The channels' context: presents this certificate, verifies the peer against the CA. */
     public SslContext clientContext() {
         return client;
+    }
+
+    /** {@code --peer-tls-cert-file}: the transfer data channel presents it too. */
+    public Path certFile() {
+        return certFile;
+    }
+
+    /** {@code --peer-tls-key-file}. */
+    public Path keyFile() {
+        return keyFile;
+    }
+
+    /** {@code --peer-tls-ca-file}. */
+    public Path caFile() {
+        return caFile;
     }
 
     @Override

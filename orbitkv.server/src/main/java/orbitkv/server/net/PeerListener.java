@@ -23,7 +23,8 @@ import orbitkv.server.config.PeerTls;
  * later, the transfer services. It owns no payload.
  *
  * <p>With {@code --peer-tls-*} it speaks TLS and requires a client certificate signed by the configured CA
- * (mutual TLS, {@link PeerTls}); without, plaintext (the trusted-cluster posture, OPS-5). Its inbound message
+ * (mutual TLS, {@link PeerTls}); without, plaintext (the trusted-cluster posture, OPS-5). Under TLS every call's
+ * certificate must name a member ({@link PeerIdentityInterceptor}), and the handlers see that node id. Its inbound message
  * bound is derived from the session's frame bounds ({@code ManagerConfig.peerInboundMessageBytesMax()}), not
  * gRPC's 4 MiB default: a legal frame is never refused by the transport, and anything far beyond is refused
  * from its length prefix before it is buffered.
@@ -71,7 +72,10 @@ public final class PeerListener implements AutoCloseable {
                     .maxInboundMessageSize(inboundMessageBytesMax)
                     .fallbackHandlerRegistry(services)
                     .callExecutor(inlineCalls(inline));
-            tls.ifPresent(t -> builder.sslContext(t.serverContext()));
+            if (tls.isPresent()) {
+                // issue 33: each call carries the node id its certificate names; Open/Authorize/Release compare it
+                builder.sslContext(tls.get().serverContext()).intercept(new PeerIdentityInterceptor());
+            }
             Server server = builder.build().start();
             return new PeerListener(server, services, group, inline);
         } catch (IOException | RuntimeException e) {

@@ -17,7 +17,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import orbitkv.inventory.PeerIdentity;
 import orbitkv.membership.Endpoint;
+import orbitkv.membership.NodeId;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -171,8 +173,8 @@ class PeerListenerTest {
         Path[] b = certs.leaf("node-b", "cluster-ca");
         certs.ca("other-ca");
         Path[] stranger = certs.leaf("stranger", "other-ca");
-        PeerTls tlsA = PeerTls.load(a[0], a[1], ca);
-        PeerTls tlsB = PeerTls.load(b[0], b[1], ca);
+        PeerTls tlsA = PeerTls.load(a[0], a[1], ca, new NodeId("node-a"));
+        PeerTls tlsB = PeerTls.load(b[0], b[1], ca, new NodeId("node-b"));
         NativeTransport transport = NativeTransport.detect();
         PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport, Optional.of(tlsA), 1 << 20);
         listener.addService(PeerListenerTest::echo);
@@ -186,7 +188,8 @@ class PeerListenerTest {
             ok.shutdownNow();
             PeerChannels plaintext = new PeerChannels(transport, Optional.empty(), 1 << 20);
             all.add(plaintext);
-            PeerChannels foreign = new PeerChannels(transport, Optional.of(PeerTls.load(stranger[0], stranger[1], ca)), 1 << 20);
+            PeerChannels foreign = new PeerChannels(transport, Optional.of(PeerTls.load(stranger[0], stranger[1], ca,
+                    new NodeId("stranger"))), 1 << 20);
             all.add(foreign);
             for (PeerChannels refused : List.of(plaintext, foreign)) {
                 ManagedChannel ch = refused.open(endpoint);
@@ -210,6 +213,66 @@ class PeerListenerTest {
             }
             listener.close();
         }
+    }
+
+    /** Answers the node id the listener found in the caller's certificate ({@code PeerIdentity}), or "none". */
+    private static ServerServiceDefinition whoAmI() {
+        return ServerServiceDefinition.builder("orbitkv.test.Echo")
+                .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> {
+                    out.onNext(PeerIdentity.current().map(NodeId::value).orElse("none").getBytes());
+                    out.onCompleted();
+                })).build();
+    }
+
+    @Test
+    @DisplayName("issue 33 any certificate from the cluster CA can pose as any member: the mTLS listener hands each call the node id its certificate names (URI SAN urn:orbitkv:node:<id>) and refuses a certificate naming none")
+    void anyCertificateFromClusterCaCanPoseAsAnyMember(@TempDir Path dir) throws Exception {
+        TestCerts certs = new TestCerts(dir);
+        Path ca = certs.ca("cluster-ca");
+        Path[] a = certs.leaf("node-a", "cluster-ca");
+        Path[] b = certs.leaf("node-b", "cluster-ca");
+        Path[] nameless = certs.leaf("nameless", "cluster-ca", null);
+        NativeTransport transport = NativeTransport.detect();
+        PeerListener listener = PeerListener.start(new ListenAddress("127.0.0.1", 0), transport,
+                Optional.of(PeerTls.load(a[0], a[1], ca, new NodeId("node-a"))), 1 << 20);
+        listener.addService(PeerListenerTest::whoAmI);
+        Endpoint endpoint = new Endpoint("127.0.0.1", listener.boundAddress().getPort());
+        PeerChannels fromB = new PeerChannels(transport, Optional.of(PeerTls.load(b[0], b[1], ca, new NodeId("node-b"))), 1 << 20);
+        ManagedChannel noNode = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", endpoint.port())
+                .sslContext(io.grpc.netty.GrpcSslContexts.forClient().trustManager(ca.toFile())
+                        .keyManager(nameless[0].toFile(), nameless[1].toFile()).build()).build();
+        try {
+            ManagedChannel ch = fromB.open(endpoint);
+            assertThat(new String(call(ch, "?"))).as("the handlers see the caller's certified node id").isEqualTo("node-b");
+            ch.shutdownNow();
+            assertThatThrownBy(() -> call(noNode, "?")).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+                assertThat(e.getStatus().getDescription()).contains("urn:orbitkv:node:");
+            });
+        } finally {
+            noNode.shutdownNow();
+            fromB.close();
+            listener.close();
+        }
+    }
+
+    @Test
+    @DisplayName("issue 33 a --peer-tls-cert-file that does not name --node-id refuses the start, naming both options")
+    void certificateMustNameTheNodeId(@TempDir Path dir) throws Exception {
+        TestCerts certs = new TestCerts(dir);
+        Path ca = certs.ca("cluster-ca");
+        Path[] other = certs.leaf("node-b", "cluster-ca");
+        Path[] nameless = certs.leaf("nameless", "cluster-ca", null);
+        assertThatThrownBy(() -> PeerTls.load(other[0], other[1], ca, new NodeId("node-a")))
+                .isInstanceOf(orbitkv.server.config.ConfigException.class)
+                .hasMessageContaining("--peer-tls-cert-file " + other[0]).hasMessageContaining("names node node-b")
+                .hasMessageContaining("--node-id is node-a");
+        assertThatThrownBy(() -> ManagerConfig.from(new RawValues().put(Setting.CLUSTER, "c").put(Setting.NODE_ID, "node-a")
+                .put(Setting.ETCD, "http://127.0.0.1:2379").put(Setting.PEER_TLS_CERT_FILE, nameless[0].toString())
+                .put(Setting.PEER_TLS_KEY_FILE, nameless[1].toString()).put(Setting.PEER_TLS_CA_FILE, ca.toString())))
+                .isInstanceOf(orbitkv.server.config.ConfigException.class)
+                .hasMessageContaining("--peer-tls-cert-file " + nameless[0] + " does not name --node-id node-a")
+                .hasMessageContaining("urn:orbitkv:node:node-a");
     }
 
     private static javax.net.ssl.SSLParameters alpnH2(javax.net.ssl.SSLParameters p) {

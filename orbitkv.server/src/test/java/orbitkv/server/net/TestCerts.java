@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Throwaway certificates for TLS tests, made by the {@code openssl} command line in a temporary directory
  * (nothing is committed): a CA, and leaf certificates it signs for {@code 127.0.0.1} / {@code localhost}
- * usable as server and client certificates. Keys are PKCS#8 PEM (EC P-256).
+ * usable as server and client certificates. Keys are PKCS#8 PEM (EC P-256). A leaf names its member node id as the
+ * URI SAN {@code urn:orbitkv:node:<node-id>} (issue 33: peer certificates bind member identity).
  */
 final class TestCerts {
     private final Path dir;
@@ -27,13 +28,19 @@ final class TestCerts {
         return dir.resolve(name + ".pem");
     }
 
-    /** A leaf {@code name} signed by CA {@code ca}: returns {cert, key}. */
+    /** A leaf {@code name} signed by CA {@code ca} naming node id {@code name}: returns {cert, key}. */
     Path[] leaf(String name, String ca) throws IOException, InterruptedException {
+        return leaf(name, ca, name);
+    }
+
+    /** A leaf {@code name} signed by CA {@code ca} naming node id {@code nodeId} (none when null): returns {cert, key}. */
+    Path[] leaf(String name, String ca, String nodeId) throws IOException, InterruptedException {
         Path key = dir.resolve(name + ".key");
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");
         Path ext = dir.resolve(name + ".ext");
-        Files.writeString(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n");
+        Files.writeString(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost" + (nodeId == null ? "" : ",URI:urn:orbitkv:node:" + nodeId)
+                + "\nextendedKeyUsage=serverAuth,clientAuth\n");
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key.toString(),
                 "-out", csr.toString(), "-subj", "/CN=" + name);
         openssl("x509", "-req", "-in", csr.toString(), "-CA", dir.resolve(ca + ".pem").toString(), "-CAkey",
