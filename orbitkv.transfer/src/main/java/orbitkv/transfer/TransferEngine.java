@@ -38,6 +38,17 @@ public interface TransferEngine extends AutoCloseable {
         return create(config, cluster, self, peerChannels, transport, System::nanoTime);
     }
 
+    /**
+     * An engine whose data connections run TLS when {@code tls} is present (issue 33: the peer mutual-TLS files; each
+     * connection presents the member certificate and accepts only a source certificate that names the source node).
+     */
+    static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport,
+            java.util.Optional<DataChannelTls> tls) {
+        return orbitkv.transfer.requester.Engine.create(config, cluster, self, peerChannels, transport, System::nanoTime,
+                tls.orElse(null));
+    }
+
     /** An engine with an injected monotonic clock (nanoseconds) for grant deadlines and READ timeouts. */
     static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport, LongSupplier monotonicNanos) {

@@ -57,6 +57,21 @@ public interface TransferSource extends AutoCloseable {
                 java.util.Objects.requireNonNull(advertised, "advertised"), transport, System::nanoTime);
     }
 
+    /**
+     * The Manager's factory: grants name {@code advertised} when present (else the bound address), and the data
+     * listener runs TLS when {@code tls} is present (issue 33: the peer mutual-TLS files; a client certificate is
+     * required, and a grant is served only to its requester's certificate).
+     *
+     * @throws IOException if the listener cannot bind or a TLS file cannot be used
+     */
+    static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            java.util.Optional<Endpoint> advertised, TransferTransport transport, java.util.Optional<DataChannelTls> tls)
+            throws IOException {
+        return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind,
+                advertised.orElse(null), transport, System::nanoTime, tls.orElse(null));
+    }
+
     /** As {@link #start}, with an injected monotonic clock (nanoseconds) for grant expiry. */
     static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,

@@ -67,26 +67,27 @@ public final class TransferFixture implements AutoCloseable {
 
     /** What a test varies. */
     public record Options(NativeIo io, TransferConfig config, boolean proxy, boolean faultCopier, UUID sourceBootId,
-            UUID engineBootId, LongSupplier sourceClock, int sourcePinsMax, boolean inlineAuthorization) {
+            UUID engineBootId, LongSupplier sourceClock, int sourcePinsMax, boolean inlineAuthorization,
+            DataChannelTls sourceTls, DataChannelTls engineTls) {
         public static Options defaults(NativeIo io) {
             return new Options(io, testConfig(), false, false, HostIdentity.bootId(), HostIdentity.bootId(),
-                    System::nanoTime, 100_000, true);
+                    System::nanoTime, 100_000, true, null, null);
         }
 
         public Options withConfig(TransferConfig c) {
-            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization);
+            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
         }
 
         public Options withFaults() {
-            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization);
+            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
         }
 
         public Options withBootIds(UUID source, UUID engine) {
-            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax, inlineAuthorization);
+            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
         }
 
         public Options withSourceClock(LongSupplier clock) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax, inlineAuthorization);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
         }
 
         /**
@@ -94,11 +95,17 @@ public final class TransferFixture implements AutoCloseable {
          * {@code PeerListener.addInlineService}) or on grpc-java's executor (the ablation {@code AuthorizeBenchmark} measures).
          */
         public Options withInlineAuthorization(boolean inline) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inline);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inline, sourceTls, engineTls);
+        }
+
+        /** TLS on the data channel (issue 33): the source's and the engine's member certificates. */
+        public Options withTls(DataChannelTls source, DataChannelTls engine) {
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax,
+                    inlineAuthorization, source, engine);
         }
 
         public Options withSourcePinsMax(int pins) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins, inlineAuthorization);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins, inlineAuthorization, sourceTls, engineTls);
         }
     }
 
@@ -126,7 +133,7 @@ public final class TransferFixture implements AutoCloseable {
         this.copier = o.faultCopier() ? new FaultCopier(payloads.arenaFile()) : null;
         this.source = Source.startForTest(payloads, cluster, sourceIncarnation, membership, config,
                 new InetSocketAddress("127.0.0.1", 0), proxy != null ? proxy.endpoint() : null, group,
-                io.serverChannel(), o.sourceClock(), o.sourceBootId());
+                io.serverChannel(), o.sourceClock(), o.sourceBootId(), o.sourceTls());
         if (proxy != null) {
             proxy.target(source.boundDataAddress());
         }
@@ -143,7 +150,8 @@ public final class TransferFixture implements AutoCloseable {
         this.sourceMember = new Member(sourceIncarnation, new Endpoint("127.0.0.1", port),
                 new Endpoint("127.0.0.1", 1), "orbitkv/inventory-stream/v4");
         this.engine = Engine.createForTest(config, cluster, () -> requesterIncarnation, e -> channel, requesterGroup,
-                io.socketChannel(), System::nanoTime, o.engineBootId(), copier != null ? copier : ChunkCopier.PLAIN);
+                io.socketChannel(), System::nanoTime, o.engineBootId(), copier != null ? copier : ChunkCopier.PLAIN,
+                o.engineTls());
     }
 
     public static StateKey key(int i) {

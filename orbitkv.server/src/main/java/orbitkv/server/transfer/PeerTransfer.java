@@ -17,6 +17,7 @@ import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.TransferChannels;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.transfer.BackendPolicy;
+import orbitkv.transfer.DataChannelTls;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.TransferEngine;
 import orbitkv.transfer.TransferEngineStatus;
@@ -73,20 +74,21 @@ public final class PeerTransfer implements AutoCloseable {
         TransferConfig tc = config.transferConfig();
         TransferTransport tt = transport(transport);
         InetSocketAddress bind = new InetSocketAddress(InetAddress.getByName(peerHost), config.transfer().dataPort());
-        TransferSource source = config.transfer().dataAdvertise().isPresent()
-                ? TransferSource.start(tiers, membership.cluster(), membership.incarnation(), membership::view, tc, bind,
-                        endpoint(config.transfer().dataAdvertise().get()), tt)
-                : TransferSource.start(tiers, membership.cluster(), membership.incarnation(), membership::view, tc, bind, tt);
+        // issue 33: the data channel runs TLS with the peer mutual-TLS files exactly when the peer listener does
+        Optional<DataChannelTls> tls = config.peerTls().map(t -> new DataChannelTls(t.certFile(), t.keyFile(), t.caFile()));
+        TransferSource source = TransferSource.start(tiers, membership.cluster(), membership.incarnation(), membership::view,
+                tc, bind, config.transfer().dataAdvertise().map(PeerTransfer::endpoint), tt, tls);
         TransferChannels channels = new TransferChannels(peerChannels);
         TransferEngine engine;
         try {
-            engine = TransferEngine.create(tc, membership.cluster(), membership::incarnation, channels::channel, tt);
+            engine = TransferEngine.create(tc, membership.cluster(), membership::incarnation, channels::channel, tt, tls);
         } catch (RuntimeException e) {
             source.close();
             throw e;
         }
-        LOG.info("transfer: data listener {} on {} (advertised {}), READ backend {} by default", bind, tt,
-                source.dataEndpoint(), config.transfer().backend());
+        LOG.info("transfer: data listener {} on {} (advertised {}, {}), READ backend {} by default", bind, tt,
+                source.dataEndpoint(), tls.isPresent() ? "mutual TLS with the peer certificate" : "plaintext, grant secrets",
+                config.transfer().backend());
         return new PeerTransfer(source, engine, channels, membership, config.transfer().backend(), tc);
     }
 

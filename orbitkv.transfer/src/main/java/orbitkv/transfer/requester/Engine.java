@@ -1,6 +1,9 @@
 package orbitkv.transfer.requester;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import io.netty.handler.ssl.SslContext;
+import orbitkv.transfer.DataChannelTls;
+import orbitkv.transfer.frame.TlsContexts;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -79,7 +82,7 @@ public final class Engine implements TransferEngine {
     Engine(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
             Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier,
-            EventLoopGroup ownedGroup) {
+            EventLoopGroup ownedGroup, SslContext tls) {
         this.ownedGroup = ownedGroup;
         this.config = Objects.requireNonNull(config);
         this.cluster = Objects.requireNonNull(cluster);
@@ -89,7 +92,7 @@ public final class Engine implements TransferEngine {
         this.bootId = bootId;
         this.window = new CountBytesWindow("receive window", config.readsInFlightMax(), config.receiveInFlightBytesMax());
         this.tcp = new TcpReader(Objects.requireNonNull(group), Objects.requireNonNull(socketChannel),
-                config.connectionsPerSourceMax(), config.readsPerConnectionMax(), config.connectTimeoutMs(), clock);
+                config.connectionsPerSourceMax(), config.readsPerConnectionMax(), config.connectTimeoutMs(), clock, tls);
         this.arenas = new SharedArenas(config.sharedArenasMappedMax());
         this.shm = new SharedMemoryReader(config.sharedMemoryChunkBytes(), clock, copier);
         this.releaseMethod = TransferAuthorizationGrpc.getReleaseMethod().toBuilder(
@@ -99,11 +102,24 @@ public final class Engine implements TransferEngine {
 
     public static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport, LongSupplier clock) {
+        return create(config, cluster, self, peerChannels, transport, clock, null);
+    }
+
+    /** As above; {@code tls} non-null runs the data connections over TLS (issue 33). */
+    public static TransferEngine create(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, TransferTransport transport, LongSupplier clock,
+            DataChannelTls tls) {
+        SslContext context;
+        try {
+            context = tls == null ? null : TlsContexts.client(tls);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IllegalArgumentException("data channel TLS files cannot be used: " + e.getMessage(), e);
+        }
         EventLoopGroup group = EventLoops.newGroup(Objects.requireNonNull(transport), config.requesterEventLoopThreads(),
                 "orbitkv-transfer-requester");
         try {
             return new Engine(config, cluster, self, peerChannels, group, EventLoops.socketChannel(transport), clock,
-                    HostIdentity.bootId(), ChunkCopier.PLAIN, group);
+                    HostIdentity.bootId(), ChunkCopier.PLAIN, group, context);
         } catch (RuntimeException e) {
             EventLoops.shutdown(group);
             throw e;
@@ -452,6 +468,15 @@ public final class Engine implements TransferEngine {
     public static Engine createForTest(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
             Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
             Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier) {
-        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier, null);
+        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier, null, null);
+    }
+
+    /** As above, with TLS data connections when {@code tls} is non-null. */
+    public static Engine createForTest(TransferConfig config, ClusterIdentity cluster, Supplier<Incarnation> self,
+            Function<Endpoint, io.grpc.Channel> peerChannels, EventLoopGroup group,
+            Class<? extends io.netty.channel.Channel> socketChannel, LongSupplier clock, UUID bootId, ChunkCopier copier,
+            DataChannelTls tls) throws javax.net.ssl.SSLException {
+        return new Engine(config, cluster, self, peerChannels, group, socketChannel, clock, bootId, copier, null,
+                tls == null ? null : TlsContexts.client(tls));
     }
 }

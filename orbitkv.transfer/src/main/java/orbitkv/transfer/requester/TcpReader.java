@@ -9,11 +9,14 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -28,7 +31,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
+import orbitkv.inventory.PeerIdentity;
 import orbitkv.membership.Endpoint;
+import orbitkv.membership.NodeId;
 import orbitkv.transfer.ReadFailure;
 import orbitkv.transfer.ReadOutcome;
 import orbitkv.transfer.ReadRefusal;
@@ -79,8 +84,12 @@ final class TcpReader implements AutoCloseable {
     private final AtomicLong copiedBytes = new AtomicLong();
     private boolean closed;
 
+    /** TLS of the data connections (issue 33), or null for plaintext. */
+    private final SslContext tls;
+
     TcpReader(EventLoopGroup group, Class<? extends Channel> channelType, int connectionsPerSourceMax,
-            int readsPerConnectionMax, long connectTimeoutMs, LongSupplier clock) {
+            int readsPerConnectionMax, long connectTimeoutMs, LongSupplier clock, SslContext tls) {
+        this.tls = tls;
         this.group = group;
         this.channelType = channelType;
         this.connectionsPerSourceMax = connectionsPerSourceMax;
@@ -232,9 +241,27 @@ final class TcpReader implements AutoCloseable {
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(read.deadlineNanos - clock.getAsLong()));
         Bootstrap b = new Bootstrap().group(group).channel(channelType)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(connectTimeoutMs, remainingMs))
-                .option(ChannelOption.RECVBUF_ALLOCATOR, c.allocator())
-                .handler(c);
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(connectTimeoutMs, remainingMs));
+        if (tls == null) {
+            b.option(ChannelOption.RECVBUF_ALLOCATOR, c.allocator()).handler(c);
+        } else {
+            // The socket carries ciphertext: it must not land in the destination, so the receive buffers are the
+            // transport's and the decrypted payload is copied (docs/transfer.md "Transport security").
+            NodeId expected = read.grant.source.incarnation().nodeId();
+            b.handler(new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    SslHandler ssl = tls.newHandler(ch.alloc());
+                    ssl.handshakeFuture().addListener(f -> {
+                        if (f.isSuccess() && !(PeerIdentity.of(ssl.engine().getSession())
+                                instanceof PeerIdentity.Named.Node n && n.nodeId().equals(expected))) {
+                            c.refuseSource(expected, PeerIdentity.of(ssl.engine().getSession()));
+                        }
+                    });
+                    ch.pipeline().addLast(ssl, c);
+                }
+            });
+        }
         b.connect(lease.pool().endpoint.host(), lease.pool().endpoint.port()).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
                 boolean late = f.cause() instanceof ConnectTimeoutException
@@ -441,6 +468,17 @@ final class TcpReader implements AutoCloseable {
             if (sent.stream().allMatch(x -> x.skipped)) {
                 closeWith(null); // nobody waits on this connection: do not keep it for skipped bytes
             }
+        }
+
+        /** The source's certificate does not name the node the grant came from: nothing is read from it. */
+        void refuseSource(NodeId expected, PeerIdentity.Named named) {
+            String why = switch (named) {
+                case PeerIdentity.Named.Node n -> "names node " + n.nodeId();
+                case PeerIdentity.Named.None n -> "names no node: " + n.why();
+            };
+            Pending head = sent.peekFirst();
+            closeWith(head == null ? null : new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                    "the data endpoint " + pool.endpoint + " is not source " + expected + ": its certificate " + why));
         }
 
         private void closeWith(ReadOutcome outcomeOfHead) {

@@ -17,7 +17,10 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -40,6 +43,12 @@ import orbitkv.transfer.frame.DataStatus;
  * from the DRAM arena as a {@code ByteBuf} wrapping the pinned read-only segment (the socket reads the arena
  * directly: no copy in user space), from an SSD file as a {@link DefaultFileRegion} (sendfile/splice).
  *
+ * <p>With TLS (issue 33: the Manager's peer mutual-TLS files) an {@link SslHandler} heads each connection and
+ * requires a client certificate signed by the cluster CA; a plaintext client fails the handshake and is closed, and
+ * a BIND binds a grant only from the certificate of the grant's requester. A file region cannot pass through
+ * {@link SslHandler}, so SSD blocks are then read in {@link ChunkedNioFile} chunks; the arena buffer is encrypted
+ * from the pinned segment as is.
+ *
  * <p>A send holds its grant's pins and its bytes in the egress window ({@code sourceEgressInFlightBytesMax})
  * until the write completes or fails; a READ that does not fit the window is refused with
  * {@link DataStatus#EGRESS_LIMIT} and may be asked again.
@@ -57,7 +66,7 @@ final class DataListener implements AutoCloseable {
     }
 
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
-            GrantTable grants, CountBytesWindow egress, SourceCounters counters) throws IOException {
+            GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls) throws IOException {
         DataListener[] self = new DataListener[1];
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -67,11 +76,17 @@ final class DataListener implements AutoCloseable {
                         self[0].children.add(ch);
                         counters.dataConnections.incrementAndGet();
                         ch.closeFuture().addListener(f -> counters.dataConnections.decrementAndGet());
+                        if (tls != null) { // issue 33: TLS first; a plaintext client fails the handshake and is closed
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         // Pipelined requests decoded from one socket read are answered with one flush (one writev).
                         ch.pipeline().addLast(new FlushConsolidationHandler(
-                                        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false),
-                                new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
-                                new BlockSender(grants, egress, counters));
+                                        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
+                        if (tls != null) { // file regions cannot pass SslHandler: SSD blocks go as chunks
+                            ch.pipeline().addLast(new ChunkedWriteHandler());
+                        }
+                        ch.pipeline().addLast(new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
+                                new BlockSender(grants, egress, counters, tls != null));
                     }
                 });
         ChannelFuture bound = b.bind(address).awaitUninterruptibly();
@@ -97,15 +112,21 @@ final class DataListener implements AutoCloseable {
      * to by a BIND carrying the grant's secret (and, under TLS, from the certificate of the grant's requester).
      */
     static final class BlockSender extends SimpleChannelInboundHandler<ByteBuf> {
+        /** Chunk of an SSD block read into a buffer under TLS: one TLS record is at most 16 KiB anyway. */
+        static final int TLS_FILE_CHUNK_BYTES = 64 << 10;
+
         private final GrantTable grants;
         private final CountBytesWindow egress;
         private final SourceCounters counters;
+        /** The connection runs TLS: SSD blocks are sent as {@link ChunkedNioFile} chunks, not a file region. */
+        private final boolean tls;
         /** The grant this connection is bound to; null before the first accepted BIND. */
         private UUID bound;
         /** Set once a BIND was refused: the connection is closing and nothing decoded after it is served. */
         private boolean refused;
 
-        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters) {
+        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters, boolean tls) {
+            this.tls = tls;
             this.grants = grants;
             this.egress = egress;
             this.counters = counters;
@@ -163,7 +184,7 @@ final class DataListener implements AutoCloseable {
             }
             Object payload;
             try {
-                payload = payload(s.pin().location(), length);
+                payload = payload(s.pin().location(), length, tls);
             } catch (IOException | RuntimeException e) {
                 egress.release(1, length);
                 grants.abortSend(s);
@@ -198,7 +219,7 @@ final class DataListener implements AutoCloseable {
             }
         }
 
-        private static Object payload(PayloadLocation location, long length) throws IOException {
+        private static Object payload(PayloadLocation location, long length, boolean tls) throws IOException {
             return switch (location) {
                 case PayloadLocation.InArena a -> {
                     if (a.bytes().byteSize() != length) {
@@ -214,7 +235,8 @@ final class DataListener implements AutoCloseable {
                         ch.close();
                         throw new IOException(f.file() + " has " + size + " bytes, the block needs " + (f.offset() + length));
                     }
-                    yield new DefaultFileRegion(ch, f.offset(), length); // closes the channel when released
+                    yield tls ? new ChunkedNioFile(ch, f.offset(), length, TLS_FILE_CHUNK_BYTES) // closed at its end
+                            : new DefaultFileRegion(ch, f.offset(), length); // closes the channel when released
                 }
             };
         }

@@ -15,6 +15,7 @@ import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
+import orbitkv.transfer.DataChannelTls;
 import orbitkv.transfer.GrantEnd;
 import orbitkv.transfer.PayloadSource;
 import orbitkv.transfer.TransferConfig;
@@ -24,6 +25,7 @@ import orbitkv.transfer.TransferTransport;
 import orbitkv.transfer.frame.CountBytesWindow;
 import orbitkv.transfer.frame.EventLoops;
 import orbitkv.transfer.frame.HostIdentity;
+import orbitkv.transfer.frame.TlsContexts;
 
 /** {@link TransferSource}: wires the grant table, the authorization service, the data listener and the sweep. */
 public final class Source implements TransferSource {
@@ -42,13 +44,14 @@ public final class Source implements TransferSource {
 
     private Source(PayloadSource payloads, ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
             TransferConfig config, InetSocketAddress dataBind, Endpoint advertised, EventLoopGroup group,
-            Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId, EventLoopGroup ownedGroup)
-            throws IOException {
+            Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId, EventLoopGroup ownedGroup,
+            DataChannelTls tls) throws IOException {
         this.ownedGroup = ownedGroup;
         this.counters = new SourceCounters();
         this.grants = new GrantTable(config, clock, counters);
         this.egress = new CountBytesWindow("source egress", Integer.MAX_VALUE, config.sourceEgressInFlightBytesMax());
-        this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters);
+        this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters,
+                tls == null ? null : TlsContexts.server(tls));
         this.dataEndpoint = advertised != null ? advertised
                 : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
         this.load = new LoadMeter(grants::outstanding, grants::pinnedBytesHeld, egress::bytes, clock);
@@ -62,6 +65,13 @@ public final class Source implements TransferSource {
     public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
             TransferTransport transport, LongSupplier monotonicNanos) throws IOException {
+        return start(payloads, cluster, self, membership, config, dataBind, advertised, transport, monotonicNanos, null);
+    }
+
+    /** As above; {@code tls} non-null runs the data listener over TLS (issue 33). */
+    public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            TransferTransport transport, LongSupplier monotonicNanos, DataChannelTls tls) throws IOException {
         if (dataBind.getAddress() != null && dataBind.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("the transfer data listener must bind a specific address (it is named"
                     + " in grants), got the wildcard " + dataBind);
@@ -72,7 +82,7 @@ public final class Source implements TransferSource {
         try {
             return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster),
                     Objects.requireNonNull(self), Objects.requireNonNull(membership), config, dataBind, advertised, group,
-                    EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group);
+                    EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group, tls);
         } catch (IOException | RuntimeException e) {
             EventLoops.shutdown(group);
             throw e;
@@ -87,8 +97,17 @@ public final class Source implements TransferSource {
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
             EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId)
             throws IOException {
-        return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
+        return startForTest(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
                 clock, bootId, null);
+    }
+
+    /** As above, with TLS on the data listener when {@code tls} is non-null. */
+    public static Source startForTest(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId,
+            DataChannelTls tls) throws IOException {
+        return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
+                clock, bootId, null, tls);
     }
 
     /** The expiry sweep's tick: ends expired grants, then samples the load gauges (ROUTE-9). */

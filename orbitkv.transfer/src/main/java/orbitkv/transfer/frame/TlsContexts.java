@@ -1,0 +1,37 @@
+package orbitkv.transfer.frame;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import javax.net.ssl.SSLException;
+import orbitkv.transfer.DataChannelTls;
+
+/**
+ * Netty SSL contexts of the data channel, built once from {@link DataChannelTls}. The provider is OpenSSL
+ * (netty-tcnative) when it is loadable, else the JDK's; the Manager's image ships no netty-tcnative today, so it is
+ * the JDK provider (docs/performance.md "Data channel TLS" measures it).
+ */
+public final class TlsContexts {
+    private TlsContexts() {}
+
+    /** The provider both contexts use on this host. */
+    public static SslProvider provider() {
+        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
+    /** The source's context: presents the member certificate, requires a client certificate signed by the CA. */
+    public static SslContext server(DataChannelTls tls) throws SSLException {
+        return SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile()).sslProvider(provider())
+                .trustManager(tls.caFile().toFile()).clientAuth(ClientAuth.REQUIRE).build();
+    }
+
+    /** The requester's context: presents the member certificate, verifies the source's against the CA. */
+    public static SslContext client(DataChannelTls tls) throws SSLException {
+        // No host name check: a data endpoint may be advertised under another name (--transfer-data-advertise); the
+        // requester checks instead that the certificate names the source node it asked (PeerIdentity), a stronger rule.
+        return SslContextBuilder.forClient().sslProvider(provider()).trustManager(tls.caFile().toFile())
+                .keyManager(tls.certFile().toFile(), tls.keyFile().toFile()).endpointIdentificationAlgorithm(null).build();
+    }
+}
