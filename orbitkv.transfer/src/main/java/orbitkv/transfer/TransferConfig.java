@@ -42,6 +42,17 @@ package orbitkv.transfer;
  * @param sourceEventLoopThreads event loops of a source's own data-plane group (data listener sends, expiry
  *     sweep), apart from the gRPC and HTTP event loops so that bulk payload never delays them
  * @param requesterEventLoopThreads event loops of a requester's own data-plane group (its data connections)
+ * @param dataConnectionsMax source: data connections open at once on the data listener; one more is closed at
+ *     once (counted, {@code DataConnectionRefusal.CONNECTIONS_MAX})
+ * @param dataConnectionsPerAddressMax source: data connections open at once from one peer IP address; at least one
+ *     requester's pool ({@code connectionsPerSourceMax}), at most {@code dataConnectionsMax}
+ * @param dataHeaderTimeoutMs source: a READ request frame must arrive in full this long after its first byte, else
+ *     the connection is closed (counted, {@code DataConnectionTimeout.HEADER})
+ * @param dataIdleTimeoutMs source: a data connection with neither input nor output progress this long is closed
+ *     (counted, {@code DataConnectionTimeout.IDLE})
+ * @param dataReadsQueuedPerConnectionMax source: READs of one data connection decoded and not yet answered (their
+ *     answer not yet written to the socket); at the bound the listener stops reading that socket until answers
+ *     drain (counted, {@code DataReadPause.READS_QUEUED_MAX}); at least {@code readsPerConnectionMax}
  */
 public record TransferConfig(
         int authorizeKeysMax,
@@ -66,7 +77,12 @@ public record TransferConfig(
         int sharedArenasMappedMax,
         int sharedMemoryChunkBytes,
         int sourceEventLoopThreads,
-        int requesterEventLoopThreads) {
+        int requesterEventLoopThreads,
+        int dataConnectionsMax,
+        int dataConnectionsPerAddressMax,
+        long dataHeaderTimeoutMs,
+        long dataIdleTimeoutMs,
+        int dataReadsQueuedPerConnectionMax) {
 
     /** Default: 128 blocks per Authorize, the candidate bound of a lookup (DESIGN §9). */
     public static final int DEFAULT_AUTHORIZE_KEYS_MAX = 128;
@@ -114,6 +130,16 @@ public record TransferConfig(
     public static final int DEFAULT_SOURCE_EVENT_LOOP_THREADS = 2;
     /** Default: 2 requester data-plane event loops. */
     public static final int DEFAULT_REQUESTER_EVENT_LOOP_THREADS = 2;
+    /** Default: 1,024 data connections per source listener. */
+    public static final int DEFAULT_DATA_CONNECTIONS_MAX = 1024;
+    /** Default: 64 data connections per peer address (four requesters' pools of 16 behind one address). */
+    public static final int DEFAULT_DATA_CONNECTIONS_PER_ADDRESS_MAX = 64;
+    /** Default: a READ frame must arrive in full within 5 s of its first byte. */
+    public static final long DEFAULT_DATA_HEADER_TIMEOUT_MS = 5_000;
+    /** Default: a data connection without progress for 120 s is closed. */
+    public static final long DEFAULT_DATA_IDLE_TIMEOUT_MS = 120_000;
+    /** Default: 64 READs decoded and unanswered per data connection (the largest requester pipelining depth). */
+    public static final int DEFAULT_DATA_READS_QUEUED_PER_CONNECTION_MAX = 64;
     /** Upper bound of either event loop count. */
     public static final int EVENT_LOOP_THREADS_MAX = 64;
 
@@ -148,6 +174,14 @@ public record TransferConfig(
         atMost("sourceEventLoopThreads", sourceEventLoopThreads, "EVENT_LOOP_THREADS_MAX", EVENT_LOOP_THREADS_MAX);
         atLeast("requesterEventLoopThreads", requesterEventLoopThreads, "1", 1);
         atMost("requesterEventLoopThreads", requesterEventLoopThreads, "EVENT_LOOP_THREADS_MAX", EVENT_LOOP_THREADS_MAX);
+        atLeast("dataConnectionsMax", dataConnectionsMax, "1", 1);
+        atLeast("dataConnectionsPerAddressMax", dataConnectionsPerAddressMax, "connectionsPerSourceMax",
+                connectionsPerSourceMax);
+        atMost("dataConnectionsPerAddressMax", dataConnectionsPerAddressMax, "dataConnectionsMax", dataConnectionsMax);
+        atLeast("dataHeaderTimeoutMs", dataHeaderTimeoutMs, "1", 1);
+        atLeast("dataIdleTimeoutMs", dataIdleTimeoutMs, "1", 1);
+        atLeast("dataReadsQueuedPerConnectionMax", dataReadsQueuedPerConnectionMax, "readsPerConnectionMax",
+                readsPerConnectionMax);
     }
 
     /** The defaults above. */
@@ -160,7 +194,9 @@ public record TransferConfig(
                 DEFAULT_READS_PER_CONNECTION_MAX, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_AUTHORIZE_TIMEOUT_MS,
                 DEFAULT_GRANT_SAFETY_MARGIN_MS, DEFAULT_GRANTS_TRACKED_MAX, DEFAULT_SHARED_ARENAS_MAPPED_MAX,
                 DEFAULT_SHARED_MEMORY_CHUNK_BYTES, DEFAULT_SOURCE_EVENT_LOOP_THREADS,
-                DEFAULT_REQUESTER_EVENT_LOOP_THREADS);
+                DEFAULT_REQUESTER_EVENT_LOOP_THREADS, DEFAULT_DATA_CONNECTIONS_MAX,
+                DEFAULT_DATA_CONNECTIONS_PER_ADDRESS_MAX, DEFAULT_DATA_HEADER_TIMEOUT_MS, DEFAULT_DATA_IDLE_TIMEOUT_MS,
+                DEFAULT_DATA_READS_QUEUED_PER_CONNECTION_MAX);
     }
 
     /** This configuration with other pin bounds. */
@@ -170,12 +206,14 @@ public record TransferConfig(
                 totalMax, bytesTotalMax, prefetchBytesTotalMax, blockBytesMax, grantExpiryMs, expirySweepIntervalMs,
                 sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax,
                 readsPerConnectionMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax,
-                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads,
+                dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
+                dataReadsQueuedPerConnectionMax);
     }
 
     /**
      * This configuration with another block bound, egress cap and receive window; the pipelining depth is capped
-     * at {@code readsMax}.
+     * at {@code readsMax}; the data listener's connection bounds are raised to fit {@code connectionsMax}.
      */
     public TransferConfig withWindows(long blockMax, long egressInFlightMax, long receiveInFlightMax, int readsMax,
             int connectionsMax) {
@@ -184,7 +222,9 @@ public record TransferConfig(
                 grantExpiryMs, expirySweepIntervalMs, egressInFlightMax, receiveInFlightMax, readsMax, connectionsMax,
                 Math.min(readsPerConnectionMax, readsMax), connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs,
                 grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads,
-                requesterEventLoopThreads);
+                requesterEventLoopThreads,
+                Math.max(dataConnectionsMax, connectionsMax), Math.max(dataConnectionsPerAddressMax, connectionsMax),
+                dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax);
     }
 
     /** This configuration with other grant timing. */
@@ -194,7 +234,9 @@ public record TransferConfig(
                 blockBytesMax, expiryMs, sweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax,
                 readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax, connectTimeoutMs,
                 authorizeTimeoutMs, safetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
-                sourceEventLoopThreads, requesterEventLoopThreads);
+                sourceEventLoopThreads, requesterEventLoopThreads,
+                dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
+                dataReadsQueuedPerConnectionMax);
     }
 
     /** This configuration with other request bounds. */
@@ -204,17 +246,24 @@ public record TransferConfig(
                 expirySweepIntervalMs, sourceEgressInFlightBytesMax, receiveInFlightBytesMax, readsInFlightMax,
                 connectionsPerSourceMax, readsPerConnectionMax, connectTimeoutMs, authorizeTimeoutMs,
                 grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
-                sourceEventLoopThreads, requesterEventLoopThreads);
+                sourceEventLoopThreads, requesterEventLoopThreads,
+                dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
+                dataReadsQueuedPerConnectionMax);
     }
 
-    /** This configuration with another pipelining depth of the requester's data connections. */
+    /**
+     * This configuration with another pipelining depth of the requester's data connections (the source's
+     * {@code dataReadsQueuedPerConnectionMax} is raised to fit it).
+     */
     public TransferConfig withReadsPerConnection(int readsPerConnection) {
         return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
                 pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
                 blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
                 receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnection,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads);
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads,
+                dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
+                Math.max(dataReadsQueuedPerConnectionMax, readsPerConnection));
     }
 
     /** This configuration with other data-plane event loop counts. */
@@ -224,7 +273,20 @@ public record TransferConfig(
                 blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
                 receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
-                sharedMemoryChunkBytes, sourceThreads, requesterThreads);
+                sharedMemoryChunkBytes, sourceThreads, requesterThreads, dataConnectionsMax,
+                dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax);
+    }
+
+    /** This configuration with other data listener bounds (source side). */
+    public TransferConfig withDataListener(int connectionsMax, int connectionsPerAddressMax, long headerTimeoutMs,
+            long idleTimeoutMs, int readsQueuedPerConnectionMax) {
+        return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
+                blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
+                receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
+                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads, connectionsMax,
+                connectionsPerAddressMax, headerTimeoutMs, idleTimeoutMs, readsQueuedPerConnectionMax);
     }
 
     private static void atLeast(String name, long value, String boundName, long bound) {

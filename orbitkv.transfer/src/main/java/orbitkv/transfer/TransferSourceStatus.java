@@ -22,12 +22,18 @@ import java.util.Objects;
  * @param dataConnections open data connections
  * @param sendsCut sends whose data connection the source closed because their grant ended (expiry, exclusion,
  *     fence, close; a released grant's send still draining at the grant's expiry counts as expired), by that end
+ * @param dataConnectionRefusals data connections closed as soon as they were accepted, by bound
+ * @param dataConnectionTimeouts data connections closed by a deadline (partial request, idle), by deadline
+ * @param dataReadPauses times a data connection stopped reading its socket (backpressure), by cause
+ * @param dataAcceptFailures failed accepts on the data listener
  */
 public record TransferSourceStatus(long grantsOutstanding, long pinsHeld, long pinnedBytesHeld,
         long prefetchPinnedBytesHeld, long grantsIssued, Map<GrantEnd, Long> grantsEnded,
         Map<RefusalReason, Long> refusals, Map<DataRefusal, Long> dataRefusals, Map<RouteClass, Long> readsServed,
         Map<RouteClass, Long> bytesServed, long egressInFlightBytes, long dataConnections,
-        Map<GrantEnd, Long> sendsCut) {
+        Map<GrantEnd, Long> sendsCut, Map<DataConnectionRefusal, Long> dataConnectionRefusals,
+        Map<DataConnectionTimeout, Long> dataConnectionTimeouts, Map<DataReadPause, Long> dataReadPauses,
+        long dataAcceptFailures) {
     public TransferSourceStatus {
         grantsEnded = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(grantsEnded));
         refusals = EnumCounts.copy(RefusalReason.class, Objects.requireNonNull(refusals));
@@ -35,5 +41,8 @@ public record TransferSourceStatus(long grantsOutstanding, long pinsHeld, long p
         readsServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(readsServed));
         bytesServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(bytesServed));
         sendsCut = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(sendsCut));
+        dataConnectionRefusals = EnumCounts.copy(DataConnectionRefusal.class, Objects.requireNonNull(dataConnectionRefusals));
+        dataConnectionTimeouts = EnumCounts.copy(DataConnectionTimeout.class, Objects.requireNonNull(dataConnectionTimeouts));
+        dataReadPauses = EnumCounts.copy(DataReadPause.class, Objects.requireNonNull(dataReadPauses));
     }
 }

@@ -116,6 +116,28 @@ class GrantSecretTest {
     }
 
     @Test
+    @DisplayName("issue 33 BND-1 a BIND and a READ split across socket reads are served (the bounded listener asks again after a read cycle that brought no whole frame; DataChannelTlsTest covers the TLS case, where handshake reads end such cycles)")
+    void frameSplitAcrossSocketReadsIsServed() throws Exception {
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()));
+        Grant g = grant(1);
+        try (SocketChannel s = connect()) {
+            s.socket().setTcpNoDelay(true);
+            ByteBuf b = Unpooled.buffer(2 * DataFrames.REQUEST_BYTES);
+            DataFrames.writeBind(b, g.id(), GrantSecrets.secret(g));
+            DataFrames.writeRequest(b, g.id(), 0, 7);
+            byte[] all = new byte[b.readableBytes()];
+            b.readBytes(all);
+            int cut = DataFrames.REQUEST_BYTES + 13; // mid-READ
+            s.write(ByteBuffer.wrap(all, 0, cut));
+            Thread.sleep(100); // not synchronization: makes the two halves arrive in separate socket reads
+            s.write(ByteBuffer.wrap(all, cut, all.length - cut));
+            DataFrames.ResponseHeader h = header(s);
+            assertThat(h.status()).isEqualTo(DataStatus.OK);
+            assertThat(h.readId()).isEqualTo(7);
+        }
+    }
+
+    @Test
     @DisplayName("issue 33 a connection bound to one grant does not READ another (its secret was not shown); a new BIND rebinds it")
     void bindingIsPerGrant() throws Exception {
         f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()));

@@ -29,6 +29,11 @@ class TransferConfigTest {
         assertThat(D.readsPerConnectionMax()).isEqualTo(4);
         assertThat(D.withWindows(64L << 20, 256L << 20, 256L << 20, 2, 2).readsPerConnectionMax())
                 .as("the pipelining depth is capped at readsInFlightMax").isEqualTo(2);
+        assertThat(D.dataConnectionsMax()).isEqualTo(1024);
+        assertThat(D.dataConnectionsPerAddressMax()).isEqualTo(64);
+        assertThat(D.dataHeaderTimeoutMs()).isEqualTo(5000);
+        assertThat(D.dataIdleTimeoutMs()).isEqualTo(120_000);
+        assertThat(D.dataReadsQueuedPerConnectionMax()).as("the deepest requester pipeline (64) fits").isEqualTo(64);
     }
 
     static Stream<Arguments> broken() {
@@ -64,7 +69,20 @@ class TransferConfigTest {
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withEventLoops(0, 2),
                         "sourceEventLoopThreads (0) must be >= 1 (1)"),
                 Arguments.of((UnaryOperator<TransferConfig>) c -> c.withEventLoops(2, 65),
-                        "requesterEventLoopThreads (65) must be <= EVENT_LOOP_THREADS_MAX (64)"));
+                        "requesterEventLoopThreads (65) must be <= EVENT_LOOP_THREADS_MAX (64)"),
+                // issue 33: data listener bounds
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(0, 64, 5000, 120_000, 64),
+                        "dataConnectionsMax (0) must be >= 1 (1)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(1024, 8, 5000, 120_000, 64),
+                        "dataConnectionsPerAddressMax (8) must be >= connectionsPerSourceMax (16)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(32, 64, 5000, 120_000, 64),
+                        "dataConnectionsPerAddressMax (64) must be <= dataConnectionsMax (32)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(1024, 64, 0, 120_000, 64),
+                        "dataHeaderTimeoutMs (0) must be >= 1 (1)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(1024, 64, 5000, 0, 64),
+                        "dataIdleTimeoutMs (0) must be >= 1 (1)"),
+                Arguments.of((UnaryOperator<TransferConfig>) c -> c.withDataListener(1024, 64, 5000, 120_000, 3),
+                        "dataReadsQueuedPerConnectionMax (3) must be >= readsPerConnectionMax (4)"));
     }
 
     @ParameterizedTest(name = "{1}")

@@ -118,7 +118,9 @@ public final class TransferFixture implements AutoCloseable {
                 d.receiveInFlightBytesMax(), d.readsInFlightMax(), d.connectionsPerSourceMax(),
                 d.readsPerConnectionMax(), d.connectTimeoutMs(), d.authorizeTimeoutMs(), d.grantSafetyMarginMs(),
                 d.grantsTrackedMax(), d.sharedArenasMappedMax(),
-                64 << 10, d.sourceEventLoopThreads(), d.requesterEventLoopThreads());
+                64 << 10, d.sourceEventLoopThreads(), d.requesterEventLoopThreads(), d.dataConnectionsMax(),
+                d.dataConnectionsPerAddressMax(), d.dataHeaderTimeoutMs(), d.dataIdleTimeoutMs(),
+                d.dataReadsQueuedPerConnectionMax());
     }
 
     public TransferFixture(Options o) throws IOException {

@@ -47,6 +47,8 @@ public final class ManagerProcess implements AutoCloseable {
     private final Path stdout;
     private final Path stderr;
     private final CompletableFuture<String> ready = new CompletableFuture<>();
+    /** The command line this process was launched with. */
+    private List<String> command = List.of();
 
     private ManagerProcess(String name, Process process, Path stdout, Path stderr) {
         this.name = name;
@@ -90,12 +92,18 @@ public final class ManagerProcess implements AutoCloseable {
         return launchModule(name, logDir, prefix, jvmOptions, TEST_STARTUP, "orbitkv.server/orbitkv.server.cli.OrbitKvCommand", args);
     }
 
+    /**
+     * Every launched process exits on OutOfMemoryError as the image's launcher does (dist/pom.xml; issue 33): a
+     * Manager out of memory must end, not linger with its lease lapsed.
+     */
+    public static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
+
     /** Start-up flags of test processes (serial GC, C1 only): fast start, not the image's steady state. */
     private static final List<String> TEST_STARTUP = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
 
     /**
      * The runtime image's JVM settings (dist/pom.xml: default GC and the full JIT, {@code -Xmx1g
-     * -XX:MaxDirectMemorySize=1g}), without the test start-up flags (serial GC, C1 only) that {@link #launch} adds:
+     * -XX:MaxDirectMemorySize=1g}; {@link #EXIT_ON_OUT_OF_MEMORY} is added to every launch), without the test start-up flags (serial GC, C1 only) that {@link #launch} adds:
      * for the performance harnesses, whose figures must describe the Manager as operators run it.
      */
     public static final List<String> IMAGE_JVM = List.of("-Xmx1g", "-XX:MaxDirectMemorySize=1g");
@@ -129,6 +137,7 @@ public final class ManagerProcess implements AutoCloseable {
             throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
+        cmd.add(EXIT_ON_OUT_OF_MEMORY);
         cmd.addAll(jvmOptions);
         cmd.addAll(startupFlags);
         cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
@@ -140,6 +149,7 @@ public final class ManagerProcess implements AutoCloseable {
         Path err = logDir.resolve(name + ".err");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
         ManagerProcess m = new ManagerProcess(name, p, out, err);
+        m.command = List.copyOf(cmd);
         Thread.ofPlatform().daemon(true).name("manager-out-" + name).start(m::pumpStdout);
         return m;
     }
@@ -231,6 +241,11 @@ public final class ManagerProcess implements AutoCloseable {
 
     public String name() {
         return name;
+    }
+
+    /** The command line this process was launched with (java, JVM options, module, arguments). */
+    public List<String> command() {
+        return command;
     }
 
     public long pid() {

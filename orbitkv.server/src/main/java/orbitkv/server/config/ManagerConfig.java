@@ -150,7 +150,9 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
     public record Transfer(int dataPort, Optional<ListenAddress> dataAdvertise, BackendPolicy backend,
                            int pinsPerRequesterMax, long pinnedBytesPerRequesterMax, int pinsTotalMax,
                            long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
-                           long receiveInFlightBytesMax, int readsPerConnectionMax) {
+                           long receiveInFlightBytesMax, int readsPerConnectionMax, int dataConnectionsMax,
+                           int dataConnectionsPerAddressMax, long dataHeaderTimeoutMs, long dataIdleTimeoutMs,
+                           int dataReadsQueuedPerConnectionMax) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
@@ -319,7 +321,11 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(TRANSFER_PINS_TOTAL_MAX), v.size(TRANSFER_PINNED_BYTES_TOTAL_MAX, 1),
                 v.ms(TRANSFER_GRANT_EXPIRY_MS, 1, 3_600_000), v.size(TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX, 1),
                 v.size(TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX, 1),
-                v.count(TRANSFER_READS_PER_CONNECTION_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX));
+                v.count(TRANSFER_READS_PER_CONNECTION_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX),
+                v.count(TRANSFER_DATA_CONNECTIONS_MAX, 1, 1_000_000), v.count(TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX,
+                        TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX, 1_000_000),
+                v.ms(TRANSFER_DATA_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(TRANSFER_DATA_IDLE_TIMEOUT_MS, 1, 86_400_000),
+                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000));
     }
 
     /**
@@ -343,7 +349,9 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                         d.readsInFlightMax(), d.connectionsPerSourceMax())
                 .withGrantTiming(x.grantExpiryMs(), Math.min(d.expirySweepIntervalMs(), x.grantExpiryMs()),
                         d.grantSafetyMarginMs())
-                .withReadsPerConnection(x.readsPerConnectionMax());
+                .withReadsPerConnection(x.readsPerConnectionMax())
+                .withDataListener(x.dataConnectionsMax(), x.dataConnectionsPerAddressMax(), x.dataHeaderTimeoutMs(),
+                        x.dataIdleTimeoutMs(), x.dataReadsQueuedPerConnectionMax());
     }
 
     /** Relations of the transfer settings (BND-6), in the option names as typed. */
@@ -367,6 +375,14 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         requireRelation(t.blockBytesMax() <= x.receiveInFlightBytesMax(), "--transfer-receive-in-flight-bytes-max ("
                 + x.receiveInFlightBytesMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
                 + "): one block must fit the receive window");
+        // issue 33: data listener bounds
+        requireRelation(x.dataConnectionsPerAddressMax() <= x.dataConnectionsMax(),
+                "--transfer-data-connections-per-address-max (" + x.dataConnectionsPerAddressMax()
+                + ") must not exceed --transfer-data-connections-max (" + x.dataConnectionsMax() + ")");
+        requireRelation(x.readsPerConnectionMax() <= x.dataReadsQueuedPerConnectionMax(),
+                "--transfer-data-reads-queued-per-connection-max (" + x.dataReadsQueuedPerConnectionMax()
+                + ") must be at least --transfer-reads-per-connection-max (" + x.readsPerConnectionMax()
+                + "): a requester's whole pipeline must be read without pausing");
     }
 
     private static Path path(RawValues v, Setting s) {

@@ -98,6 +98,12 @@ public enum Setting {
     TRANSFER_EGRESS_IN_FLIGHT_BYTES_MAX("transfer-egress-in-flight-bytes-max", Kind.SIZE, "256MiB", "source side: payload bytes handed to data connections and not yet written; a READ beyond it is refused (EGRESS_LIMIT), never queued"),
     TRANSFER_RECEIVE_IN_FLIGHT_BYTES_MAX("transfer-receive-in-flight-bytes-max", Kind.SIZE, "256MiB", "requester side: receive window, bytes of admitted peer READs not yet physically ended (apart from the --receive-window-bytes metadata credits); a peer route takes its share before its Authorize and is refused (receive-credits) when it does not fit"),
     TRANSFER_READS_PER_CONNECTION_MAX("transfer-reads-per-connection-max", Kind.COUNT, "4", "requester side: READs of one grant pipelined on one TCP data connection, 1..64 (1: one READ at a time per connection); the source answers them in order"),
+    // issue 33: data listener bounds
+    TRANSFER_DATA_CONNECTIONS_MAX("transfer-data-connections-max", Kind.COUNT, "1024", "source side: data connections open at once on the transfer data listener; one more is closed as soon as it is accepted (counted: connections_max)"),
+    TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX("transfer-data-connections-per-address-max", Kind.COUNT, "64", "source side: data connections open at once from one peer IP address, 16..--transfer-data-connections-max (a requester keeps up to 16 per source); beyond: closed at accept (counted: connections_per_address_max)"),
+    TRANSFER_DATA_HEADER_TIMEOUT_MS("transfer-data-header-timeout-ms", Kind.MS, "5000", "source side: a 40-byte READ request must arrive in full this long after its first bytes; beyond: the data connection is closed (counted: header)"),
+    TRANSFER_DATA_IDLE_TIMEOUT_MS("transfer-data-idle-timeout-ms", Kind.MS, "120000", "source side: a data connection with neither input nor output progress this long is closed (counted: idle)"),
+    TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX("transfer-data-reads-queued-per-connection-max", Kind.COUNT, "64", "source side: READs of one data connection decoded and not yet answered out to the socket; at the bound the listener stops reading that connection until answers drain; at least --transfer-reads-per-connection-max (and every peer's)"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),

@@ -113,7 +113,10 @@ final class ApiModel {
                               java.util.Map<String, Long> refusals, java.util.Map<String, Long> dataRefusals,
                               java.util.Map<String, Long> readsServed, java.util.Map<String, Long> bytesServed,
                               long egressInFlightBytes, long egressInFlightBytesMax, long dataConnections,
-                              java.util.Map<String, Long> sendsCut) {}
+                              java.util.Map<String, Long> sendsCut,
+                              java.util.Map<String, Long> dataConnectionRefusals,
+                              java.util.Map<String, Long> dataConnectionTimeouts,
+                              java.util.Map<String, Long> dataReadPauses, long dataAcceptFailures) {}
 
     record TransferRoute(String backend, String route, long reads, long bytes, long latencySumNanos) {}
 

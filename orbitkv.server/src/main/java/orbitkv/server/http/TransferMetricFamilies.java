@@ -74,6 +74,22 @@ final class TransferMetricFamilies {
                 .callback(cb -> cb.call(source.get().egressInFlightBytes())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_transfer_data_connections").help("source: open data connections")
                 .callback(cb -> cb.call(source.get().dataConnections())).register(registry);
+        // issue 33: data listener bounds
+        CounterWithCallback.builder().name("orbitkv_transfer_data_connections_refused")
+                .help("source: data connections closed as soon as accepted, by bound (--transfer-data-connections-max, --transfer-data-connections-per-address-max)")
+                .labelNames("cause").callback(cb -> counts(source.get().dataConnectionRefusals(), (c, n) -> cb.call(n, c)))
+                .register(registry);
+        CounterWithCallback.builder().name("orbitkv_transfer_data_connection_timeouts")
+                .help("source: data connections closed by a deadline (header: --transfer-data-header-timeout-ms, idle: --transfer-data-idle-timeout-ms)")
+                .labelNames("deadline").callback(cb -> counts(source.get().dataConnectionTimeouts(), (c, n) -> cb.call(n, c)))
+                .register(registry);
+        CounterWithCallback.builder().name("orbitkv_transfer_data_read_pauses")
+                .help("source: times a data connection stopped reading its socket (backpressure), by cause (reads_queued_max, not_writable)")
+                .labelNames("cause").callback(cb -> counts(source.get().dataReadPauses(), (c, n) -> cb.call(n, c)))
+                .register(registry);
+        CounterWithCallback.builder().name("orbitkv_transfer_data_accept_failures")
+                .help("source: failed accepts on the data listener (logged at most once a second)")
+                .callback(cb -> cb.call(source.get().dataAcceptFailures())).register(registry);
     }
 
     private static void registerRequester(PrometheusRegistry registry, Supplier<TransferEngineStatus> engine) {

@@ -37,7 +37,8 @@ final class TransferStatusView {
         return new ApiModel.TransferSourceView(dataEndpoint, s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(),
                 s.prefetchPinnedBytesHeld(), s.grantsIssued(), names(s.grantsEnded()), names(s.refusals()),
                 names(s.dataRefusals()), names(s.readsServed()), names(s.bytesServed()), s.egressInFlightBytes(),
-                egressInFlightBytesMax, s.dataConnections(), names(s.sendsCut()));
+                egressInFlightBytesMax, s.dataConnections(), names(s.sendsCut()), names(s.dataConnectionRefusals()),
+                names(s.dataConnectionTimeouts()), names(s.dataReadPauses()), s.dataAcceptFailures());
     }
 
     private static <E extends Enum<E>> Map<String, Long> names(Map<E, Long> counts) {

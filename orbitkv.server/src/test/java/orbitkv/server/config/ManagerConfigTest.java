@@ -100,4 +100,20 @@ class ManagerConfigTest {
                     .isInstanceOf(ConfigException.class).hasMessage("--source-sessions-max must be 1..65536, got " + bad);
         }
     }
+
+    @Test
+    @DisplayName("BND-1 BND-6 issue 33: the data listener bounds default to 1024 / 64 / 5000 ms / 120000 ms / 64 and given values reach TransferConfig")
+    void dataListenerBoundsReachTransferConfig() {
+        var d = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")).transferConfig();
+        assertThat(List.of(d.dataConnectionsMax(), d.dataConnectionsPerAddressMax(), d.dataReadsQueuedPerConnectionMax()))
+                .containsExactly(1024, 64, 64);
+        assertThat(List.of(d.dataHeaderTimeoutMs(), d.dataIdleTimeoutMs())).containsExactly(5000L, 120_000L);
+        var c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.TRANSFER_DATA_CONNECTIONS_MAX, "300").put(Setting.TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX, "20")
+                .put(Setting.TRANSFER_DATA_HEADER_TIMEOUT_MS, "700").put(Setting.TRANSFER_DATA_IDLE_TIMEOUT_MS, "9000")
+                .put(Setting.TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, "8")).transferConfig();
+        assertThat(List.of(c.dataConnectionsMax(), c.dataConnectionsPerAddressMax(), c.dataReadsQueuedPerConnectionMax()))
+                .containsExactly(300, 20, 8);
+        assertThat(List.of(c.dataHeaderTimeoutMs(), c.dataIdleTimeoutMs())).containsExactly(700L, 9000L);
+    }
 }

@@ -23,7 +23,8 @@ class TransferMetricFamiliesTest {
     @DisplayName("INV-9 DIAG-2 sends cut by their grant's end are one counter family labelled by cause, every cause listed")
     void sendsCutByCause() throws IOException {
         TransferSourceStatus source = new TransferSourceStatus(0, 0, 0, 0, 3, Map.of(GrantEnd.EXPIRED, 2L), Map.of(),
-                Map.of(), Map.of(), Map.of(), 0, 0, Map.of(GrantEnd.EXPIRED, 1L, GrantEnd.EXCLUDED, 2L));
+                Map.of(), Map.of(), Map.of(), 0, 0, Map.of(GrantEnd.EXPIRED, 1L, GrantEnd.EXCLUDED, 2L), Map.of(),
+                Map.of(), Map.of(), 0);
         TransferEngineStatus engine = new TransferEngineStatus(List.of(), 0, 0, Map.of(), Map.of(), 0, 0, 0, Map.of(), 0,
                 0, 0, 0, Map.of(), Map.of(), 0, 0, 0, 0, 0, 0);
         PrometheusRegistry registry = new PrometheusRegistry();

@@ -27,7 +27,7 @@ class TransferStatusViewTest {
         Map<GrantEnd, Long> sendsCut = Map.of(GrantEnd.EXPIRED, 1L, GrantEnd.EXCLUDED, 2L, GrantEnd.FENCED, 4L);
         // grants_ended carries other counts for the same causes: a view that maps it into sends_cut fails
         TransferSourceStatus s = new TransferSourceStatus(0, 0, 0, 0, 30, Map.of(GrantEnd.EXPIRED, 7L, GrantEnd.RELEASED, 9L),
-                Map.of(), Map.of(), Map.of(), Map.of(), 0, 0, sendsCut);
+                Map.of(), Map.of(), Map.of(), Map.of(), 0, 0, sendsCut, Map.of(), Map.of(), Map.of(), 0);
         ApiModel.TransferStatus transfer = new ApiModel.TransferStatus(TransferStatusView.source(s, "127.0.0.1:7001", 1024),
                 null);
         ApiResponse r = CacheApi.json(200, new ApiModel.StatusResponse(null, null, null, null, null, null, null, List.of(),

@@ -3,35 +3,50 @@ package orbitkv.transfer.source;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import orbitkv.transfer.DataConnectionRefusal;
+import orbitkv.transfer.DataConnectionTimeout;
+import orbitkv.transfer.DataReadPause;
 import orbitkv.inventory.PeerIdentity;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.frame.CountBytesWindow;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
@@ -43,11 +58,11 @@ import orbitkv.transfer.frame.DataStatus;
  * from the DRAM arena as a {@code ByteBuf} wrapping the pinned read-only segment (the socket reads the arena
  * directly: no copy in user space), from an SSD file as a {@link DefaultFileRegion} (sendfile/splice).
  *
- * <p>With TLS (issue 33: the Manager's peer mutual-TLS files) an {@link SslHandler} heads each connection and
- * requires a client certificate signed by the cluster CA; a plaintext client fails the handshake and is closed, and
- * a BIND binds a grant only from the certificate of the grant's requester. A file region cannot pass through
- * {@link SslHandler}, so SSD blocks are then read in {@link ChunkedNioFile} chunks; the arena buffer is encrypted
- * from the pinned segment as is.
+ * <p>A connection READs only the grant a BIND with the grant's secret bound it to (issue 33: a grant id alone reads
+ * nothing). With TLS (the Manager's peer mutual-TLS files) an {@link SslHandler} heads each connection and requires a
+ * client certificate signed by the cluster CA; a plaintext client fails the handshake and is closed, and a BIND binds
+ * a grant only from the certificate of the grant's requester. A file region cannot pass through {@link SslHandler},
+ * so SSD blocks are then read in {@link ChunkedNioFile} chunks; the arena buffer is encrypted from the pinned segment.
  *
  * <p>A send holds its grant's pins and its bytes in the egress window ({@code sourceEgressInFlightBytesMax})
  * until the write completes or fails; a READ that does not fit the window is refused with
@@ -58,43 +73,99 @@ import orbitkv.transfer.frame.DataStatus;
  * together with a cut that closes its connection; the table cuts it when the grant ends ({@link GrantTable}).
  */
 final class DataListener implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(DataListener.class.getName());
+    /**
+     * The most bytes one socket read takes from a data connection: the most READ frames decoded at once and held
+     * (in the {@link FlowControlHandler}) before they are served one by one is this over 40. Four KiB take a whole
+     * pipeline of 64 READs in one read.
+     */
+    static final int READ_BYTES_MAX = 4096;
+    /** After a failed accept the listener stops accepting this long (as Netty's acceptor does), so it cannot spin. */
+    static final long ACCEPT_PAUSE_MS = 1_000;
+    /** At most one accept-failure log line per this interval; the others are counted and reported with the next. */
+    static final long ACCEPT_FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final Channel server;
     private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final TransferConfig config;
+    private final GrantTable grants;
+    private final CountBytesWindow egress;
+    private final SourceCounters counters;
+    private final Admission admission;
+    /** TLS of every connection (issue 33: the peer mutual-TLS files), or null for plaintext. */
+    private final SslContext tls;
 
-    private DataListener(Channel server) {
+    private DataListener(Channel server, TransferConfig config, GrantTable grants, CountBytesWindow egress,
+            SourceCounters counters, SslContext tls) {
         this.server = server;
+        this.tls = tls;
+        this.config = config;
+        this.grants = grants;
+        this.egress = egress;
+        this.counters = counters;
+        this.admission = new Admission(config.dataConnectionsMax(), config.dataConnectionsPerAddressMax());
     }
 
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
-            GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls) throws IOException {
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls)
+            throws IOException {
         DataListener[] self = new DataListener[1];
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
+                .handler(new AcceptFailures(counters))
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // reading is driven by BlockSender (bounded pipelining, backpressure), never automatic
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WriteBufferWaterMark.DEFAULT)
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 1024, READ_BYTES_MAX))
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        self[0].children.add(ch);
-                        counters.dataConnections.incrementAndGet();
-                        ch.closeFuture().addListener(f -> counters.dataConnections.decrementAndGet());
-                        if (tls != null) { // issue 33: TLS first; a plaintext client fails the handshake and is closed
-                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
-                        }
-                        // Pipelined requests decoded from one socket read are answered with one flush (one writev).
-                        ch.pipeline().addLast(new FlushConsolidationHandler(
-                                        FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
-                        if (tls != null) { // file regions cannot pass SslHandler: SSD blocks go as chunks
-                            ch.pipeline().addLast(new ChunkedWriteHandler());
-                        }
-                        ch.pipeline().addLast(new FixedLengthFrameDecoder(DataFrames.REQUEST_BYTES),
-                                new BlockSender(grants, egress, counters, tls != null));
+                        self[0].initChild(ch);
                     }
                 });
         ChannelFuture bound = b.bind(address).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             throw new IOException("cannot bind the transfer data listener to " + address, bound.cause());
         }
-        self[0] = new DataListener(bound.channel());
+        self[0] = new DataListener(bound.channel(), config, grants, egress, counters, tls);
         return self[0];
+    }
+
+    /**
+     * Admits an accepted connection (or closes it at once, counted by bound) and builds its pipeline: the one place
+     * that does (issue 33). Reading is manual: {@link BlockSender} asks for one READ frame at a time while fewer
+     * than {@code dataReadsQueuedPerConnectionMax} answers are unwritten and the channel is writable.
+     */
+    private void initChild(Channel ch) {
+        InetAddress peer = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        DataConnectionRefusal refused = admission.tryAdmit(peer);
+        if (refused != null) {
+            counters.dataConnectionRefusals.increment(refused);
+            ch.close();
+            return;
+        }
+        children.add(ch);
+        counters.dataConnections.incrementAndGet();
+        ch.closeFuture().addListener(f -> {
+            admission.release(peer);
+            counters.dataConnections.decrementAndGet();
+        });
+        if (tls != null) { // issue 33: TLS first; a plaintext client fails the handshake and is closed
+            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+        }
+        // Answers produced while one socket read is processed go out with one flush (one writev).
+        ch.pipeline().addLast(
+                new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
+        if (tls != null) { // a file region cannot pass SslHandler: SSD blocks go as chunks under TLS
+            ch.pipeline().addLast(new ChunkedWriteHandler());
+        }
+        ch.pipeline().addLast(
+                // no input and no output progress (pending output observed) for the idle deadline: closed
+                new IdleStateHandler(true, 0, 0, config.dataIdleTimeoutMs(), TimeUnit.MILLISECONDS),
+                new RequestDecoder(config.dataHeaderTimeoutMs(), counters),
+                // holds the frames of one socket read and hands them on one per read() request
+                new FlowControlHandler(),
+                new BlockSender(grants, egress, counters, config.dataReadsQueuedPerConnectionMax(), tls != null));
     }
 
     InetSocketAddress boundAddress() {
@@ -107,9 +178,137 @@ final class DataListener implements AutoCloseable {
         children.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
+    /** The connection caps: all connections and connections per peer IP address (BND-1). */
+    static final class Admission {
+        private final int max;
+        private final int perAddressMax;
+        private final Map<InetAddress, Integer> perAddress = new HashMap<>();
+        private int open;
+
+        Admission(int max, int perAddressMax) {
+            this.max = max;
+            this.perAddressMax = perAddressMax;
+        }
+
+        /** Takes a slot for {@code peer}; null when admitted, else the bound that refuses it. */
+        synchronized DataConnectionRefusal tryAdmit(InetAddress peer) {
+            if (open >= max) {
+                return DataConnectionRefusal.CONNECTIONS_MAX;
+            }
+            int n = perAddress.getOrDefault(peer, 0);
+            if (n >= perAddressMax) {
+                return DataConnectionRefusal.CONNECTIONS_PER_ADDRESS_MAX;
+            }
+            perAddress.put(peer, n + 1);
+            open++;
+            return null;
+        }
+
+        synchronized void release(InetAddress peer) {
+            open--;
+            perAddress.computeIfPresent(peer, (k, n) -> n > 1 ? n - 1 : null);
+        }
+    }
+
     /**
-     * Answers READ requests of one connection, in order. A READ is served only for the grant the connection is bound
-     * to by a BIND carrying the grant's secret (and, under TLS, from the certificate of the grant's requester).
+     * The server channel's handler: counts failed accepts, logs at most one line a second (with the number left
+     * out) and pauses accepting for {@link #ACCEPT_PAUSE_MS} as Netty's acceptor would. The event is not passed on:
+     * the acceptor behind would hand it to the pipeline's tail, which logs every one with its stack trace (issue 33:
+     * 1.28 M of them in 20 s).
+     */
+    static final class AcceptFailures extends ChannelInboundHandlerAdapter {
+        private final SourceCounters counters;
+        private long lastLogNanos;
+        private boolean loggedOnce;
+        private long suppressed;
+
+        AcceptFailures(SourceCounters counters) {
+            this.counters = counters;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            counters.dataAcceptFailures.incrementAndGet();
+            long now = System.nanoTime();
+            if (!loggedOnce || now - lastLogNanos >= ACCEPT_FAILURE_LOG_INTERVAL_NANOS) {
+                LOG.log(System.Logger.Level.WARNING, "transfer data listener " + ctx.channel().localAddress()
+                        + ": accept failed: " + cause + (suppressed > 0 ? " (" + suppressed
+                        + " more accept failures since the last line)" : "") + "; total "
+                        + counters.dataAcceptFailures.get());
+                loggedOnce = true;
+                lastLogNanos = now;
+                suppressed = 0;
+            } else {
+                suppressed++;
+            }
+            ChannelConfig cfg = ctx.channel().config();
+            if (cfg.isAutoRead()) {
+                cfg.setAutoRead(false);
+                ctx.channel().eventLoop().schedule(() -> {
+                    cfg.setAutoRead(true);
+                }, ACCEPT_PAUSE_MS, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /**
+     * Fixed 40-byte READ frames, plus the partial-request deadline: a frame's first bytes must be followed by the rest
+     * within {@code dataHeaderTimeoutMs} (measured from the socket read that left a partial frame; a read that
+     * completes a frame starts the deadline anew), else the connection is closed (counted as
+     * {@link DataConnectionTimeout#HEADER}).
+     */
+    static final class RequestDecoder extends FixedLengthFrameDecoder {
+        private final long headerTimeoutMs;
+        private final SourceCounters counters;
+        private ScheduledFuture<?> deadline;
+
+        RequestDecoder(long headerTimeoutMs, SourceCounters counters) {
+            super(DataFrames.REQUEST_BYTES);
+            this.headerTimeoutMs = headerTimeoutMs;
+            this.counters = counters;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            int held = actualReadableBytes() + (msg instanceof ByteBuf b ? b.readableBytes() : 0);
+            super.channelRead(ctx, msg);
+            int partial = actualReadableBytes();
+            boolean completedAFrame = held - partial > 0;
+            if (deadline != null && (partial == 0 || completedAFrame)) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            if (partial > 0 && deadline == null && ctx.channel().isActive()) {
+                deadline = ctx.executor().schedule(() -> {
+                    if (ctx.channel().isActive()) {
+                        counters.dataConnectionTimeouts.increment(DataConnectionTimeout.HEADER);
+                        ctx.close();
+                    }
+                }, headerTimeoutMs, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        protected void handlerRemoved0(ChannelHandlerContext ctx) {
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            handlerRemoved0(ctx);
+            super.channelInactive(ctx);
+        }
+    }
+
+    /**
+     * Answers READ requests of one connection, in order, and drives its reading (issue 33, BND-1): it asks for the
+     * next frame only while fewer than {@code readsQueuedMax} answers are unwritten and the channel is writable, so
+     * answers never queue faster than the socket drains; otherwise reading pauses (counted by cause) and resumes
+     * when an answer is written out or the channel becomes writable again. A MALFORMED frame is answered and the
+     * connection closed; no frame behind it is served.
      */
     static final class BlockSender extends SimpleChannelInboundHandler<ByteBuf> {
         /** Chunk of an SSD block read into a buffer under TLS: one TLS record is at most 16 KiB anyway. */
@@ -118,23 +317,123 @@ final class DataListener implements AutoCloseable {
         private final GrantTable grants;
         private final CountBytesWindow egress;
         private final SourceCounters counters;
+        private final int readsQueuedMax;
+        /** Answers (refusals or sends) handed to the channel whose write has not completed. */
+        private int answersUnwritten;
+        /** A frame was asked for (read()) and has not arrived yet. */
+        private boolean readRequested;
+        /** Reading is paused (counted once per pause). */
+        private boolean paused;
+        /** A MALFORMED frame or a refused BIND was seen: nothing more is read or served. */
+        private boolean closing;
         /** The connection runs TLS: SSD blocks are sent as {@link ChunkedNioFile} chunks, not a file region. */
         private final boolean tls;
-        /** The grant this connection is bound to; null before the first accepted BIND. */
+        /**
+         * The grant this connection is bound to by a BIND with its secret (issue 33); null before the first accepted
+         * BIND. A READ of any other grant is refused {@link DataStatus#NOT_BOUND}.
+         */
         private UUID bound;
-        /** Set once a BIND was refused: the connection is closing and nothing decoded after it is served. */
-        private boolean refused;
 
-        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters, boolean tls) {
+        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters, int readsQueuedMax, boolean tls) {
             this.tls = tls;
             this.grants = grants;
             this.egress = egress;
             this.counters = counters;
+            this.readsQueuedMax = readsQueuedMax;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            super.channelActive(ctx);
+            requestFrame(ctx);
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            if (ctx.channel().isActive()) { // added by the initializer after the channel became active
+                requestFrame(ctx);
+            }
+        }
+
+        /**
+         * Netty 4.2's {@link FlowControlHandler} forgets a {@code read()} that no frame satisfied within one read cycle
+         * (it clears its unsatisfied reads at read-complete). A frame that did not arrive in that cycle (split across
+         * socket reads, or behind TLS handshake and record reads that carried no frame) would then wait in its queue
+         * for a read nobody asks again: while a frame is wanted, ask again.
+         */
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+            if (readRequested && !closing && ctx.channel().isActive()) {
+                ctx.read();
+            }
+            super.channelReadComplete(ctx);
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+            if (ctx.channel().isWritable()) {
+                requestFrame(ctx);
+            }
+            super.channelWritabilityChanged(ctx);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof IdleStateEvent) {
+                counters.dataConnectionTimeouts.increment(DataConnectionTimeout.IDLE);
+                closing = true;
+                ctx.close();
+                return;
+            }
+            super.userEventTriggered(ctx, evt);
+        }
+
+        /**
+         * Asks for the next READ frame if the bounds allow, else records a pause. The read() itself runs as a later
+         * event-loop task: the flow-control handler may deliver a held frame synchronously, and doing that from
+         * within channelRead0 or a write completion would recurse once per frame held.
+         */
+        private void requestFrame(ChannelHandlerContext ctx) {
+            if (readRequested || closing || !ctx.channel().isActive()) {
+                return;
+            }
+            if (answersUnwritten >= readsQueuedMax) {
+                pause(DataReadPause.READS_QUEUED_MAX);
+                return;
+            }
+            if (!ctx.channel().isWritable()) {
+                pause(DataReadPause.NOT_WRITABLE);
+                return;
+            }
+            paused = false;
+            readRequested = true;
+            ctx.executor().execute(() -> {
+                if (!closing && ctx.channel().isActive()) {
+                    ctx.read();
+                }
+            });
+        }
+
+        private void pause(DataReadPause cause) {
+            if (!paused) {
+                paused = true;
+                counters.dataReadPauses.increment(cause);
+            }
+        }
+
+        /** One answer is handed to the channel; its completion frees the slot and may resume reading. */
+        private void track(ChannelHandlerContext ctx, ChannelFuture written) {
+            answersUnwritten++;
+            written.addListener(f -> {
+                answersUnwritten--;
+                requestFrame(ctx);
+            });
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
-            if (refused) {
+            readRequested = false;
+            if (closing) {
                 return;
             }
             DataFrames.ReadRequest req;
@@ -143,10 +442,12 @@ final class DataListener implements AutoCloseable {
                     case DataFrames.ReadRequest r -> req = r;
                     case DataFrames.BindRequest b -> {
                         bind(ctx, b);
+                        requestFrame(ctx);
                         return;
                     }
                 }
             } catch (DataFrames.MalformedFrame e) {
+                closing = true; // nothing decoded behind it is served
                 refuse(ctx, DataStatus.MALFORMED, 0).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
@@ -155,21 +456,23 @@ final class DataListener implements AutoCloseable {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
                 case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
             }
+            requestFrame(ctx);
         }
 
         /**
          * A BIND: binds the connection to the grant (replacing an earlier binding), leaves it unbound for a grant the
-         * source no longer has, or answers a wrong secret or certificate by name (read id 0) and closes.
+         * source no longer has, or answers a wrong secret or certificate by name (read id 0) and closes; nothing decoded
+         * behind a refused BIND is served.
          */
         private void bind(ChannelHandlerContext ctx, DataFrames.BindRequest b) {
-            SslHandler tls = ctx.pipeline().get(SslHandler.class);
-            PeerIdentity.Named peer = tls == null ? null : PeerIdentity.of(tls.engine().getSession());
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            PeerIdentity.Named peer = ssl == null ? null : PeerIdentity.of(ssl.engine().getSession());
             switch (grants.bind(b.grantId(), b.secret(), peer)) {
                 case GrantTable.BindResult.Bound ok -> bound = ok.grantId();
                 case GrantTable.BindResult.Unknown u -> bound = null;
                 case GrantTable.BindResult.Refused r -> {
                     bound = null;
-                    refused = true;
+                    closing = true;
                     refuse(ctx, r.status(), 0).addListener(ChannelFutureListener.CLOSE);
                 }
             }
@@ -195,7 +498,9 @@ final class DataListener implements AutoCloseable {
             DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
             ctx.write(header, ctx.voidPromise());
             RouteClass route = RouteClass.of(s.pin().medium());
-            ctx.writeAndFlush(payload).addListener((ChannelFutureListener) f -> {
+            ChannelFuture written = ctx.writeAndFlush(payload);
+            track(ctx, written);
+            written.addListener((ChannelFutureListener) f -> {
                 egress.release(1, length);
                 grants.endSend(s); // the pin outlives the bytes on the wire (DRAINING)
                 if (f.isSuccess()) {
@@ -245,11 +550,14 @@ final class DataListener implements AutoCloseable {
             counters.dataRefusals.increment(status.refusal());
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, status, readId, 0, 0);
-            return ctx.writeAndFlush(header);
+            ChannelFuture written = ctx.writeAndFlush(header);
+            track(ctx, written);
+            return written;
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            closing = true;
             ctx.close();
         }
     }

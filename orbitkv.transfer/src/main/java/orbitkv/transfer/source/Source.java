@@ -50,7 +50,7 @@ public final class Source implements TransferSource {
         this.counters = new SourceCounters();
         this.grants = new GrantTable(config, clock, counters);
         this.egress = new CountBytesWindow("source egress", Integer.MAX_VALUE, config.sourceEgressInFlightBytesMax());
-        this.listener = DataListener.bind(dataBind, group, serverChannel, grants, egress, counters,
+        this.listener = DataListener.bind(dataBind, group, serverChannel, config, grants, egress, counters,
                 tls == null ? null : TlsContexts.server(tls));
         this.dataEndpoint = advertised != null ? advertised
                 : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
@@ -156,7 +156,9 @@ public final class Source implements TransferSource {
                 grants.prefetchPinnedBytesHeld(), counters.grantsIssued.get(), counters.grantsEnded.snapshot(),
                 counters.refusals.snapshot(), counters.dataRefusals.snapshot(), counters.readsServed.snapshot(),
                 counters.bytesServed.snapshot(), egress.bytes(), counters.dataConnections.get(),
-                counters.sendsCut.snapshot());
+                counters.sendsCut.snapshot(), counters.dataConnectionRefusals.snapshot(),
+                counters.dataConnectionTimeouts.snapshot(), counters.dataReadPauses.snapshot(),
+                counters.dataAcceptFailures.get());
     }
 
     @Override

@@ -1,6 +1,9 @@
 package orbitkv.transfer.source;
 
 import java.util.concurrent.atomic.AtomicLong;
+import orbitkv.transfer.DataConnectionRefusal;
+import orbitkv.transfer.DataConnectionTimeout;
+import orbitkv.transfer.DataReadPause;
 import orbitkv.transfer.DataRefusal;
 import orbitkv.transfer.GrantEnd;
 import orbitkv.transfer.RefusalReason;
@@ -18,4 +21,12 @@ final class SourceCounters {
     final EnumCounter<RouteClass> readsServed = new EnumCounter<>(RouteClass.class);
     final EnumCounter<RouteClass> bytesServed = new EnumCounter<>(RouteClass.class);
     final AtomicLong dataConnections = new AtomicLong();
+    /** Data connections closed as soon as they were accepted, by bound (issue 33). */
+    final EnumCounter<DataConnectionRefusal> dataConnectionRefusals = new EnumCounter<>(DataConnectionRefusal.class);
+    /** Data connections closed by a deadline, by deadline. */
+    final EnumCounter<DataConnectionTimeout> dataConnectionTimeouts = new EnumCounter<>(DataConnectionTimeout.class);
+    /** Times a data connection stopped reading its socket (backpressure), by cause. */
+    final EnumCounter<DataReadPause> dataReadPauses = new EnumCounter<>(DataReadPause.class);
+    /** Failed accepts on the data listener (file descriptors exhausted, ...). */
+    final AtomicLong dataAcceptFailures = new AtomicLong();
 }
