@@ -78,16 +78,22 @@ class ManagerSecurityGateTest {
         return Files.createDirectories(work.resolve("dram-" + name));
     }
 
-    @Test
-    @DisplayName("OPS-5 SES-1 issue 20.9: with --peer-tls-* two Managers' InventorySessions run over mutual TLS (await and query across them); the listener refuses a client without a certificate and a plaintext one")
-    void peerMutualTls() throws Exception {
+    /** The two-Manager mutual-TLS cluster the peer TLS tests share, started once. */
+    private Map<String, ManagerProcess> tlsNodes;
+    private final Map<String, Path[]> tlsLeaves = new LinkedHashMap<>();
+
+    private synchronized Map<String, ManagerProcess> tlsCluster() throws Exception {
+        if (tlsNodes != null) {
+            return tlsNodes;
+        }
         String cluster = "tls-" + UUID.randomUUID().toString().substring(0, 8);
         try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
             assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
         }
         Map<String, ManagerProcess> nodes = new LinkedHashMap<>();
         for (String node : List.of("a", "b")) {
-            Path[] leaf = certs.leaf("peer-" + node, "cluster-ca");
+            Path[] leaf = certs.leaf("peer-" + node, "cluster-ca", node); // issue 33: the certificate names the node
+            tlsLeaves.put(node, leaf);
             nodes.put(node, launch("tls-" + node, ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
                     dram("tls-" + node), "--dram", "16MiB", "--block-bytes-max", "1MiB",
                     // ManagerProcess.LOAD_TOLERANT_LEASE
@@ -96,10 +102,17 @@ class ManagerSecurityGateTest {
                     "--peer-tls-cert-file", leaf[0].toString(), "--peer-tls-key-file", leaf[1].toString(),
                     "--peer-tls-ca-file", ca.toString())));
         }
+        nodes.values().forEach(ManagerProcess::awaitReady);
+        tlsNodes = nodes;
+        return nodes;
+    }
+
+    @Test
+    @DisplayName("OPS-5 SES-1 issue 20.9: with --peer-tls-* two Managers' InventorySessions run over mutual TLS (await and query across them); the listener refuses a client without a certificate and a plaintext one")
+    void peerMutualTls() throws Exception {
+        Map<String, ManagerProcess> nodes = tlsCluster();
         ManagerProcess a = nodes.get("a");
         ManagerProcess b = nodes.get("b");
-        a.awaitReady();
-        b.awaitReady();
         ManagerApi apiA = new ManagerApi(a.httpBase());
         ManagerApi apiB = new ManagerApi(b.httpBase());
         String key = String.format("%064x", 0x7150);
@@ -135,6 +148,131 @@ class ManagerSecurityGateTest {
             // reset by the TLS listener: refused as well
         }
         assertThat(a.stderrText() + a.stdoutText()).doesNotContain("in plaintext (trusted cluster)");
+    }
+
+    @Test
+    @DisplayName("issue 33 the data channel is plaintext and unauthenticated under peer mTLS: a peer restore crosses the TLS data channel; a plaintext READ and a TLS client without a certificate get no byte from the data port")
+    void dataChannelPlaintextUnderPeerMtls() throws Exception {
+        Map<String, ManagerProcess> nodes = tlsCluster();
+        ManagerProcess a = nodes.get("a");
+        ManagerApi apiA = new ManagerApi(a.httpBase());
+        ManagerApi apiB = new ManagerApi(nodes.get("b").httpBase());
+        String key = String.format("%064x", 0x7151);
+        byte[] payload = ManagerApi.payload(1, 0, 256 << 10);
+        assertThat(apiA.save("tls-data", Map.of(key, payload)).status()).isEqualTo(200);
+        ManagerApi.Reply sync = apiA.sync();
+        assertThat(sync.status()).as(sync.text()).isEqualTo(200);
+        ManagerApi.Reply awaited = apiB.await(sync.json().get("inventory_fence"), apiB.status().at("/scope/digest").asText(), 20_000);
+        assertThat(awaited.status()).as(awaited.text()).isEqualTo(200);
+        ManagerApi.Reply restored = apiB.restore("tls-data", List.of(key), "tcp", 20_000);
+        assertThat(restored.status()).as(restored.text()).isEqualTo(200);
+        assertThat(restored.header("X-OrbitKV-Route")).contains("peer-dram@a").contains("+tcp");
+        assertThat(ManagerApi.unframe(restored.body()).get(key)).as("the bytes crossed the TLS data channel").isEqualTo(payload);
+
+        URI data = URI.create("tcp://" + apiA.status().at("/transfer/source/data_endpoint").asText());
+        try (Socket plain = new Socket(data.getHost(), data.getPort())) {
+            plain.setSoTimeout(20_000);
+            byte[] read = new byte[40]; // a READ frame: magic OKVT, version 1, type 1, then a grant id nobody holds
+            java.nio.ByteBuffer.wrap(read).putInt(0x4F4B5654).put((byte) 1).put((byte) 1);
+            plain.getOutputStream().write(read);
+            byte[] answer = readUntilClosed(plain);
+            assertThat(answer.length < 32 || answer[0] != 'O').as("no data channel answer in plaintext, got "
+                    + answer.length + " bytes").isTrue();
+        }
+        try (SSLSocket s = (SSLSocket) trustingContext().getSocketFactory().createSocket(data.getHost(), data.getPort())) {
+            s.setSoTimeout(20_000);
+            SSLParameters p = s.getSSLParameters();
+            p.setProtocols(new String[] {"TLSv1.3"});
+            s.setSSLParameters(p);
+            s.startHandshake(); // TLS 1.3: the missing client certificate is refused with the first read
+            assertThatThrownBy(() -> {
+                s.getOutputStream().write(new byte[40]);
+                if (s.getInputStream().read() < 0) {
+                    throw new IOException("closed");
+                }
+            }).as("no client certificate").isInstanceOf(IOException.class);
+        }
+        assertThat(apiA.status().at("/transfer/source/reads_served/peer_dram").asLong()).as("only B's TLS READ")
+                .isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("issue 33 any certificate from the cluster CA can pose as any member: Authorize with a CA-signed certificate of node 'intruder' claiming member b is REQUESTER_IDENTITY_MISMATCH; b's own certificate is served; a certificate not naming --node-id refuses the start")
+    void anyCertificateFromClusterCaCanPoseAsAnyMember() throws Exception {
+        Map<String, ManagerProcess> nodes = tlsCluster();
+        ManagerProcess a = nodes.get("a");
+        ManagerProcess b = nodes.get("b");
+        Path[] intruder = certs.leaf("intruder", "cluster-ca", "intruder");
+        orbitkv.transfer.wire.AuthorizeRequest posing = authorizeAs(b.incarnation(), a.incarnation());
+        orbitkv.transfer.wire.AuthorizeResponse refused = authorize(a, intruder, posing);
+        assertThat(refused.getRefused().getReason()).as(refused.toString())
+                .isEqualTo(orbitkv.transfer.wire.RefusalReason.REQUESTER_IDENTITY_MISMATCH);
+        assertThat(refused.getRefused().getDetail()).contains("intruder");
+        orbitkv.transfer.wire.AuthorizeResponse own = authorize(a, tlsLeaves.get("b"), posing);
+        assertThat(own.hasAuthorized()).as("b's own certificate: " + own).isTrue();
+        assertThat(new ManagerApi(a.httpBase()).status().at("/transfer/source/refusals/requester_identity_mismatch")
+                .asLong()).isGreaterThanOrEqualTo(1);
+
+        Path[] other = certs.leaf("peer-x", "cluster-ca", "x");
+        ManagerProcess wrong = launch("tls-wrong-node", List.of("manager", "--cluster", "c1", "--node-id", "y",
+                "--etcd", ETCD.endpoints().toString(), "--http-listen", "127.0.0.1:0", "--dram", "4MiB",
+                "--block-bytes-max", "1MiB", "--dram-dir", dram("tls-wrong-node").toString(),
+                "--peer-tls-cert-file", other[0].toString(), "--peer-tls-key-file", other[1].toString(),
+                "--peer-tls-ca-file", ca.toString()));
+        assertThat(wrong.awaitExit(BOUND)).isEqualTo(2);
+        assertThat(wrong.stderrText()).contains("--peer-tls-cert-file " + other[0] + " names node x")
+                .contains("--node-id is y");
+    }
+
+    /** A well-formed Authorize of one DRAM block claiming {@code requester} ("node/epoch/uuid") toward {@code source}. */
+    private static orbitkv.transfer.wire.AuthorizeRequest authorizeAs(String requester, String source) {
+        orbitkv.transfer.wire.AuthorizeRequest.Builder r = orbitkv.transfer.wire.AuthorizeRequest.newBuilder()
+                .setProtocol("orbitkv/transfer/v1").setRequester(ref(requester)).setSource(ref(source))
+                .setIntent(orbitkv.transfer.wire.Intent.INTENT_FOREGROUND);
+        r.addBlocksBuilder().setNamespace(com.google.protobuf.ByteString.copyFromUtf8("tls"))
+                .setKey(com.google.protobuf.ByteString.copyFrom(java.util.HexFormat.of().parseHex(String.format("%064x", 0x7150))))
+                .setMedium(orbitkv.transfer.wire.Medium.MEDIUM_DRAM).setResidencySequence(1);
+        return r.build();
+    }
+
+    private static orbitkv.transfer.wire.IncarnationRef ref(String incarnation) {
+        String[] p = incarnation.split("/");
+        UUID id = UUID.fromString(p[2]);
+        return orbitkv.transfer.wire.IncarnationRef.newBuilder().setNodeId(p[0]).setNodeEpoch(Long.parseLong(p[1]))
+                .setId(orbitkv.transfer.wire.Uuid.newBuilder().setMsb(id.getMostSignificantBits())
+                        .setLsb(id.getLeastSignificantBits())).build();
+    }
+
+    /** Sends {@code request} (with {@code to}'s cluster UUID) to {@code to}'s peer listener presenting {@code leaf}. */
+    private orbitkv.transfer.wire.AuthorizeResponse authorize(ManagerProcess to, Path[] leaf,
+            orbitkv.transfer.wire.AuthorizeRequest request) throws Exception {
+        URI peer = URI.create("tcp://" + to.peer());
+        io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress(peer.getHost(), peer.getPort())
+                .sslContext(io.grpc.netty.GrpcSslContexts.forClient().trustManager(ca.toFile())
+                        .keyManager(leaf[0].toFile(), leaf[1].toFile()).build()).build();
+        try {
+            UUID cluster = UUID.fromString(new ManagerApi(to.httpBase()).status().at("/cluster/uuid").asText());
+            return orbitkv.transfer.wire.TransferAuthorizationGrpc.newBlockingStub(ch)
+                    .withDeadlineAfter(20, java.util.concurrent.TimeUnit.SECONDS)
+                    .authorize(request.toBuilder().setClusterUuid(orbitkv.transfer.wire.Uuid.newBuilder()
+                            .setMsb(cluster.getMostSignificantBits()).setLsb(cluster.getLeastSignificantBits())).build());
+        } finally {
+            ch.shutdownNow();
+        }
+    }
+
+    private static byte[] readUntilClosed(Socket s) {
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        byte[] b = new byte[4096];
+        try {
+            int n;
+            while ((n = s.getInputStream().read(b)) >= 0) {
+                got.write(b, 0, n);
+            }
+        } catch (IOException reset) {
+            // reset or a TLS alert then close: refused as well
+        }
+        return got.toByteArray();
     }
 
     @Test
