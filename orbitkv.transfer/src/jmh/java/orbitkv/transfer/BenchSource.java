@@ -29,9 +29,16 @@ final class BenchSource implements AutoCloseable {
 
     /** @param inlineAuthorization the source's Authorize/Release on its event loop (the Manager's choice) or on an executor */
     BenchSource(int blockBytes, int blocks, NativeIo io, boolean inlineAuthorization) throws Exception {
+        this(blockBytes, blocks, io, inlineAuthorization, null, null);
+    }
+
+    /** With TLS on the data channel when both are non-null (issue 33; {@code DataChannelTlsHarness}). */
+    BenchSource(int blockBytes, int blocks, NativeIo io, boolean inlineAuthorization, DataChannelTls sourceTls,
+            DataChannelTls engineTls) throws Exception {
         this.blockBytes = blockBytes;
         TransferConfig c = TransferConfig.defaults().withReadsPerConnection(readsPerConnection());
-        this.f = new TransferFixture(TransferFixture.Options.defaults(io).withConfig(c).withInlineAuthorization(inlineAuthorization));
+        this.f = new TransferFixture(TransferFixture.Options.defaults(io).withConfig(c).withInlineAuthorization(inlineAuthorization)
+                .withTls(sourceTls, engineTls));
         this.destinations = new MemorySegment[blocks];
         for (int i = 0; i < blocks; i++) {
             byte[] b = TransferFixture.payload(blockBytes, 1, i);
