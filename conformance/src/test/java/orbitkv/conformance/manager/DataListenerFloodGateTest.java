@@ -174,12 +174,20 @@ class DataListenerFloodGateTest {
                 api(requester).status().at("/scope/digest").asText(), 10_000);
         assertThat(await.status()).as(await.text()).isEqualTo(200);
         List<String> keys = List.copyOf(blocks.keySet());
-        // warm up (JIT, pools, connections) before the pre-attack RSS is taken
-        for (int i = 0; i < 100; i++) {
+        // warm up (JIT, pools, connections) before the pre-attack RSS is taken; the last 50 rounds are the baseline
+        List<Long> healthBefore = new ArrayList<>();
+        List<Long> restoreBefore = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            long t0 = System.nanoTime();
             ManagerApi.Reply r = api(requester).restore(NS, keys, "tcp", 10_000);
+            long t1 = System.nanoTime();
             assertThat(r.status()).as(r.text()).isEqualTo(200);
             assertThat(r.header("X-OrbitKV-Restored")).isEqualTo("4");
             api(source).health();
+            if (i >= 100) {
+                restoreBefore.add(t1 - t0);
+                healthBefore.add(System.nanoTime() - t1);
+            }
         }
         long rssBefore = rssBytes(source);
         long logBefore = logBytes();
@@ -263,6 +271,8 @@ class DataListenerFloodGateTest {
         long listenerBound = CONNECTIONS_MAX * PER_CONNECTION_BYTES;
         long rssBound = rssBefore + rssBefore / 4 + listenerBound;
         long logGrowth = logBytes() - logBefore;
+        System.out.printf("data flood gate: before the attack /health p99 %.1f ms, peer restore p99 %.1f ms (%d each)%n",
+                p99(healthBefore) / 1e6, p99(restoreBefore) / 1e6, healthBefore.size());
         System.out.printf("data flood gate: /health p99 %.1f ms (%d), peer restore 4 x 64 KiB p99 %.1f ms (%d, %d failed),"
                         + " RSS before %d MiB max %d MiB bound %d MiB, log +%d B, flood %d MB written, storm %d connects,"
                         + " refusals %s, timeouts %s, pauses %s, grant_unknown %d%n",

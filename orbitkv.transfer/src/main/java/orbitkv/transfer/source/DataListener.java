@@ -33,6 +33,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import orbitkv.transfer.DataConnectionRefusal;
@@ -94,9 +95,17 @@ final class DataListener implements AutoCloseable {
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
             TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters)
             throws IOException {
+        return bind(address, group, channelType, config, grants, egress, counters,
+                line -> LOG.log(System.Logger.Level.WARNING, line));
+    }
+
+    /** As above, with the accept-failure log lines going to {@code acceptFailureLog} (tests). */
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
+            Consumer<String> acceptFailureLog) throws IOException {
         DataListener[] self = new DataListener[1];
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
-                .handler(new AcceptFailures(counters))
+                .handler(new AcceptFailures(counters, acceptFailureLog))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // reading is driven by BlockSender (bounded pipelining, backpressure), never automatic
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -150,6 +159,11 @@ final class DataListener implements AutoCloseable {
         return (InetSocketAddress) server.localAddress();
     }
 
+    /** The listening channel (tests fire accept failures through its pipeline). */
+    Channel serverChannel() {
+        return server;
+    }
+
     @Override
     public void close() {
         server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
@@ -196,12 +210,14 @@ final class DataListener implements AutoCloseable {
      */
     static final class AcceptFailures extends ChannelInboundHandlerAdapter {
         private final SourceCounters counters;
+        private final Consumer<String> log;
         private long lastLogNanos;
         private boolean loggedOnce;
         private long suppressed;
 
-        AcceptFailures(SourceCounters counters) {
+        AcceptFailures(SourceCounters counters, Consumer<String> log) {
             this.counters = counters;
+            this.log = log;
         }
 
         @Override
@@ -209,7 +225,7 @@ final class DataListener implements AutoCloseable {
             counters.dataAcceptFailures.incrementAndGet();
             long now = System.nanoTime();
             if (!loggedOnce || now - lastLogNanos >= ACCEPT_FAILURE_LOG_INTERVAL_NANOS) {
-                LOG.log(System.Logger.Level.WARNING, "transfer data listener " + ctx.channel().localAddress()
+                log.accept("transfer data listener " + ctx.channel().localAddress()
                         + ": accept failed: " + cause + (suppressed > 0 ? " (" + suppressed
                         + " more accept failures since the last line)" : "") + "; total "
                         + counters.dataAcceptFailures.get());
