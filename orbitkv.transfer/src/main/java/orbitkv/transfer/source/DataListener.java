@@ -74,7 +74,8 @@ final class DataListener implements AutoCloseable {
     /** At most one accept-failure log line per this interval; the others are counted and reported with the next. */
     static final long ACCEPT_FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final Channel server;
+    /** The listening channel, set once bound (before it, no connection can be accepted). */
+    private Channel server;
     private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final TransferConfig config;
     private final GrantTable grants;
@@ -82,9 +83,7 @@ final class DataListener implements AutoCloseable {
     private final SourceCounters counters;
     private final Admission admission;
 
-    private DataListener(Channel server, TransferConfig config, GrantTable grants, CountBytesWindow egress,
-            SourceCounters counters) {
-        this.server = server;
+    private DataListener(TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters) {
         this.config = config;
         this.grants = grants;
         this.egress = egress;
@@ -103,9 +102,10 @@ final class DataListener implements AutoCloseable {
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
             TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
             Consumer<String> acceptFailureLog) throws IOException {
-        DataListener[] self = new DataListener[1];
+        // built before binding: a connection accepted as soon as the socket listens finds its listener
+        DataListener self = new DataListener(config, grants, egress, counters);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
-                .handler(new AcceptFailures(counters, acceptFailureLog))
+                .handler(new AcceptGuard(self.admission, counters, acceptFailureLog))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // reading is driven by BlockSender (bounded pipelining, backpressure), never automatic
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -114,30 +114,24 @@ final class DataListener implements AutoCloseable {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        self[0].initChild(ch);
+                        self.initChild(ch);
                     }
                 });
         ChannelFuture bound = b.bind(address).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             throw new IOException("cannot bind the transfer data listener to " + address, bound.cause());
         }
-        self[0] = new DataListener(bound.channel(), config, grants, egress, counters);
-        return self[0];
+        self.server = bound.channel();
+        return self;
     }
 
     /**
-     * Admits an accepted connection (or closes it at once, counted by bound) and builds its pipeline: the one place
-     * that does (issue 33). Reading is manual: {@link BlockSender} asks for one READ frame at a time while fewer
-     * than {@code dataReadsQueuedPerConnectionMax} answers are unwritten and the channel is writable.
+     * Builds an admitted connection's pipeline (the {@link AcceptGuard} took its slot): the one place that does
+     * (issue 33). Reading is manual: {@link BlockSender} asks for one READ frame at a time while fewer than
+     * {@code dataReadsQueuedPerConnectionMax} answers are unwritten and the channel is writable.
      */
     private void initChild(Channel ch) {
-        InetAddress peer = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
-        DataConnectionRefusal refused = admission.tryAdmit(peer);
-        if (refused != null) {
-            counters.dataConnectionRefusals.increment(refused);
-            ch.close();
-            return;
-        }
+        InetAddress peer = peer(ch);
         children.add(ch);
         counters.dataConnections.incrementAndGet();
         ch.closeFuture().addListener(f -> {
@@ -202,22 +196,43 @@ final class DataListener implements AutoCloseable {
         }
     }
 
+    private static InetAddress peer(Channel ch) {
+        return ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+    }
+
     /**
-     * The server channel's handler: counts failed accepts, logs at most one line a second (with the number left
-     * out) and pauses accepting for {@link #ACCEPT_PAUSE_MS} as Netty's acceptor would. The event is not passed on:
-     * the acceptor behind would hand it to the pipeline's tail, which logs every one with its stack trace (issue 33:
-     * 1.28 M of them in 20 s).
+     * The server channel's handler, on the accepting event loop. Admission: an accepted connection beyond the
+     * listener's or its peer address's cap is closed at once, before it is registered with any event loop (so a
+     * connection storm costs the loops that serve admitted connections nothing), and counted by bound. (A connection
+     * whose registration then fails, which happens only while the event loops shut down, keeps its slot.)
+     * Accept failures: counted, logged at most one line a second (with the number left out), and accepting pauses
+     * for {@link #ACCEPT_PAUSE_MS} as Netty's acceptor would. The failure is not passed on: the acceptor behind would
+     * hand it to the pipeline's tail, which logs every one with its stack trace (issue 33: 1.28 M of them in 20 s).
      */
-    static final class AcceptFailures extends ChannelInboundHandlerAdapter {
+    static final class AcceptGuard extends ChannelInboundHandlerAdapter {
+        private final Admission admission;
         private final SourceCounters counters;
         private final Consumer<String> log;
         private long lastLogNanos;
         private boolean loggedOnce;
         private long suppressed;
 
-        AcceptFailures(SourceCounters counters, Consumer<String> log) {
+        AcceptGuard(Admission admission, SourceCounters counters, Consumer<String> log) {
+            this.admission = admission;
             this.counters = counters;
             this.log = log;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            DataConnectionRefusal refused = admission.tryAdmit(peer(child));
+            if (refused != null) {
+                counters.dataConnectionRefusals.increment(refused);
+                child.unsafe().closeForcibly(); // not registered yet: closes the socket now
+                return;
+            }
+            ctx.fireChannelRead(child);
         }
 
         @Override
