@@ -332,6 +332,10 @@ final class DataListener implements AutoCloseable {
         private boolean paused;
         /** A MALFORMED frame was seen: nothing more is read or served. */
         private boolean closing;
+        /** A drain task is queued on the event loop. */
+        private boolean drainScheduled;
+        /** A drain is running: answers are written and flushed together at its end. */
+        private boolean draining;
 
         BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters, int readsQueuedMax) {
             this.grants = grants;
@@ -373,29 +377,55 @@ final class DataListener implements AutoCloseable {
         }
 
         /**
-         * Asks for the next READ frame if the bounds allow, else records a pause. The read() itself runs as a later
-         * event-loop task: the flow-control handler may deliver a held frame synchronously, and doing that from
-         * within channelRead0 or a write completion would recurse once per frame held.
+         * Schedules a {@link #drain} if the bounds allow reading, else records a pause. The drain runs as a later
+         * event-loop task: the flow-control handler delivers a held frame synchronously from read(), and doing that
+         * from within channelRead0 or a write completion would recurse once per frame held.
          */
         private void requestFrame(ChannelHandlerContext ctx) {
-            if (readRequested || closing || !ctx.channel().isActive()) {
+            if (drainScheduled || readRequested || closing || !ctx.channel().isActive() || !mayRead(ctx)) {
                 return;
             }
+            drainScheduled = true;
+            ctx.executor().execute(() -> drain(ctx));
+        }
+
+        /** True while fewer than readsQueuedMax answers are unwritten and the channel is writable; else a pause. */
+        private boolean mayRead(ChannelHandlerContext ctx) {
             if (answersUnwritten >= readsQueuedMax) {
                 pause(DataReadPause.READS_QUEUED_MAX);
-                return;
+                return false;
             }
             if (!ctx.channel().isWritable()) {
                 pause(DataReadPause.NOT_WRITABLE);
-                return;
+                return false;
             }
             paused = false;
-            readRequested = true;
-            ctx.executor().execute(() -> {
-                if (!closing && ctx.channel().isActive()) {
-                    ctx.read();
+            return true;
+        }
+
+        /**
+         * Serves the frames the flow-control handler holds, one read() each, while the bounds allow (at most
+         * readsQueuedMax: each adds an unwritten answer), writing their answers with one flush at the end (one
+         * writev for a pipeline). When it holds none, the read() goes to the socket and the next frame arrives
+         * through channelRead0 later.
+         */
+        private void drain(ChannelHandlerContext ctx) {
+            drainScheduled = false;
+            draining = true;
+            try {
+                while (!readRequested && !closing && ctx.channel().isActive() && mayRead(ctx)) {
+                    readRequested = true;
+                    ctx.read(); // a held frame arrives now (channelRead0 clears readRequested)
                 }
-            });
+            } finally {
+                draining = false;
+                ctx.flush();
+            }
+        }
+
+        /** Writes one message; flushed now unless a drain flushes its answers together at its end. */
+        private ChannelFuture emit(ChannelHandlerContext ctx, Object msg) {
+            return draining ? ctx.write(msg) : ctx.writeAndFlush(msg);
         }
 
         private void pause(DataReadPause cause) {
@@ -433,7 +463,9 @@ final class DataListener implements AutoCloseable {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
                 case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
             }
-            requestFrame(ctx);
+            if (!draining) { // the first frame of a socket read: the drain serves the frames held behind it
+                requestFrame(ctx);
+            }
         }
 
         private void send(ChannelHandlerContext ctx, GrantTable.SendStart.Start s, long readId) {
@@ -456,7 +488,7 @@ final class DataListener implements AutoCloseable {
             DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
             ctx.write(header, ctx.voidPromise());
             RouteClass route = RouteClass.of(s.pin().medium());
-            ChannelFuture written = ctx.writeAndFlush(payload);
+            ChannelFuture written = emit(ctx, payload);
             track(ctx, written);
             written.addListener((ChannelFutureListener) f -> {
                 egress.release(1, length);
@@ -507,7 +539,7 @@ final class DataListener implements AutoCloseable {
             counters.dataRefusals.increment(status.refusal());
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, status, readId, 0, 0);
-            ChannelFuture written = ctx.writeAndFlush(header);
+            ChannelFuture written = emit(ctx, header);
             track(ctx, written);
             return written;
         }
