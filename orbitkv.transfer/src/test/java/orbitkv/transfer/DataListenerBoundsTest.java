@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -83,10 +84,15 @@ class DataListenerBoundsTest {
         }
     }
 
-    /** True once the source closed {@code s} (read sees end of stream or a reset). */
+    /**
+     * True once the source closed {@code s} (read sees end of stream or a reset); false when nothing happens within
+     * the socket's 30 s read timeout or a byte arrives.
+     */
     private static boolean closedBySource(SocketChannel s) {
         try {
             return s.socket().getInputStream().read() < 0;
+        } catch (SocketTimeoutException open) {
+            return false;
         } catch (IOException reset) {
             return true;
         }

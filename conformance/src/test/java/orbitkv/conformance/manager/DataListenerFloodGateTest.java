@@ -59,6 +59,8 @@ class DataListenerFloodGateTest {
     private static final int FLOOD_FRAMES = 1_000_000;
     /** Storm connections (from 127.0.0.3) held open at once by the attacker, beyond the caps. */
     private static final int STORM_HELD_MAX = 2_000;
+    /** The storm's connection rate. */
+    private static final int STORM_CONNECTS_PER_SECOND = 1_000;
     /**
      * The data listener's own worst case per admitted connection: one socket read (4 KiB) and its decoded frames,
      * unwritten answers up to the high-water mark (64 KiB) plus the queued answers' objects.
@@ -133,9 +135,13 @@ class DataListenerFloodGateTest {
     }
 
     private static long p99(List<Long> nanos) {
+        return quantile(nanos, 0.99);
+    }
+
+    private static long quantile(List<Long> nanos, double q) {
         List<Long> sorted = new ArrayList<>(nanos);
         sorted.sort(null);
-        return sorted.isEmpty() ? -1 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
+        return sorted.isEmpty() ? -1 : sorted.get(Math.max(0, Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * q) - 1)));
     }
 
     private static ByteBuffer floodChunk(int frames) {
@@ -174,12 +180,20 @@ class DataListenerFloodGateTest {
                 api(requester).status().at("/scope/digest").asText(), 10_000);
         assertThat(await.status()).as(await.text()).isEqualTo(200);
         List<String> keys = List.copyOf(blocks.keySet());
-        // warm up (JIT, pools, connections) before the pre-attack RSS is taken
-        for (int i = 0; i < 100; i++) {
+        // warm up (JIT, pools, connections) before the pre-attack RSS is taken; the last 50 rounds are the baseline
+        List<Long> healthBefore = new ArrayList<>();
+        List<Long> restoreBefore = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            long t0 = System.nanoTime();
             ManagerApi.Reply r = api(requester).restore(NS, keys, "tcp", 10_000);
+            long t1 = System.nanoTime();
             assertThat(r.status()).as(r.text()).isEqualTo(200);
             assertThat(r.header("X-OrbitKV-Restored")).isEqualTo("4");
             api(source).health();
+            if (i >= 100) {
+                restoreBefore.add(t1 - t0);
+                healthBefore.add(System.nanoTime() - t1);
+            }
         }
         long rssBefore = rssBytes(source);
         long logBefore = logBytes();
@@ -209,7 +223,12 @@ class DataListenerFloodGateTest {
         }
         ArrayDeque<SocketChannel> storm = new ArrayDeque<>();
         attackers.add(Thread.ofPlatform().daemon().name("storm").start(() -> {
+            long next = System.nanoTime();
             while (attacking.get()) {
+                // paced (the storm: 20,100 connections in about 20 s), so that the attacker does not simply
+                // take one of the machine's cores from the Manager; pacing, not synchronization
+                next += 1_000_000_000L / STORM_CONNECTS_PER_SECOND;
+                java.util.concurrent.locks.LockSupport.parkNanos(next - System.nanoTime());
                 try {
                     SocketChannel s = open("127.0.0.3", data);
                     s.write(ByteBuffer.wrap(new byte[] {0x4F, 0x4B, 0x56, 0x54}));
@@ -263,6 +282,10 @@ class DataListenerFloodGateTest {
         long listenerBound = CONNECTIONS_MAX * PER_CONNECTION_BYTES;
         long rssBound = rssBefore + rssBefore / 4 + listenerBound;
         long logGrowth = logBytes() - logBefore;
+        System.out.printf("data flood gate: before the attack /health p50 %.1f p99 %.1f ms, peer restore p50 %.1f p99 %.1f ms"
+                        + " (%d each); during it /health p50 %.1f ms, restore p50 %.1f ms%n",
+                quantile(healthBefore, 0.5) / 1e6, p99(healthBefore) / 1e6, quantile(restoreBefore, 0.5) / 1e6,
+                p99(restoreBefore) / 1e6, healthBefore.size(), quantile(health, 0.5) / 1e6, quantile(restore, 0.5) / 1e6);
         System.out.printf("data flood gate: /health p99 %.1f ms (%d), peer restore 4 x 64 KiB p99 %.1f ms (%d, %d failed),"
                         + " RSS before %d MiB max %d MiB bound %d MiB, log +%d B, flood %d MB written, storm %d connects,"
                         + " refusals %s, timeouts %s, pauses %s, grant_unknown %d%n",

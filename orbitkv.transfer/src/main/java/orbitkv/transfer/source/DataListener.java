@@ -38,6 +38,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import orbitkv.transfer.DataConnectionRefusal;
@@ -85,7 +86,8 @@ final class DataListener implements AutoCloseable {
     /** At most one accept-failure log line per this interval; the others are counted and reported with the next. */
     static final long ACCEPT_FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final Channel server;
+    /** The listening channel, set once bound (before it, no connection can be accepted). */
+    private Channel server;
     private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final TransferConfig config;
     private final GrantTable grants;
@@ -95,9 +97,8 @@ final class DataListener implements AutoCloseable {
     /** TLS of every connection (issue 33: the peer mutual-TLS files), or null for plaintext. */
     private final SslContext tls;
 
-    private DataListener(Channel server, TransferConfig config, GrantTable grants, CountBytesWindow egress,
-            SourceCounters counters, SslContext tls) {
-        this.server = server;
+    private DataListener(TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
+            SslContext tls) {
         this.tls = tls;
         this.config = config;
         this.grants = grants;
@@ -107,11 +108,34 @@ final class DataListener implements AutoCloseable {
     }
 
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters)
+            throws IOException {
+        return bind(address, group, channelType, config, grants, egress, counters, (SslContext) null);
+    }
+
+    /** As above; {@code tls} non-null runs every connection over TLS (issue 33). */
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
             TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls)
             throws IOException {
-        DataListener[] self = new DataListener[1];
+        return bind(address, group, channelType, config, grants, egress, counters, tls,
+                line -> LOG.log(System.Logger.Level.WARNING, line));
+    }
+
+    /** As above, plaintext, with the accept-failure log lines going to {@code acceptFailureLog} (tests). */
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
+            Consumer<String> acceptFailureLog) throws IOException {
+        return bind(address, group, channelType, config, grants, egress, counters, null, acceptFailureLog);
+    }
+
+    /** As above, with TLS when {@code tls} is non-null. */
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls,
+            Consumer<String> acceptFailureLog) throws IOException {
+        // built before binding: a connection accepted as soon as the socket listens finds its listener
+        DataListener self = new DataListener(config, grants, egress, counters, tls);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
-                .handler(new AcceptFailures(counters))
+                .handler(new AcceptGuard(self.admission, counters, acceptFailureLog))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // reading is driven by BlockSender (bounded pipelining, backpressure), never automatic
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -120,30 +144,24 @@ final class DataListener implements AutoCloseable {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        self[0].initChild(ch);
+                        self.initChild(ch);
                     }
                 });
         ChannelFuture bound = b.bind(address).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             throw new IOException("cannot bind the transfer data listener to " + address, bound.cause());
         }
-        self[0] = new DataListener(bound.channel(), config, grants, egress, counters, tls);
-        return self[0];
+        self.server = bound.channel();
+        return self;
     }
 
     /**
-     * Admits an accepted connection (or closes it at once, counted by bound) and builds its pipeline: the one place
-     * that does (issue 33). Reading is manual: {@link BlockSender} asks for one READ frame at a time while fewer
-     * than {@code dataReadsQueuedPerConnectionMax} answers are unwritten and the channel is writable.
+     * Builds an admitted connection's pipeline (the {@link AcceptGuard} took its slot): the one place that does
+     * (issue 33). Reading is manual: {@link BlockSender} asks for one READ frame at a time while fewer than
+     * {@code dataReadsQueuedPerConnectionMax} answers are unwritten and the channel is writable.
      */
     private void initChild(Channel ch) {
-        InetAddress peer = ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
-        DataConnectionRefusal refused = admission.tryAdmit(peer);
-        if (refused != null) {
-            counters.dataConnectionRefusals.increment(refused);
-            ch.close();
-            return;
-        }
+        InetAddress peer = peer(ch);
         children.add(ch);
         counters.dataConnections.incrementAndGet();
         ch.closeFuture().addListener(f -> {
@@ -153,8 +171,8 @@ final class DataListener implements AutoCloseable {
         if (tls != null) { // issue 33: TLS first; a plaintext client fails the handshake and is closed
             ch.pipeline().addLast(tls.newHandler(ch.alloc()));
         }
-        // Answers produced while one socket read is processed go out with one flush (one writev).
         ch.pipeline().addLast(
+                // Answers produced while one socket read is processed go out with one flush (one writev).
                 new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, false));
         if (tls != null) { // a file region cannot pass SslHandler: SSD blocks go as chunks under TLS
             ch.pipeline().addLast(new ChunkedWriteHandler());
@@ -170,6 +188,11 @@ final class DataListener implements AutoCloseable {
 
     InetSocketAddress boundAddress() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** The listening channel (tests fire accept failures through its pipeline). */
+    Channel serverChannel() {
+        return server;
     }
 
     @Override
@@ -210,20 +233,43 @@ final class DataListener implements AutoCloseable {
         }
     }
 
+    private static InetAddress peer(Channel ch) {
+        return ch.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+    }
+
     /**
-     * The server channel's handler: counts failed accepts, logs at most one line a second (with the number left
-     * out) and pauses accepting for {@link #ACCEPT_PAUSE_MS} as Netty's acceptor would. The event is not passed on:
-     * the acceptor behind would hand it to the pipeline's tail, which logs every one with its stack trace (issue 33:
-     * 1.28 M of them in 20 s).
+     * The server channel's handler, on the accepting event loop. Admission: an accepted connection beyond the
+     * listener's or its peer address's cap is closed at once, before it is registered with any event loop (so a
+     * connection storm costs the loops that serve admitted connections nothing), and counted by bound. (A connection
+     * whose registration then fails, which happens only while the event loops shut down, keeps its slot.)
+     * Accept failures: counted, logged at most one line a second (with the number left out), and accepting pauses
+     * for {@link #ACCEPT_PAUSE_MS} as Netty's acceptor would. The failure is not passed on: the acceptor behind would
+     * hand it to the pipeline's tail, which logs every one with its stack trace (issue 33: 1.28 M of them in 20 s).
      */
-    static final class AcceptFailures extends ChannelInboundHandlerAdapter {
+    static final class AcceptGuard extends ChannelInboundHandlerAdapter {
+        private final Admission admission;
         private final SourceCounters counters;
+        private final Consumer<String> log;
         private long lastLogNanos;
         private boolean loggedOnce;
         private long suppressed;
 
-        AcceptFailures(SourceCounters counters) {
+        AcceptGuard(Admission admission, SourceCounters counters, Consumer<String> log) {
+            this.admission = admission;
             this.counters = counters;
+            this.log = log;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            DataConnectionRefusal refused = admission.tryAdmit(peer(child));
+            if (refused != null) {
+                counters.dataConnectionRefusals.increment(refused);
+                child.unsafe().closeForcibly(); // not registered yet: closes the socket now
+                return;
+            }
+            ctx.fireChannelRead(child);
         }
 
         @Override
@@ -231,7 +277,7 @@ final class DataListener implements AutoCloseable {
             counters.dataAcceptFailures.incrementAndGet();
             long now = System.nanoTime();
             if (!loggedOnce || now - lastLogNanos >= ACCEPT_FAILURE_LOG_INTERVAL_NANOS) {
-                LOG.log(System.Logger.Level.WARNING, "transfer data listener " + ctx.channel().localAddress()
+                log.accept("transfer data listener " + ctx.channel().localAddress()
                         + ": accept failed: " + cause + (suppressed > 0 ? " (" + suppressed
                         + " more accept failures since the last line)" : "") + "; total "
                         + counters.dataAcceptFailures.get());
@@ -324,8 +370,13 @@ final class DataListener implements AutoCloseable {
         private boolean readRequested;
         /** Reading is paused (counted once per pause). */
         private boolean paused;
-        /** A MALFORMED frame or a refused BIND was seen: nothing more is read or served. */
+        /** A MALFORMED frame was seen: nothing more is read or served. */
         private boolean closing;
+        /** A drain task is queued on the event loop. */
+        private boolean drainScheduled;
+        /** A drain is running: answers are written and flushed together at its end. */
+        private boolean draining;
+
         /** The connection runs TLS: SSD blocks are sent as {@link ChunkedNioFile} chunks, not a file region. */
         private final boolean tls;
         /**
@@ -357,9 +408,9 @@ final class DataListener implements AutoCloseable {
 
         /**
          * Netty 4.2's {@link FlowControlHandler} forgets a {@code read()} that no frame satisfied within one read cycle
-         * (it clears its unsatisfied reads at read-complete). A frame that did not arrive in that cycle (split across
-         * socket reads, or behind TLS handshake and record reads that carried no frame) would then wait in its queue
-         * for a read nobody asks again: while a frame is wanted, ask again.
+         * (it clears its unsatisfied reads at read-complete). Under TLS, handshake and record reads end such cycles
+         * without a frame, and the frame then waited in its queue for a read nobody asked again: while a frame is
+         * wanted, ask again.
          */
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
@@ -389,29 +440,55 @@ final class DataListener implements AutoCloseable {
         }
 
         /**
-         * Asks for the next READ frame if the bounds allow, else records a pause. The read() itself runs as a later
-         * event-loop task: the flow-control handler may deliver a held frame synchronously, and doing that from
-         * within channelRead0 or a write completion would recurse once per frame held.
+         * Schedules a {@link #drain} if the bounds allow reading, else records a pause. The drain runs as a later
+         * event-loop task: the flow-control handler delivers a held frame synchronously from read(), and doing that
+         * from within channelRead0 or a write completion would recurse once per frame held.
          */
         private void requestFrame(ChannelHandlerContext ctx) {
-            if (readRequested || closing || !ctx.channel().isActive()) {
+            if (drainScheduled || readRequested || closing || !ctx.channel().isActive() || !mayRead(ctx)) {
                 return;
             }
+            drainScheduled = true;
+            ctx.executor().execute(() -> drain(ctx));
+        }
+
+        /** True while fewer than readsQueuedMax answers are unwritten and the channel is writable; else a pause. */
+        private boolean mayRead(ChannelHandlerContext ctx) {
             if (answersUnwritten >= readsQueuedMax) {
                 pause(DataReadPause.READS_QUEUED_MAX);
-                return;
+                return false;
             }
             if (!ctx.channel().isWritable()) {
                 pause(DataReadPause.NOT_WRITABLE);
-                return;
+                return false;
             }
             paused = false;
-            readRequested = true;
-            ctx.executor().execute(() -> {
-                if (!closing && ctx.channel().isActive()) {
-                    ctx.read();
+            return true;
+        }
+
+        /**
+         * Serves the frames the flow-control handler holds, one read() each, while the bounds allow (at most
+         * readsQueuedMax: each adds an unwritten answer), writing their answers with one flush at the end (one
+         * writev for a pipeline). When it holds none, the read() goes to the socket and the next frame arrives
+         * through channelRead0 later.
+         */
+        private void drain(ChannelHandlerContext ctx) {
+            drainScheduled = false;
+            draining = true;
+            try {
+                while (!readRequested && !closing && ctx.channel().isActive() && mayRead(ctx)) {
+                    readRequested = true;
+                    ctx.read(); // a held frame arrives now (channelRead0 clears readRequested)
                 }
-            });
+            } finally {
+                draining = false;
+                ctx.flush();
+            }
+        }
+
+        /** Writes one message; flushed now unless a drain flushes its answers together at its end. */
+        private ChannelFuture emit(ChannelHandlerContext ctx, Object msg) {
+            return draining ? ctx.write(msg) : ctx.writeAndFlush(msg);
         }
 
         private void pause(DataReadPause cause) {
@@ -442,7 +519,9 @@ final class DataListener implements AutoCloseable {
                     case DataFrames.ReadRequest r -> req = r;
                     case DataFrames.BindRequest b -> {
                         bind(ctx, b);
-                        requestFrame(ctx);
+                        if (!draining) {
+                            requestFrame(ctx);
+                        }
                         return;
                     }
                 }
@@ -456,7 +535,9 @@ final class DataListener implements AutoCloseable {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
                 case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
             }
-            requestFrame(ctx);
+            if (!draining) { // the first frame of a socket read: the drain serves the frames held behind it
+                requestFrame(ctx);
+            }
         }
 
         /**
@@ -498,7 +579,7 @@ final class DataListener implements AutoCloseable {
             DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
             ctx.write(header, ctx.voidPromise());
             RouteClass route = RouteClass.of(s.pin().medium());
-            ChannelFuture written = ctx.writeAndFlush(payload);
+            ChannelFuture written = emit(ctx, payload);
             track(ctx, written);
             written.addListener((ChannelFutureListener) f -> {
                 egress.release(1, length);
@@ -550,7 +631,7 @@ final class DataListener implements AutoCloseable {
             counters.dataRefusals.increment(status.refusal());
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, status, readId, 0, 0);
-            ChannelFuture written = ctx.writeAndFlush(header);
+            ChannelFuture written = emit(ctx, header);
             track(ctx, written);
             return written;
         }
