@@ -93,7 +93,7 @@ public final class DramTier implements AutoCloseable {
             throw new IllegalArgumentException("DRAM pins max and pinned bytes max must be >= 1, got " + pinsMax
                     + ", " + pinnedBytesMax);
         }
-        Files.createDirectories(dir);
+        OwnerOnlyFiles.createDirectories(dir);
         reclaimStaleArenas(dir);
         Path file = dir.resolve(ARENA_PREFIX + instance.fileTag() + ARENA_SUFFIX);
         Path creating = dir.resolve(ARENA_PREFIX + instance.fileTag() + ".creating");
@@ -101,8 +101,8 @@ public final class DramTier implements AutoCloseable {
         FileChannel channel = null;
         OwnerLock lock = null;
         try {
-            channel = FileChannel.open(creating, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            channel = FileChannel.open(creating, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), OwnerOnlyFiles.fileMode()); // 0600 at creation (issue 33 item 3)
             // Locked before it has the name other starters probe, so no starter ever takes it for stale.
             lock = OwnerLock.adopt(creating, channel);
             MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity, arena);

@@ -118,7 +118,7 @@ public final class SsdTier implements AutoCloseable {
             throw new IllegalArgumentException("SSD tier needs bytesMax, pinsMax and pinnedBytesMax >= 1, got "
                     + bytesMax + ", " + pinsMax + ", " + pinnedBytesMax);
         }
-        Files.createDirectories(dir);
+        OwnerOnlyFiles.createDirectories(dir);
         OwnerLock lock = switch (OwnerLock.acquireLockFile(dir.resolve(LOCK_FILE), instance.holderText("not registered yet"))) {
             case OwnerLock.Attempt.Acquired a -> a.lock();
             case OwnerLock.Attempt.Held h -> throw new LocalResourceRefused("SSD directory " + dir.toAbsolutePath()
@@ -358,7 +358,8 @@ public final class SsdTier implements AutoCloseable {
             table.lock.unlock();
         }
         Path path = dir.resolve(FILE_PREFIX + instance.fileTag() + "-" + fileId + FILE_SUFFIX);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                OwnerOnlyFiles.fileMode())) { // 0600 at creation (issue 33 item 3)
             ByteBuffer src = job.payload.asByteBuffer();
             while (src.hasRemaining()) {
                 ch.write(src);
