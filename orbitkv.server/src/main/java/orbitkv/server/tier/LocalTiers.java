@@ -194,6 +194,14 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     }
 
     /**
+     * {@link #awaitSubmittedSaves} that also says which SSD copies of those saves failed (issue 33: /cache/sync
+     * must not claim success for writes that failed); without an SSD tier, completed with no failure.
+     */
+    public SsdTier.WritesAwaited syncSubmittedSaves(long timeoutMs) throws InterruptedException {
+        return ssd == null ? new SsdTier.WritesAwaited(true, 0, null) : ssd.awaitSubmittedWrites(timeoutMs);
+    }
+
+    /**
      * Records which incarnation these tiers serve, once registration has returned (the tiers open first, so
      * the directory is held before any etcd side effect): written into the SSD directory's lock file.
      */
