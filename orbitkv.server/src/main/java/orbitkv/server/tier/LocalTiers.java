@@ -89,7 +89,11 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
             if (refused != null) {
                 return refused;
             }
-            batch.write(java.nio.ByteBuffer.wrap(payload));
+            try {
+                batch.write(java.nio.ByteBuffer.wrap(payload));
+            } catch (TierWriteFailed failed) { // the arena's filesystem could not back the bytes (issue 33)
+                return failed.refusal(); // the batch aborts on close: nothing stored
+            }
             return switch (batch.commit()) {
                 case SaveBatch.Outcome.Stored s -> s.records().getFirst();
                 case SaveBatch.Outcome.Refused r -> r.refusal();

@@ -118,7 +118,9 @@ class TierStorageFaultGateTest {
             assertThat(health.at("/tiers/0/state").asText()).isEqualTo("degraded");
             assertThat(health.at("/tiers/0/write_faults").asLong()).isGreaterThanOrEqualTo(1);
             assertThat(http.get("/metrics").text())
-                    .contains("orbitkv_tier_refused_total{medium=\"DRAM\",reason=\"BACKING_STORE_FULL\"} 1.0");
+                    .contains("orbitkv_tier_refused_total{medium=\"DRAM\",reason=\"BACKING_STORE_FULL\"} 1.0")
+                    .contains("orbitkv_tier_degraded{medium=\"DRAM\"} 1.0")
+                    .contains("orbitkv_tier_write_faults_total{medium=\"DRAM\"} 1.0");
             // The save stored nothing; the earlier block is intact and restorable.
             RawHttp.Response restored = http.postJson("/cache/restore",
                     "{\"namespace\": \"ns\", \"keys\": [\"" + String.format("%016x", 0) + "\", \""
@@ -160,6 +162,8 @@ class TierStorageFaultGateTest {
             assertThat(status.at("/tiers/1/state").asText()).isEqualTo("degraded");
             assertThat(status.at("/inventory/head_sequence").isNumber()).as("the status fields stay").isTrue();
             assertThat(health.at("/tiers/0/state").asText()).isEqualTo("ok");
+            assertThat(http.get("/metrics").text()).contains("orbitkv_tier_degraded{medium=\"SSD\"} 1.0")
+                    .contains("orbitkv_tier_degraded{medium=\"DRAM\"} 0.0");
         } finally {
             manager.shutdown();
         }
