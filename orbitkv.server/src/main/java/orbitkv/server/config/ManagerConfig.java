@@ -28,7 +28,8 @@ import orbitkv.transfer.TransferConfig;
 /**
  * The validated configuration of one Manager (DESIGN §7 CLI, §9 bounds). Built only by {@link #from}: one
  * validation pass that parses every value against its own bound, reads and checks the files the settings
- * name (TLS PEM files, the token file), and then checks every relation between settings in
+ * name (TLS PEM files, the token file) and the tier directories' modes ({@link DataDirectory}), and then checks
+ * every relation between settings in
  * {@link #validate}, including the relations the consumers (inventory, session, index, membership
  * configurations) enforce, each message naming the options as the operator typed them (BND-6). It finishes
  * before anything has a side effect (no file created, no etcd contacted): a ManagerConfig that exists is safe
@@ -271,6 +272,10 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 hasSsd ? Path.of(v.text(SSD_DIR)) : null, hasSsd ? v.size(SSD, 1) : 0, v.count(SSD_PINS_MAX),
                 v.count(SSD_QUEUE_WRITES_MAX), v.size(SSD_QUEUE_BYTES_MAX, 1), v.size(BLOCK_BYTES_MAX, 1),
                 v.size(DRAM_PINNED_BYTES_MAX, 1), v.size(SSD_PINNED_BYTES_MAX, 1), v.size(RESTORE_BYTES_IN_FLIGHT_MAX, 1));
+        DataDirectory.require(DRAM_DIR, tiers.dramDir()); // issue 33 item 3: no directory others may write into
+        if (hasSsd) {
+            DataDirectory.require(SSD_DIR, tiers.ssdDir());
+        }
         Http http = new Http(v.size(SAVE_BODY_BYTES_MAX, 1), v.size(JSON_BODY_BYTES_MAX, 1024),
                 v.count(HTTP_REQUESTS_IN_FLIGHT_MAX), v.ms(SHUTDOWN_DRAIN_MS, 0, 600_000),
                 v.ms(AWAIT_TIMEOUT_MS_MAX, 1, AWAIT_TIMEOUT_MS_CAP), v.count(AWAIT_WAITERS_MAX),

@@ -57,6 +57,11 @@ public enum ApiError {
     TIER_NO_EVICTABLE_SPACE(503),
     TIER_PINS_EXHAUSTED(503),
     SHUTTING_DOWN(503),
+    // issue 33: tier storage failures
+    /** The filesystem under the DRAM arena (a tmpfs) could not back the save's bytes; nothing stored. */
+    TIER_BACKING_STORE_FULL(503),
+    /** /cache/sync: SSD copies of saves it covers failed to write (the blocks are in DRAM only). */
+    SSD_WRITE_FAILED(503),
     // 500: a bug or an I/O failure of local storage, never an input problem
     INTERNAL(500);
 

@@ -102,6 +102,23 @@ final class ApiMetrics {
                         }
                     }
                 }).register(registry);
+        // issue 33: tier storage faults (the refusals themselves are in orbitkv_tier_refused_total)
+        GaugeWithCallback.builder().name("orbitkv_tier_degraded")
+                .help("1 while the tier's storage failed its last write (full tmpfs or disk, I/O error), else 0")
+                .labelNames("medium").callback(cb -> {
+                    cb.call(tiers.dram().faults().current().isPresent() ? 1 : 0, "DRAM");
+                    if (tiers.ssd() != null) {
+                        cb.call(tiers.ssd().faults().current().isPresent() ? 1 : 0, "SSD");
+                    }
+                }).register(registry);
+        CounterWithCallback.builder().name("orbitkv_tier_write_faults")
+                .help("writes the tier's storage failed (full tmpfs or disk, I/O error)")
+                .labelNames("medium").callback(cb -> {
+                    cb.call(tiers.dram().faults().faultsTotal(), "DRAM");
+                    if (tiers.ssd() != null) {
+                        cb.call(tiers.ssd().faults().faultsTotal(), "SSD");
+                    }
+                }).register(registry);
         SsdTier ssd = tiers.ssd();
         if (ssd != null) {
             GaugeWithCallback.builder().name("orbitkv_ssd_queue_writes").help("queued SSD writes")

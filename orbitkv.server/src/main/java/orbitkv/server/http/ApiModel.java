@@ -99,7 +99,16 @@ final class ApiModel {
                        SessionsStatus sessions) {
             this(protocol, cluster, self, scope, membership, coverage, inventory, owners, nextPageToken, sessions, null);
         }
+
+        /** With the local tiers' figures and fault states (issue 33). */
+        StatusWithTiers withTiers(List<TierHealth> tiers) {
+            return new StatusWithTiers(this, tiers);
+        }
     }
+
+    /** {@code GET /cache/metadata/status}: the status fields, then {@code tiers} (issue 33: tier fault states). */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record StatusWithTiers(@com.fasterxml.jackson.annotation.JsonUnwrapped StatusResponse status, List<TierHealth> tiers) {}
 
     /**
      * Both transfer ends of this Manager (issue 13 item 6; docs/transfer.md): the source's grants, pins, refusals
@@ -145,9 +154,20 @@ final class ApiModel {
     record ServedSession(Owner requester, String sessionId, String phase, long cursor, long lastFrame,
                          long outstandingBytes, long peakOutstandingBytes, long snapshotAttempts, long snapshotAborts) {}
 
-    record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes) {}
+    /**
+     * One tier in /health and status: {@code state} "ok" or "degraded" (issue 33: its storage failed a write and no
+     * write succeeded since), {@code fault} the last failure while degraded (null when ok), {@code write_faults} the
+     * write failures since start.
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes, String state, TierFault fault,
+                      long writeFaults) {}
 
-    record HealthResponse(String status, String mode, List<TierHealth> tiers) {}
+    /** A tier's current write fault: reason (a tier refusal name), message, failures in this episode, ages in ms. */
+    record TierFault(String reason, String message, long failures, long sinceMs, long lastMs) {}
+
+    /** {@code reasons}: why the status is not "ok" when a tier is degraded (issue 33); empty otherwise. */
+    record HealthResponse(String status, String mode, List<TierHealth> tiers, List<String> reasons) {}
 
     record ErrorBody(String code, String message) {}
 

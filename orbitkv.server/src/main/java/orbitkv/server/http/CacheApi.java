@@ -109,6 +109,9 @@ final class CacheApi {
                 batch.write(bytes);
             } catch (IllegalStateException closed) { // the tier closed under a running save (shutdown)
                 throw new ApiException(ApiError.SHUTTING_DOWN, "the DRAM tier closed during the save");
+            } catch (orbitkv.server.tier.TierWriteFailed failed) { // issue 33: the tmpfs could not back the bytes
+                throw new ApiException(refusalCode(failed.refusal()), failed.refusal().message()
+                        + "; nothing of this save is stored");
             }
         }
 
@@ -239,8 +242,14 @@ final class CacheApi {
      * bounded), then returns the inventory fence, or {@code {"standalone": true}} (API-1, API-3).
      */
     ApiResponse sync() throws InterruptedException {
-        if (!tiers.awaitSubmittedSaves(syncWaitMs)) {
+        orbitkv.server.tier.SsdTier.WritesAwaited waited = tiers.syncSubmittedSaves(syncWaitMs);
+        if (!waited.completed()) {
             throw new ApiException(ApiError.AWAIT_TIMEOUT, "submitted saves were not resident within " + syncWaitMs + " ms");
+        }
+        if (waited.failed() > 0) { // issue 33: never 200 for SSD copies that were not written
+            throw new ApiException(ApiError.SSD_WRITE_FAILED, waited.failed() + " SSD write(s) of the saves this sync"
+                    + " covers failed" + (waited.lastFailure() == null ? "" : " (last: " + waited.lastFailure() + ")")
+                    + "; those blocks are resident in DRAM only; /health shows the SSD tier degraded");
         }
         return metadata.fence()
                 .<ApiResponse>map(f -> json(200, new ApiModel.SyncFenceResponse(f)))
@@ -254,19 +263,30 @@ final class CacheApi {
 
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
-        return json(200, metadata.status(ownersLimit, pageToken, tiers.headSequence()));
+        return json(200, metadata.status(ownersLimit, pageToken, tiers.headSequence()).withTiers(tierHealth()));
     }
 
     ApiResponse health() {
-        List<ApiModel.TierHealth> list = new ArrayList<>(2);
-        list.add(tierHealth(tiers.dram().usage()));
-        if (tiers.ssd() != null) {
-            list.add(tierHealth(tiers.ssd().usage()));
-        }
+        List<ApiModel.TierHealth> list = tierHealth();
         String status = metadata.healthStatus();
+        // issue 33: a tier whose storage fails writes degrades the Manager (local service is partly lost)
+        List<String> reasons = list.stream().filter(t -> t.fault() != null)
+                .map(t -> t.medium() + " tier " + t.fault().reason() + ": " + t.fault().message()).toList();
+        if ("ok".equals(status) && !reasons.isEmpty()) {
+            status = "degraded";
+        }
         // A fenced Manager answers 503, so probes that read only the status code route around it (issue 20
         // item 6); "degraded" stays 200: local service is whole and the body says what is missing.
-        return json("fenced".equals(status) ? 503 : 200, new ApiModel.HealthResponse(status, metadata.mode(), list));
+        return json("fenced".equals(status) ? 503 : 200, new ApiModel.HealthResponse(status, metadata.mode(), list, reasons));
+    }
+
+    private List<ApiModel.TierHealth> tierHealth() {
+        List<ApiModel.TierHealth> list = new ArrayList<>(2);
+        list.add(tierHealth(tiers.dram().usage(), tiers.dram().faults()));
+        if (tiers.ssd() != null) {
+            list.add(tierHealth(tiers.ssd().usage(), tiers.ssd().faults()));
+        }
+        return list;
     }
 
     ApiResponse metrics() {
@@ -278,8 +298,12 @@ final class CacheApi {
         return e.headers().isEmpty() ? r : new ApiResponse(r.status(), r.contentType(), r.body(), e.headers());
     }
 
-    private static ApiModel.TierHealth tierHealth(TierUsage u) {
-        return new ApiModel.TierHealth(u.medium().name(), u.blocks(), u.residentBytes(), u.capacityBytes());
+    private static ApiModel.TierHealth tierHealth(TierUsage u, orbitkv.server.tier.TierFaults faults) {
+        long now = System.nanoTime();
+        ApiModel.TierFault fault = faults.current().map(f -> new ApiModel.TierFault(f.reason().name(), f.message(),
+                f.faultsSinceOk(), (now - f.sinceNanos()) / 1_000_000, (now - f.lastNanos()) / 1_000_000)).orElse(null);
+        return new ApiModel.TierHealth(u.medium().name(), u.blocks(), u.residentBytes(), u.capacityBytes(),
+                fault == null ? "ok" : "degraded", fault, faults.faultsTotal());
     }
 
     private static ApiError refusalCode(SaveOutcome.Refused r) {
@@ -287,6 +311,7 @@ final class CacheApi {
             case BLOCK_EXCEEDS_TIER -> ApiError.BLOCK_EXCEEDS_TIER;
             case PINS_EXHAUSTED -> ApiError.TIER_PINS_EXHAUSTED;
             case CLOSED -> ApiError.SHUTTING_DOWN;
+            case BACKING_STORE_FULL -> ApiError.TIER_BACKING_STORE_FULL;
             default -> ApiError.TIER_NO_EVICTABLE_SPACE;
         };
     }

@@ -11,6 +11,7 @@ import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SourceResidency;
 import orbitkv.server.tier.SsdTier;
 import orbitkv.server.tier.TierInstance;
+import orbitkv.server.tier.TierSpace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,9 +39,18 @@ record LocalCache(SourceResidency residency, LocalTiers tiers, TierInstance inst
         if (memory.isPresent()) { // before anything is created, and before any etcd side effect
             throw new LocalResourceRefused(memory.get());
         }
+        ManagerConfig.Tiers t = config.tiers();
+        // issue 33: a tmpfs too small for both arenas would fail saves later (a SIGBUS under a mapped write)
+        java.util.Optional<String> space = TierSpace.dramRefusal(t.dramDir(), t.dramBytes(), t.restoreBytesInFlightMax(),
+                TierSpace::usableBytes);
+        if (space.isPresent()) {
+            throw new LocalResourceRefused(space.get());
+        }
+        if (t.hasSsd()) {
+            TierSpace.ssdShortfall(t.ssdDir(), t.ssdBytes(), TierSpace::usableBytes).ifPresent(LOG::warn);
+        }
         InventorySource source = InventorySource.create(config.inventoryConfig());
         SourceResidency residency = new SourceResidency(source);
-        ManagerConfig.Tiers t = config.tiers();
         TierInstance instance = TierInstance.random(config.nodeId().value());
         SsdTier ssd = null;
         if (t.hasSsd()) { // first: a directory held by another Manager refuses the start before anything is created

@@ -56,6 +56,7 @@ public final class DramTier implements AutoCloseable {
     private final MemorySegment arenaSegment;
     private final ExtentAllocator allocator;
     private final ResidenceTable<Extent> table;
+    private final TierFaults faults = new TierFaults(Medium.DRAM);
     private long reservedBytes;
 
     private DramTier(OwnerLock arenaLock, Arena arena, MemorySegment arenaSegment, int pinsMax, long pinnedBytesMax,
@@ -93,7 +94,7 @@ public final class DramTier implements AutoCloseable {
             throw new IllegalArgumentException("DRAM pins max and pinned bytes max must be >= 1, got " + pinsMax
                     + ", " + pinnedBytesMax);
         }
-        Files.createDirectories(dir);
+        OwnerOnlyFiles.createDirectories(dir);
         reclaimStaleArenas(dir);
         Path file = dir.resolve(ARENA_PREFIX + instance.fileTag() + ARENA_SUFFIX);
         Path creating = dir.resolve(ARENA_PREFIX + instance.fileTag() + ".creating");
@@ -101,8 +102,8 @@ public final class DramTier implements AutoCloseable {
         FileChannel channel = null;
         OwnerLock lock = null;
         try {
-            channel = FileChannel.open(creating, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            channel = FileChannel.open(creating, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), OwnerOnlyFiles.fileMode()); // 0600 at creation (issue 33 item 3)
             // Locked before it has the name other starters probe, so no starter ever takes it for stale.
             lock = OwnerLock.adopt(creating, channel);
             MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity, arena);
@@ -197,6 +198,7 @@ public final class DramTier implements AutoCloseable {
      * extent and advances both. No lock: a reserved extent is owned by its save alone.
      *
      * @throws IllegalStateException if the reservation is already complete, or the tier closed meanwhile
+     * @throws TierWriteFailed if the arena's filesystem could not back the bytes ({@link TierRefusal#BACKING_STORE_FULL})
      */
     void write(Reservation r, ByteBuffer src) {
         long room = r.sizeBytes - r.filled;
@@ -205,7 +207,19 @@ public final class DramTier implements AutoCloseable {
                     + r.key.keyHex() + " with " + room + " bytes left");
         }
         int n = src.remaining();
-        MemorySegment.copy(MemorySegment.ofBuffer(src), 0, arenaSegment, r.extent.offset() + r.filled, n);
+        try {
+            MemorySegment.copy(MemorySegment.ofBuffer(src), 0, arenaSegment, r.extent.offset() + r.filled, n);
+        } catch (InternalError pageNotBacked) {
+            // SIGBUS turned into an error by the JVM: the filesystem under the arena (a tmpfs, shared with others)
+            // could not back a page of this extent. The save is refused by name; the caller aborts the reservation.
+            String message = "the filesystem of " + arenaLock.file().getParent() + " could not back " + n
+                    + " bytes written at arena offset " + (r.extent.offset() + r.filled) + " (" + pageNotBacked.getMessage()
+                    + "; usable now: " + TierSpace.mib(TierSpace.usableBytes(arenaLock.file().getParent())) + ")";
+            table.counters().refused(TierRefusal.BACKING_STORE_FULL);
+            faults.fault(TierRefusal.BACKING_STORE_FULL, message);
+            throw new TierWriteFailed(new SaveOutcome.Refused(TierRefusal.BACKING_STORE_FULL, message), pageNotBacked);
+        }
+        faults.writeSucceeded();
         r.crc.update(src); // consumes src; the chunk was just copied, so this pass reads it from cache, not memory
         r.filled += n;
         table.counters().payloadSavedIn(n);
@@ -278,6 +292,9 @@ public final class DramTier implements AutoCloseable {
         } catch (IllegalStateException closing) {
             abort(r);
             return refuse(TierRefusal.CLOSED, "DRAM tier closed during the save").refusal();
+        } catch (TierWriteFailed failed) {
+            abort(r);
+            return failed.refusal();
         }
         return commit(List.of(r)).getFirst();
     }
@@ -325,6 +342,11 @@ public final class DramTier implements AutoCloseable {
 
     public TierCounters counters() {
         return table.counters();
+    }
+
+    /** Write faults of the arena's filesystem (issue 33): counted, logged per interval, reported in /health. */
+    public TierFaults faults() {
+        return faults;
     }
 
     /** The arena file (for a same-host transfer backend to map). */

@@ -89,7 +89,11 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
             if (refused != null) {
                 return refused;
             }
-            batch.write(java.nio.ByteBuffer.wrap(payload));
+            try {
+                batch.write(java.nio.ByteBuffer.wrap(payload));
+            } catch (TierWriteFailed failed) { // the arena's filesystem could not back the bytes (issue 33)
+                return failed.refusal(); // the batch aborts on close: nothing stored
+            }
             return switch (batch.commit()) {
                 case SaveBatch.Outcome.Stored s -> s.records().getFirst();
                 case SaveBatch.Outcome.Refused r -> r.refusal();
@@ -191,6 +195,14 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
      */
     public boolean awaitSubmittedSaves(long timeoutMs) throws InterruptedException {
         return ssd == null || ssd.awaitWritten(ssd.lastTicket(), timeoutMs);
+    }
+
+    /**
+     * {@link #awaitSubmittedSaves} that also says which SSD copies of those saves failed (issue 33: /cache/sync
+     * must not claim success for writes that failed); without an SSD tier, completed with no failure.
+     */
+    public SsdTier.WritesAwaited syncSubmittedSaves(long timeoutMs) throws InterruptedException {
+        return ssd == null ? new SsdTier.WritesAwaited(true, 0, null) : ssd.awaitSubmittedWrites(timeoutMs);
     }
 
     /**

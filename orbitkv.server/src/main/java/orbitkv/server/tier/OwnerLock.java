@@ -56,7 +56,9 @@ final class OwnerLock implements AutoCloseable {
         }
         FileChannel ch = null;
         try {
-            ch = FileChannel.open(key, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            ch = FileChannel.open(key, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), OwnerOnlyFiles.fileMode()); // 0600 when created (issue 33 item 3)
+            OwnerOnlyFiles.restrictExisting(key); // one left by an older version may be 0644
             FileLock l = ch.tryLock();
             if (l == null) {
                 String holder = readAll(ch);

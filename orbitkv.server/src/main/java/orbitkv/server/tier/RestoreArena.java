@@ -53,8 +53,8 @@ public final class RestoreArena implements AutoCloseable {
             throw new IllegalArgumentException("restore arena must be >= 1 byte, got " + bytesMax);
         }
         long capacity = ExtentAllocator.extentBytes(bytesMax);
-        Files.createDirectories(dir);
-        Path file = Files.createTempFile(dir, "orbitkv-restore-", ".arena");
+        OwnerOnlyFiles.createDirectories(dir);
+        Path file = Files.createTempFile(dir, "orbitkv-restore-", ".arena", OwnerOnlyFiles.fileMode()); // 0600 (issue 33)
         Arena arena = Arena.ofShared();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return new RestoreArena(arena, channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity, arena));

@@ -67,6 +67,19 @@ public final class SsdTier implements AutoCloseable {
     private long completedThrough;
     private long nextFileId = 1;
     private long supersededWrites;
+    /** Write faults (issue 33): counted, logged once per interval, reported in /health and status. */
+    private final TierFaults faults = new TierFaults(Medium.SSD);
+    /**
+     * Tickets of recent writes that failed, for {@link #awaitSubmittedWrites} (guarded by the table lock): bounded by
+     * {@link #FAILED_TICKETS_TRACKED_MAX}, the oldest dropped first (its ticket kept in {@code failedTicketDroppedMax}
+     * so a sync whose window it falls in still counts it).
+     */
+    private final java.util.TreeSet<Long> failedTickets = new java.util.TreeSet<>();
+    private long failedTicketDroppedMax;
+    /** The first failed ticket of the current fault episode, 0 while the last completed write succeeded. */
+    private long failingSinceTicket;
+    /** Failed write tickets remembered for sync answers. */
+    static final int FAILED_TICKETS_TRACKED_MAX = 1024;
 
     private SsdTier(Path dir, TierInstance instance, OwnerLock dirLock, long bytesMax, int pinsMax, long pinnedBytesMax,
                     int queueCountMax, long queueBytesMax, ResidencyListener listener) {
@@ -118,7 +131,7 @@ public final class SsdTier implements AutoCloseable {
             throw new IllegalArgumentException("SSD tier needs bytesMax, pinsMax and pinnedBytesMax >= 1, got "
                     + bytesMax + ", " + pinsMax + ", " + pinnedBytesMax);
         }
-        Files.createDirectories(dir);
+        OwnerOnlyFiles.createDirectories(dir);
         OwnerLock lock = switch (OwnerLock.acquireLockFile(dir.resolve(LOCK_FILE), instance.holderText("not registered yet"))) {
             case OwnerLock.Attempt.Acquired a -> a.lock();
             case OwnerLock.Attempt.Held h -> throw new LocalResourceRefused("SSD directory " + dir.toAbsolutePath()
@@ -219,6 +232,51 @@ public final class SsdTier implements AutoCloseable {
         } finally {
             table.lock.unlock();
         }
+    }
+
+    /**
+     * What {@link #awaitSubmittedWrites} found: whether every write submitted before the call completed in time, and
+     * how many of the writes it covers failed (see there), the last failure's message if any.
+     */
+    public record WritesAwaited(boolean completed, long failed, String lastFailure) {}
+
+    /**
+     * Waits for every write submitted before this call (like {@link #awaitWritten} of {@link #lastTicket()}) and
+     * counts the failed writes it covers (issue 33: a sync must not claim 200 for writes that failed): the writes
+     * that had not completed when the call began, and, if the tier is still failing when the wait ends (its last
+     * completed write failed), every failed write since the tier started failing. A failure followed by a write
+     * that succeeded before the call began is not counted here (it stays in the counters and the log).
+     */
+    public WritesAwaited awaitSubmittedWrites(long timeoutMs) throws InterruptedException {
+        long from;
+        long to;
+        table.lock.lock();
+        try {
+            to = nextTicket - 1;
+            from = completedThrough;
+        } finally {
+            table.lock.unlock();
+        }
+        boolean completed = awaitWritten(to, timeoutMs);
+        table.lock.lock();
+        try {
+            if (failingSinceTicket != 0) { // still failing: every failure of this episode is unresolved
+                from = Math.min(from, failingSinceTicket - 1);
+            }
+            long failed = to <= from ? 0 : failedTickets.subSet(from + 1, true, to, true).size();
+            if (failedTicketDroppedMax > from) {
+                failed++; // at least one more, no longer listed
+            }
+            return new WritesAwaited(completed, failed,
+                    failed == 0 ? null : faults.current().map(TierFaults.Fault::message).orElse(null));
+        } finally {
+            table.lock.unlock();
+        }
+    }
+
+    /** Write faults of the SSD directory (issue 33): counted, logged per interval, reported in /health and status. */
+    public TierFaults faults() {
+        return faults;
     }
 
     /** Pins the SSD residence of {@code key} iff its sequence is exactly {@code sequence}. */
@@ -337,14 +395,16 @@ public final class SsdTier implements AutoCloseable {
             }
             queueBound.release(job.payload.byteSize());
             ResidenceTable.Entry<Path> written = null;
+            boolean failed = false;
             try {
                 if (isCurrent(job)) {
                     written = write(job);
+                    failed = written == null;
                 }
             } finally {
                 job.release.run(); // the source bytes are free before the write counts as completed
             }
-            finish(job, written);
+            finish(job, written, failed);
         }
     }
 
@@ -358,7 +418,8 @@ public final class SsdTier implements AutoCloseable {
             table.lock.unlock();
         }
         Path path = dir.resolve(FILE_PREFIX + instance.fileTag() + "-" + fileId + FILE_SUFFIX);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                OwnerOnlyFiles.fileMode())) { // 0600 at creation (issue 33 item 3)
             ByteBuffer src = job.payload.asByteBuffer();
             while (src.hasRemaining()) {
                 ch.write(src);
@@ -366,8 +427,12 @@ public final class SsdTier implements AutoCloseable {
         } catch (IOException | IllegalStateException e) { // IllegalStateException: the source arena closed
             table.counters().refused(TierRefusal.IO_ERROR);
             deleteQuietly(path);
+            if (e instanceof IOException) { // a full disk, a failing device: logged per interval, /health degraded
+                faults.fault(TierRefusal.IO_ERROR, "writing " + path + " (" + job.payload.byteSize() + " bytes): " + e);
+            }
             return null;
         }
+        faults.writeSucceeded();
         return new ResidenceTable.Entry<>(job.key, job.payload.byteSize(), job.crc32c, path);
     }
 
@@ -381,7 +446,7 @@ public final class SsdTier implements AutoCloseable {
     }
 
     /** Installs a written block (if still current and it fits) and advances the completed ticket. */
-    private void finish(WriteJob job, ResidenceTable.Entry<Path> written) {
+    private void finish(WriteJob job, ResidenceTable.Entry<Path> written, boolean failed) {
         Path discard = null;
         table.lock.lock();
         try {
@@ -399,6 +464,15 @@ public final class SsdTier implements AutoCloseable {
                     table.counters().refused(TierRefusal.NO_EVICTABLE_SPACE);
                     discard = written.storage;
                 }
+            }
+            if (failed) {
+                failedTickets.add(job.ticket);
+                if (failedTickets.size() > FAILED_TICKETS_TRACKED_MAX) {
+                    failedTicketDroppedMax = Math.max(failedTicketDroppedMax, failedTickets.pollFirst());
+                }
+                failingSinceTicket = failingSinceTicket == 0 ? job.ticket : failingSinceTicket;
+            } else if (written != null) {
+                failingSinceTicket = 0;
             }
             completedThrough = job.ticket;
             progress.signalAll();

@@ -13,5 +13,10 @@ public enum TierRefusal {
     /** The SSD write or read failed with an I/O error. */
     IO_ERROR,
     /** The tier is closed. */
-    CLOSED
+    CLOSED,
+    /**
+     * The filesystem under the DRAM arena could not back a page the save wrote (a tmpfs filled by others after the
+     * start; issue 33): the save is refused, nothing of it stored, the fault logged and /health degraded.
+     */
+    BACKING_STORE_FULL
 }
