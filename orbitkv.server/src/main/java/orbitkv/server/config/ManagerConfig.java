@@ -98,13 +98,17 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * @param lingerBytesMax ... and at most this many bytes
      * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
      * @param token bearer token of the mutating endpoints (empty: none)
+     * @param readToken bearer token of the reading endpoints (empty: reads are open); the write token is accepted too
+     * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
      */
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
                        long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
                        long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
-                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token) {
+                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
+                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax) {
         public Http {
             Objects.requireNonNull(token, "token");
+            Objects.requireNonNull(readToken, "readToken");
         }
     }
 
@@ -276,7 +280,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.ms(HTTP_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(HTTP_BODY_PROGRESS_MS, 1, 3_600_000),
                 v.size(HTTP_BODY_PROGRESS_BYTES_MIN, 1), v.ms(HTTP_IDLE_TIMEOUT_MS, 1, 86_400_000),
                 v.ms(HTTP_LINGER_MS, 0, 600_000), v.size(HTTP_LINGER_BYTES_MAX, 0), v.count(HTTP_PIPELINED_REQUESTS_MAX),
-                v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(Path.of(v.text(HTTP_TOKEN_FILE)))) : Optional.empty());
+                v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(HTTP_TOKEN_FILE, Path.of(v.text(HTTP_TOKEN_FILE))))
+                        : Optional.empty(),
+                v.given(HTTP_READ_TOKEN_FILE)
+                        ? Optional.of(BearerToken.read(HTTP_READ_TOKEN_FILE, Path.of(v.text(HTTP_READ_TOKEN_FILE))))
+                        : Optional.empty(),
+                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1));
         Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
                 v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
@@ -519,6 +528,15 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 + "): a save of the largest allowed body could never be admitted");
         requireRelation(h.jsonBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
                 + h.bodyBytesInFlightMax() + ") must be at least --json-body-bytes-max (" + h.jsonBodyBytesMax() + ")");
+        // issue 33: a client's share (capped at the whole) must admit the largest save
+        requireRelation(h.saveBodyBytesMax() <= h.bodyBytesInFlightPerClientMax(), "--http-body-bytes-in-flight-per-client-max ("
+                + h.bodyBytesInFlightPerClientMax() + ") must be at least --save-body-bytes-max (" + h.saveBodyBytesMax()
+                + "): a save of the largest allowed body could never be admitted");
+        // issue 33: a read token without a write token would protect reads while anyone may save and evict
+        requireRelation(h.readToken().isEmpty() || h.token().isPresent(), "--http-read-token-file requires --http-token-file:"
+                + " with a read token but no write token anyone could save and evict while reads need a token");
+        requireRelation(h.readToken().isEmpty() || !h.readToken().get().sameSecret(h.token().get()),
+                "--http-read-token-file and --http-token-file must hold different tokens: a reader would be able to write");
     }
 
     private static void validateInventory(Inventory i, Index x) {
