@@ -434,8 +434,40 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         };
     }
 
+    /**
+     * Shutdown (issue 33), when {@code --shutdown-drain-ms} ran out: a request still arriving (headers or body) is
+     * answered 503 {@code SHUTTING_DOWN} with {@code Connection: close}, its unread input discarded within the
+     * linger bounds, never cut silently. An executing request keeps running; its answer closes the connection.
+     * Runs on the connection's event loop.
+     */
+    void shutdownCut() {
+        if (state == ConnectionState.HEADERS || state == ConnectionState.BODY) {
+            refuse(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down: this request was not"
+                    + " complete when the drain bound (--shutdown-drain-ms) ran out; nothing of it was stored"), true);
+        }
+    }
+
+    /**
+     * Shutdown, the last step before connections are closed: as {@link #shutdownCut()}, and an idle keep-alive
+     * connection is closed (cause {@code shutdown}). Executing and lingering connections close themselves.
+     * Runs on the connection's event loop.
+     */
+    void shutdownClose() {
+        shutdownCut();
+        if (state == ConnectionState.IDLE) {
+            close("shutdown");
+        }
+    }
+
+    /** True once the connection is closed. */
+    boolean closed() {
+        return state == ConnectionState.CLOSED;
+    }
+
     /** Writes the answer of an executed request; then the next request, or close. */
-    private void respond(Request r, ApiResponse response, boolean keepAlive) {
+    private void respond(Request r, ApiResponse response, boolean keepAliveAsked) {
+        // once shutdown began, every answer ends its connection: nothing new will be admitted on it
+        boolean keepAlive = keepAliveAsked && admission.accepting();
         FullHttpResponse http = httpResponse(response);
         HttpUtil.setKeepAlive(http, keepAlive);
         metrics.answered(r.endpoint.label, response.status());

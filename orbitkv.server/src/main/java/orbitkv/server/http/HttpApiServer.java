@@ -29,9 +29,13 @@ import orbitkv.server.tier.LocalTiers;
  * at a time per connection, pipelined ones answered in order; {@link HttpApiHandler}); requests execute on
  * virtual threads, at most {@code requestsInFlightMax} at once plus {@code probesInFlightMax} /health and
  * /metrics probes, with at most {@code bodyBytesInFlightMax} body bytes admitted across connections
- * ({@link HttpAdmission}). Shutdown: {@link #stopAdmission()} closes the listener and answers new requests on
- * open connections with 503 {@code SHUTTING_DOWN}; {@link #drain} waits for the admitted requests;
- * {@link #close()} closes connections and the event loops.
+ * ({@link HttpAdmission}). Shutdown (issue 33: every request in flight or arriving during the drain is completed
+ * or answered 503 {@code SHUTTING_DOWN} with {@code Connection: close}, never reset or left without an answer):
+ * {@link #stopAdmission()} stops admitting, so new requests, on open or new connections (the listener keeps
+ * accepting during the drain), are answered 503; {@link #drain} waits for the admitted requests within
+ * {@code --shutdown-drain-ms}, then answers those still receiving their body 503; {@link #close()} closes the
+ * listener, lets executing requests answer (interrupted ones 503), answers requests still arriving 503, closes
+ * idle connections, waits for lingering ones within the linger bound, then closes the rest and the event loops.
  */
 public final class HttpApiServer implements AutoCloseable {
     private static final int HTTP_HEADER_BYTES_MAX = 16 * 1024;
@@ -42,6 +46,9 @@ public final class HttpApiServer implements AutoCloseable {
     private static final int READ_BYTES_MAX = 64 * 1024;
     /** The shortest request the decoder accepts ({@code "GET / HTTP/1.1\n\n"}). */
     private static final int REQUEST_BYTES_MIN = 16;
+    /** Bound of each shutdown step after the drain: answers written, executing requests ended. */
+    private static final long SHUTDOWN_STEP_MS = 5000;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpApiServer.class);
 
     private final EventLoopGroup group;
     private final Channel listener;
@@ -181,10 +188,12 @@ public final class HttpApiServer implements AutoCloseable {
         return (InetSocketAddress) listener.localAddress();
     }
 
-    /** Stops accepting connections and admitting requests (new ones get 503 SHUTTING_DOWN). */
+    /**
+     * Stops admitting requests: new ones get 503 SHUTTING_DOWN with {@code Connection: close}. The listener keeps
+     * accepting until {@link #close()}, so a client connecting during the drain is answered, not refused or reset.
+     */
     public void stopAdmission() {
         admission.stopAccepting();
-        listener.close().syncUninterruptibly();
     }
 
     /** True once {@link #stopAdmission()} or {@link #close()} ran. */
@@ -192,17 +201,51 @@ public final class HttpApiServer implements AutoCloseable {
         return !admission.accepting();
     }
 
-    /** Waits until every admitted request has been answered; false on timeout. */
+    /**
+     * Waits until every admitted request has been answered; false on timeout. On timeout, requests still
+     * receiving their body are answered 503 SHUTTING_DOWN (their slots come back once the answer is written);
+     * executing ones keep running until {@link #close()}.
+     */
     public boolean drain(long timeoutMs) throws InterruptedException {
-        return admission.drain(timeoutMs);
+        if (admission.drain(timeoutMs)) {
+            return true;
+        }
+        eachConnection(HttpApiHandler::shutdownCut);
+        admission.drain(SHUTDOWN_STEP_MS);
+        return false;
+    }
+
+    /** Runs {@code step} on the event loop of every open connection's handler. */
+    private void eachConnection(java.util.function.Consumer<HttpApiHandler> step) {
+        for (Channel ch : connections) {
+            HttpApiHandler h = ch.pipeline().get(HttpApiHandler.class);
+            if (h != null) {
+                try {
+                    ch.eventLoop().execute(() -> step.accept(h));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the event loop is already shutting down: its connections are being closed
+                }
+            }
+        }
     }
 
     @Override
     public void close() {
         admission.stopAccepting();
         listener.close().syncUninterruptibly();
-        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        // executing requests answer (an interrupted one 503 SHUTTING_DOWN) before their connections close
         executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(SHUTDOWN_STEP_MS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("shutdown: HTTP requests still executing after {} ms; their connections are closed", SHUTDOWN_STEP_MS);
+            }
+            eachConnection(HttpApiHandler::shutdownClose);
+            // refused connections linger (discarding unread body bytes) at most --http-linger-ms
+            connections.newCloseFuture().await(limits.timeouts().lingerMs() + SHUTDOWN_STEP_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         RouteSelection r = routes;
         if (r != null) {
