@@ -100,15 +100,17 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * @param token bearer token of the mutating endpoints (empty: none)
      * @param readToken bearer token of the reading endpoints (empty: reads are open); the write token is accepted too
      * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
+     * @param tls TLS of the HTTP listener (empty: plaintext)
      */
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
                        long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
                        long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
                        long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
-                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax) {
+                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax, Optional<HttpTls> tls) {
         public Http {
             Objects.requireNonNull(token, "token");
             Objects.requireNonNull(readToken, "readToken");
+            Objects.requireNonNull(tls, "tls");
         }
     }
 
@@ -285,7 +287,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.given(HTTP_READ_TOKEN_FILE)
                         ? Optional.of(BearerToken.read(HTTP_READ_TOKEN_FILE, Path.of(v.text(HTTP_READ_TOKEN_FILE))))
                         : Optional.empty(),
-                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1));
+                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1), httpTls(v));
         Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
                 v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
@@ -380,6 +382,24 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
 
     private static Path path(RawValues v, Setting s) {
         return v.given(s) ? Path.of(v.text(s)) : null;
+    }
+
+    /**
+     * The HTTP listener's TLS (issue 33): certificate and key together or neither; a client CA only with them
+     * (BND-6). The files are read and checked here.
+     */
+    private static Optional<HttpTls> httpTls(RawValues v) {
+        boolean cert = v.given(HTTP_TLS_CERT_FILE);
+        boolean key = v.given(HTTP_TLS_KEY_FILE);
+        requireRelation(cert == key, "--http-tls-cert-file and --http-tls-key-file go together: "
+                + (cert ? "--http-tls-key-file" : "--http-tls-cert-file") + " missing");
+        requireRelation(cert || !v.given(HTTP_TLS_CLIENT_CA_FILE), "--http-tls-client-ca-file requires --http-tls-cert-file"
+                + " and --http-tls-key-file: client certificates exist only over TLS");
+        if (!cert) {
+            return Optional.empty();
+        }
+        return Optional.of(HttpTls.load(path(v, HTTP_TLS_CERT_FILE), path(v, HTTP_TLS_KEY_FILE),
+                Optional.ofNullable(path(v, HTTP_TLS_CLIENT_CA_FILE))));
     }
 
     /** All three peer TLS files or none (BND-6); the files are read and checked here. */

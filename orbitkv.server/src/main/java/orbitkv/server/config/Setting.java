@@ -60,6 +60,9 @@ public enum Setting {
     // issue 33: HTTP security
     HTTP_READ_TOKEN_FILE("http-read-token-file", Kind.TEXT, null, "file holding the bearer token required by query, restore, status, routes and residences (the --http-token-file token is accepted too; none: reads are open); not readable by others"),
     HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX("http-body-bytes-in-flight-per-client-max", Kind.SIZE, "512MiB", "request body bytes admitted at once for one client address, capped at --http-body-bytes-in-flight-max; at least --save-body-bytes-max; beyond: 429"),
+    HTTP_TLS_CERT_FILE("http-tls-cert-file", Kind.TEXT, null, "PEM certificate of the HTTP API listener: it speaks TLS only (with --http-tls-key-file; none: plaintext HTTP)"),
+    HTTP_TLS_KEY_FILE("http-tls-key-file", Kind.TEXT, null, "PEM PKCS#8 private key of --http-tls-cert-file"),
+    HTTP_TLS_CLIENT_CA_FILE("http-tls-client-ca-file", Kind.TEXT, null, "PEM CA certificate(s): HTTP API clients must present a certificate signed by them (requires --http-tls-cert-file)"),
     // DESIGN §3, passed to orbitkv.membership (MembershipConfig; MEM-6, MEM-8)
     LEASE_TTL_MS("lease-ttl-ms", Kind.MS, "15000", "member lease TTL, a whole number of seconds"),
     FENCE_SAFETY_MARGIN_MS("fence-safety-margin-ms", Kind.MS, "3000", "the local fence falls at last confirmed renewal + TTL - this margin"),

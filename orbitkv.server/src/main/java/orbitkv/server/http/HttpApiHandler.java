@@ -524,7 +524,10 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 close(f.isSuccess() ? closeCause : "write_failed");
                 return;
             }
-            if (ctx.channel() instanceof DuplexChannel duplex) {
+            io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            if (tls != null) {
+                tls.closeOutbound(); // close_notify: a TLS client sees the end of the answer while we drain its body
+            } else if (ctx.channel() instanceof DuplexChannel duplex) {
                 duplex.shutdownOutput(); // the client sees the end of the answer while we drain its body
             }
             arm(limits.timeouts().lingerMs(), () -> close("linger_timeout"));

@@ -11,8 +11,10 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -87,7 +89,8 @@ public final class HttpApiServer implements AutoCloseable {
         // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
         RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
         try {
-            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
+            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config),
+                    config.http().tls().map(orbitkv.server.config.HttpTls::serverContext));
             server.routes = routes;
             return server;
         } catch (InterruptedException | RuntimeException e) {
@@ -121,8 +124,25 @@ public final class HttpApiServer implements AutoCloseable {
         return server;
     }
 
+    /** As {@link #start(ListenAddress, NativeTransport, LocalTiers, DistributedMetadata, HttpLimits)} over TLS. */
+    static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
+                               DistributedMetadata metadata, HttpLimits limits, SslContext tls) throws InterruptedException {
+        HttpApiServer server = bind(address, transport, tiers, limits, Optional.of(tls));
+        server.serve(metadata);
+        return server;
+    }
+
     static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits)
             throws InterruptedException {
+        return bind(address, transport, tiers, limits, Optional.empty());
+    }
+
+    /**
+     * Binds the listener; with {@code tls}, every connection starts with Netty's {@code SslHandler} in front of
+     * the same handler and limits (issue 33).
+     */
+    static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits,
+                              Optional<SslContext> tls) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         ChannelGroup connections = new DefaultChannelGroup("orbitkv-http", GlobalEventExecutor.INSTANCE);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("orbitkv-http-", 0).factory());
@@ -140,6 +160,7 @@ public final class HttpApiServer implements AutoCloseable {
                             HttpApiHandler.Wiring w = self[0].wiring;
                             connections.add(ch);
                             HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
+                            tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
                             ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
                                     .addLast(new HttpServerCodec(new HttpDecoderConfig()
                                             .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)

@@ -12,15 +12,15 @@ import java.util.concurrent.TimeUnit;
  * (nothing is committed): a CA, and leaf certificates it signs for {@code 127.0.0.1} / {@code localhost}
  * usable as server and client certificates. Keys are PKCS#8 PEM (EC P-256).
  */
-final class TestCerts {
+public final class TestCerts {
     private final Path dir;
 
-    TestCerts(Path dir) {
+    public TestCerts(Path dir) {
         this.dir = dir;
     }
 
     /** A new self-signed CA {@code name}: returns its certificate; the key stays beside it. */
-    Path ca(String name) throws IOException, InterruptedException {
+    public Path ca(String name) throws IOException, InterruptedException {
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
                 dir.resolve(name + ".key").toString(), "-out", dir.resolve(name + ".pem").toString(), "-days", "2",
                 "-subj", "/CN=" + name);
@@ -28,7 +28,7 @@ final class TestCerts {
     }
 
     /** A leaf {@code name} signed by CA {@code ca}: returns {cert, key}. */
-    Path[] leaf(String name, String ca) throws IOException, InterruptedException {
+    public Path[] leaf(String name, String ca) throws IOException, InterruptedException {
         Path key = dir.resolve(name + ".key");
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");
