@@ -4,6 +4,7 @@ import static orbitkv.server.config.Setting.*;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -101,13 +102,18 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * @param readToken bearer token of the reading endpoints (empty: reads are open); the write token is accepted too
      * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
      * @param tls TLS of the HTTP listener (empty: plaintext)
+     * @param unixSocket path of the HTTP API's Unix-domain socket (empty: none)
+     * @param unixSocketMode permissions of that socket file
      */
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
                        long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
                        long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
                        long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
-                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax, Optional<HttpTls> tls) {
+                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax, Optional<HttpTls> tls,
+                       Optional<Path> unixSocket, Set<PosixFilePermission> unixSocketMode) {
         public Http {
+            Objects.requireNonNull(unixSocket, "unixSocket");
+            unixSocketMode = Set.copyOf(unixSocketMode);
             Objects.requireNonNull(token, "token");
             Objects.requireNonNull(readToken, "readToken");
             Objects.requireNonNull(tls, "tls");
@@ -287,7 +293,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.given(HTTP_READ_TOKEN_FILE)
                         ? Optional.of(BearerToken.read(HTTP_READ_TOKEN_FILE, Path.of(v.text(HTTP_READ_TOKEN_FILE))))
                         : Optional.empty(),
-                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1), httpTls(v));
+                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1), httpTls(v), unixSocket(v), unixSocketMode(v));
         Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
                 v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
@@ -400,6 +406,54 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         }
         return Optional.of(HttpTls.load(path(v, HTTP_TLS_CERT_FILE), path(v, HTTP_TLS_KEY_FILE),
                 Optional.ofNullable(path(v, HTTP_TLS_CLIENT_CA_FILE))));
+    }
+
+    /** A Unix socket address holds 107 path bytes; the socket is first bound in a fresh directory beside its path. */
+    private static final int UNIX_SOCKET_PATH_BYTES_MAX = 107;
+    private static final int UNIX_SOCKET_STAGING_BYTES = 28;
+
+    /**
+     * {@code --http-unix-socket} (issue 33): an existing directory that others cannot write (they could replace
+     * the socket), a path short enough for a socket address, staging included.
+     */
+    private static Optional<Path> unixSocket(RawValues v) {
+        if (!v.given(HTTP_UNIX_SOCKET)) {
+            return Optional.empty();
+        }
+        String option = HTTP_UNIX_SOCKET.flag() + " " + v.text(HTTP_UNIX_SOCKET);
+        Path path = Path.of(v.text(HTTP_UNIX_SOCKET)).toAbsolutePath().normalize();
+        Path dir = path.getParent();
+        requireRelation(dir != null && java.nio.file.Files.isDirectory(dir), option + ": its directory does not exist");
+        int dirBytes = dir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        requireRelation(path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= UNIX_SOCKET_PATH_BYTES_MAX
+                && dirBytes + UNIX_SOCKET_STAGING_BYTES <= UNIX_SOCKET_PATH_BYTES_MAX, option + ": a Unix socket path holds "
+                + UNIX_SOCKET_PATH_BYTES_MAX + " bytes; its directory may have at most "
+                + (UNIX_SOCKET_PATH_BYTES_MAX - UNIX_SOCKET_STAGING_BYTES) + " (the socket is bound beside it first)");
+        try {
+            Set<PosixFilePermission> perms = java.nio.file.Files.getPosixFilePermissions(dir);
+            requireRelation(!perms.contains(PosixFilePermission.OTHERS_WRITE), option + ": its directory " + dir
+                    + " is writable by others (" + java.nio.file.attribute.PosixFilePermissions.toString(perms)
+                    + "), who could replace the socket: use a directory of the Manager's user (e.g. /run/orbitkv)");
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            throw new ConfigException(option + ": the permissions of its directory cannot be read: " + e);
+        }
+        return Optional.of(path);
+    }
+
+    /** {@code --http-unix-socket-mode}: three octal digits (a leading 0 allowed), nothing for others. */
+    private static Set<PosixFilePermission> unixSocketMode(RawValues v) {
+        String text = v.text(HTTP_UNIX_SOCKET_MODE);
+        requireRelation(text.matches("0?[0-7]{3}"), "--http-unix-socket-mode must be octal permissions like 0600 or 0660, got '"
+                + text + "'");
+        int mode = Integer.parseInt(text, 8);
+        requireRelation((mode & 07) == 0, "--http-unix-socket-mode " + text + " grants others access to the socket:"
+                + " the last digit must be 0 (use a group, 0660, for engines of another user)");
+        String rwx = "rwxrwxrwx";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            sb.append((mode & (1 << (8 - i))) != 0 ? rwx.charAt(i) : '-');
+        }
+        return java.nio.file.attribute.PosixFilePermissions.fromString(sb.toString());
     }
 
     /** All three peer TLS files or none (BND-6); the files are read and checked here. */

@@ -63,6 +63,8 @@ public enum Setting {
     HTTP_TLS_CERT_FILE("http-tls-cert-file", Kind.TEXT, null, "PEM certificate of the HTTP API listener: it speaks TLS only (with --http-tls-key-file; none: plaintext HTTP)"),
     HTTP_TLS_KEY_FILE("http-tls-key-file", Kind.TEXT, null, "PEM PKCS#8 private key of --http-tls-cert-file"),
     HTTP_TLS_CLIENT_CA_FILE("http-tls-client-ca-file", Kind.TEXT, null, "PEM CA certificate(s): HTTP API clients must present a certificate signed by them (requires --http-tls-cert-file)"),
+    HTTP_UNIX_SOCKET("http-unix-socket", Kind.TEXT, null, "path of a Unix-domain socket serving the HTTP API besides --http-listen (same handler, limits and tokens; plaintext; all its connections are one client); its directory must exist and not be writable by others"),
+    HTTP_UNIX_SOCKET_MODE("http-unix-socket-mode", Kind.TEXT, "0600", "octal permissions of the --http-unix-socket file (0600 or 0660 for a group of engines; others get nothing)"),
     // DESIGN §3, passed to orbitkv.membership (MembershipConfig; MEM-6, MEM-8)
     LEASE_TTL_MS("lease-ttl-ms", Kind.MS, "15000", "member lease TTL, a whole number of seconds"),
     FENCE_SAFETY_MARGIN_MS("fence-safety-margin-ms", Kind.MS, "3000", "the local fence falls at last confirmed renewal + TTL - this margin"),

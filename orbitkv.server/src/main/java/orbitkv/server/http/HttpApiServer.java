@@ -54,6 +54,9 @@ public final class HttpApiServer implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Channel listener;
+    /** The Unix-domain socket listener, or null (issue 33). */
+    private final Channel unixListener;
+    private final UnixSocket unixSocket;
     private final ChannelGroup connections;
     private final ExecutorService executor;
     private final HttpAdmission admission;
@@ -68,10 +71,13 @@ public final class HttpApiServer implements AutoCloseable {
      */
     private volatile RouteSelection routes;
 
-    private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
+    private HttpApiServer(EventLoopGroup group, Channel listener, Channel unixListener, UnixSocket unixSocket,
+                          ChannelGroup connections, ExecutorService executor,
                           HttpAdmission admission, HttpLimits limits, LocalTiers tiers) {
         this.group = group;
         this.listener = listener;
+        this.unixListener = unixListener;
+        this.unixSocket = unixSocket;
         this.connections = connections;
         this.executor = executor;
         this.admission = admission;
@@ -90,7 +96,8 @@ public final class HttpApiServer implements AutoCloseable {
         RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
         try {
             HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config),
-                    config.http().tls().map(orbitkv.server.config.HttpTls::serverContext));
+                    config.http().tls().map(orbitkv.server.config.HttpTls::serverContext),
+                    config.http().unixSocket().map(p -> new UnixSocket(p, config.http().unixSocketMode())));
             server.routes = routes;
             return server;
         } catch (InterruptedException | RuntimeException e) {
@@ -127,56 +134,79 @@ public final class HttpApiServer implements AutoCloseable {
     /** As {@link #start(ListenAddress, NativeTransport, LocalTiers, DistributedMetadata, HttpLimits)} over TLS. */
     static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
                                DistributedMetadata metadata, HttpLimits limits, SslContext tls) throws InterruptedException {
-        HttpApiServer server = bind(address, transport, tiers, limits, Optional.of(tls));
+        HttpApiServer server = bind(address, transport, tiers, limits, Optional.of(tls), Optional.empty());
         server.serve(metadata);
         return server;
     }
 
     static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits)
             throws InterruptedException {
-        return bind(address, transport, tiers, limits, Optional.empty());
+        return bind(address, transport, tiers, limits, Optional.empty(), Optional.empty());
+    }
+
+    /** As {@link #start(ListenAddress, NativeTransport, LocalTiers, DistributedMetadata, HttpLimits)} plus a Unix socket. */
+    static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
+                               DistributedMetadata metadata, HttpLimits limits, UnixSocket unix) throws InterruptedException {
+        HttpApiServer server = bind(address, transport, tiers, limits, Optional.empty(), Optional.of(unix));
+        server.serve(metadata);
+        return server;
     }
 
     /**
-     * Binds the listener; with {@code tls}, every connection starts with Netty's {@code SslHandler} in front of
-     * the same handler and limits (issue 33).
+     * Binds the listener; with {@code tls}, every TCP connection starts with Netty's {@code SslHandler} in front of
+     * the same handler and limits; with {@code unix}, a Unix-domain socket listener serves the same handler and
+     * limits, in plaintext (issue 33).
      */
     static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits,
-                              Optional<SslContext> tls) throws InterruptedException {
+                              Optional<SslContext> tls, Optional<UnixSocket> unix) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         ChannelGroup connections = new DefaultChannelGroup("orbitkv-http", GlobalEventExecutor.INSTANCE);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("orbitkv-http-", 0).factory());
         HttpAdmission admission = new HttpAdmission(limits);
         HttpApiServer[] self = new HttpApiServer[1];
+        Channel listener = null;
         try {
-            Channel listener = new ServerBootstrap().group(group).channel(transport.serverChannel())
+            listener = bootstrap(group, transport.serverChannel(), self, connections, limits, admission, executor, tls)
                     .option(ChannelOption.SO_REUSEADDR, true)
-                    .option(ChannelOption.AUTO_READ, false) // no accept before serve()
-                    .childOption(ChannelOption.AUTO_READ, false) // each connection reads when its handler asks
-                    .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048, READ_BYTES_MAX))
-                    .childHandler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            HttpApiHandler.Wiring w = self[0].wiring;
-                            connections.add(ch);
-                            HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
-                            tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
-                            ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
-                                    .addLast(new HttpServerCodec(new HttpDecoderConfig()
-                                            .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
-                                            .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
-                                            codecPipelineDepth(limits)))
-                                    .addLast(handler);
-                        }
-                    })
                     .bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
-            self[0] = new HttpApiServer(group, listener, connections, executor, admission, limits, tiers);
+            Channel unixListener = unix.isEmpty() ? null : unix.get().bind(bootstrap(group,
+                    transport.serverDomainSocketChannel(), self, connections, limits, admission, executor, Optional.empty()));
+            self[0] = new HttpApiServer(group, listener, unixListener, unix.orElse(null), connections, executor, admission,
+                    limits, tiers);
             return self[0];
         } catch (InterruptedException | RuntimeException e) {
+            if (listener != null) {
+                listener.close().syncUninterruptibly();
+            }
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             executor.shutdownNow();
             throw e;
         }
+    }
+
+    /** A listener's bootstrap: the same per-connection pipeline, handler and limits on every listener. */
+    private static ServerBootstrap bootstrap(EventLoopGroup group, Class<? extends io.netty.channel.ServerChannel> channel,
+                                             HttpApiServer[] self, ChannelGroup connections, HttpLimits limits,
+                                             HttpAdmission admission, ExecutorService executor, Optional<SslContext> tls) {
+        return new ServerBootstrap().group(group).channel(channel)
+                .option(ChannelOption.AUTO_READ, false) // no accept before serve()
+                .childOption(ChannelOption.AUTO_READ, false) // each connection reads when its handler asks
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048, READ_BYTES_MAX))
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        HttpApiHandler.Wiring w = self[0].wiring;
+                        connections.add(ch);
+                        HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
+                        tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
+                        ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
+                                .addLast(new HttpServerCodec(new HttpDecoderConfig()
+                                        .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
+                                        .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
+                                        codecPipelineDepth(limits)))
+                                .addLast(handler);
+                    }
+                });
     }
 
     /**
@@ -202,6 +232,14 @@ public final class HttpApiServer implements AutoCloseable {
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs(), routes), metrics);
         listener.config().setAutoRead(true);
+        if (unixListener != null) {
+            unixListener.config().setAutoRead(true);
+        }
+    }
+
+    /** The Unix-domain socket file, if {@code --http-unix-socket} is set. */
+    public Optional<java.nio.file.Path> unixSocketPath() {
+        return Optional.ofNullable(unixSocket).map(UnixSocket::path);
     }
 
     /** The bound address (the chosen port when the configuration said 0). */
@@ -254,6 +292,10 @@ public final class HttpApiServer implements AutoCloseable {
     public void close() {
         admission.stopAccepting();
         listener.close().syncUninterruptibly();
+        if (unixListener != null) {
+            unixListener.close().syncUninterruptibly();
+            unixSocket.delete();
+        }
         // executing requests answer (an interrupted one 503 SHUTTING_DOWN) before their connections close
         executor.shutdownNow();
         try {
