@@ -35,21 +35,12 @@ final class BodyBytesBudget {
     private long refused;
     private long refusedPerClient;
 
-    BodyBytesBudget(long max) {
-        this(max, max);
-    }
-
     BodyBytesBudget(long max, long perClientMax) {
         if (max < 1 || perClientMax < 1) {
             throw new IllegalArgumentException("body bytes in flight bounds must be positive, got " + max + ", " + perClientMax);
         }
         this.max = max;
         this.perClientMax = Math.min(max, perClientMax);
-    }
-
-    /** Reserves {@code bytes} for any client (tests); false if the bound would be exceeded. */
-    synchronized boolean tryReserve(long bytes) {
-        return tryReserve(this, bytes) == Reservation.ADMITTED;
     }
 
     /**
@@ -75,11 +66,6 @@ final class BodyBytesBudget {
         used += bytes;
         peak = Math.max(peak, used);
         return Reservation.ADMITTED;
-    }
-
-    /** Returns {@code bytes} reserved earlier for any client (tests); more than is reserved is a bug. */
-    synchronized void release(long bytes) {
-        release(this, bytes);
     }
 
     /** Returns {@code bytes} reserved earlier by {@code client}; more than it reserved is a bug. */
