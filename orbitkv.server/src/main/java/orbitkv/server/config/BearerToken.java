@@ -40,12 +40,22 @@ public final class BearerToken {
     }
 
     /**
-     * Loads the token file.
+     * Loads the token file of {@code --http-token-file}.
      *
      * @throws ConfigException naming {@code --http-token-file} and the rule broken
      */
     public static BearerToken read(Path file) {
-        String option = Setting.HTTP_TOKEN_FILE.flag() + " " + file;
+        return read(Setting.HTTP_TOKEN_FILE, file);
+    }
+
+    /**
+     * Loads the token file of {@code setting} ({@code --http-token-file} or {@code --http-read-token-file}: the
+     * same file rules for both).
+     *
+     * @throws ConfigException naming the option and the rule broken
+     */
+    public static BearerToken read(Setting setting, Path file) {
+        String option = setting.flag() + " " + file;
         byte[] bytes;
         try {
             if (!Files.isRegularFile(file)) {
@@ -93,6 +103,11 @@ public final class BearerToken {
             return false;
         }
         return MessageDigest.isEqual(digest, sha256(authorization.substring(SCHEME.length()).strip()));
+    }
+
+    /** True iff both hold the same token (compared in constant time, as {@link #matches}). */
+    public boolean sameSecret(BearerToken other) {
+        return MessageDigest.isEqual(digest, other.digest);
     }
 
     private static boolean isTokenChar(char c, int i, String text) {

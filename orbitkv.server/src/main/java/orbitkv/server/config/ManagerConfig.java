@@ -4,6 +4,7 @@ import static orbitkv.server.config.Setting.*;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -99,13 +100,24 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * @param lingerBytesMax ... and at most this many bytes
      * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
      * @param token bearer token of the mutating endpoints (empty: none)
+     * @param readToken bearer token of the reading endpoints (empty: reads are open); the write token is accepted too
+     * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
+     * @param tls TLS of the HTTP listener (empty: plaintext)
+     * @param unixSocket path of the HTTP API's Unix-domain socket (empty: none)
+     * @param unixSocketMode permissions of that socket file
      */
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
                        long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
                        long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
-                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token) {
+                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
+                       Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax, Optional<HttpTls> tls,
+                       Optional<Path> unixSocket, Set<PosixFilePermission> unixSocketMode) {
         public Http {
+            Objects.requireNonNull(unixSocket, "unixSocket");
+            unixSocketMode = Set.copyOf(unixSocketMode);
             Objects.requireNonNull(token, "token");
+            Objects.requireNonNull(readToken, "readToken");
+            Objects.requireNonNull(tls, "tls");
         }
     }
 
@@ -283,7 +295,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.ms(HTTP_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(HTTP_BODY_PROGRESS_MS, 1, 3_600_000),
                 v.size(HTTP_BODY_PROGRESS_BYTES_MIN, 1), v.ms(HTTP_IDLE_TIMEOUT_MS, 1, 86_400_000),
                 v.ms(HTTP_LINGER_MS, 0, 600_000), v.size(HTTP_LINGER_BYTES_MAX, 0), v.count(HTTP_PIPELINED_REQUESTS_MAX),
-                v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(Path.of(v.text(HTTP_TOKEN_FILE)))) : Optional.empty());
+                v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(HTTP_TOKEN_FILE, Path.of(v.text(HTTP_TOKEN_FILE))))
+                        : Optional.empty(),
+                v.given(HTTP_READ_TOKEN_FILE)
+                        ? Optional.of(BearerToken.read(HTTP_READ_TOKEN_FILE, Path.of(v.text(HTTP_READ_TOKEN_FILE))))
+                        : Optional.empty(),
+                v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1), httpTls(v), unixSocket(v), unixSocketMode(v));
         Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
                 v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
                 v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
@@ -392,6 +409,72 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
 
     private static Path path(RawValues v, Setting s) {
         return v.given(s) ? Path.of(v.text(s)) : null;
+    }
+
+    /**
+     * The HTTP listener's TLS (issue 33): certificate and key together or neither; a client CA only with them
+     * (BND-6). The files are read and checked here.
+     */
+    private static Optional<HttpTls> httpTls(RawValues v) {
+        boolean cert = v.given(HTTP_TLS_CERT_FILE);
+        boolean key = v.given(HTTP_TLS_KEY_FILE);
+        requireRelation(cert == key, "--http-tls-cert-file and --http-tls-key-file go together: "
+                + (cert ? "--http-tls-key-file" : "--http-tls-cert-file") + " missing");
+        requireRelation(cert || !v.given(HTTP_TLS_CLIENT_CA_FILE), "--http-tls-client-ca-file requires --http-tls-cert-file"
+                + " and --http-tls-key-file: client certificates exist only over TLS");
+        if (!cert) {
+            return Optional.empty();
+        }
+        return Optional.of(HttpTls.load(path(v, HTTP_TLS_CERT_FILE), path(v, HTTP_TLS_KEY_FILE),
+                Optional.ofNullable(path(v, HTTP_TLS_CLIENT_CA_FILE))));
+    }
+
+    /** A Unix socket address holds 107 path bytes; the socket is first bound in a fresh directory beside its path. */
+    private static final int UNIX_SOCKET_PATH_BYTES_MAX = 107;
+    private static final int UNIX_SOCKET_STAGING_BYTES = 28;
+
+    /**
+     * {@code --http-unix-socket} (issue 33): an existing directory that others cannot write (they could replace
+     * the socket), a path short enough for a socket address, staging included.
+     */
+    private static Optional<Path> unixSocket(RawValues v) {
+        if (!v.given(HTTP_UNIX_SOCKET)) {
+            return Optional.empty();
+        }
+        String option = HTTP_UNIX_SOCKET.flag() + " " + v.text(HTTP_UNIX_SOCKET);
+        Path path = Path.of(v.text(HTTP_UNIX_SOCKET)).toAbsolutePath().normalize();
+        Path dir = path.getParent();
+        requireRelation(dir != null && java.nio.file.Files.isDirectory(dir), option + ": its directory does not exist");
+        int dirBytes = dir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        requireRelation(path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= UNIX_SOCKET_PATH_BYTES_MAX
+                && dirBytes + UNIX_SOCKET_STAGING_BYTES <= UNIX_SOCKET_PATH_BYTES_MAX, option + ": a Unix socket path holds "
+                + UNIX_SOCKET_PATH_BYTES_MAX + " bytes; its directory may have at most "
+                + (UNIX_SOCKET_PATH_BYTES_MAX - UNIX_SOCKET_STAGING_BYTES) + " (the socket is bound beside it first)");
+        try {
+            Set<PosixFilePermission> perms = java.nio.file.Files.getPosixFilePermissions(dir);
+            requireRelation(!perms.contains(PosixFilePermission.OTHERS_WRITE), option + ": its directory " + dir
+                    + " is writable by others (" + java.nio.file.attribute.PosixFilePermissions.toString(perms)
+                    + "), who could replace the socket: use a directory of the Manager's user (e.g. /run/orbitkv)");
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            throw new ConfigException(option + ": the permissions of its directory cannot be read: " + e);
+        }
+        return Optional.of(path);
+    }
+
+    /** {@code --http-unix-socket-mode}: three octal digits (a leading 0 allowed), nothing for others. */
+    private static Set<PosixFilePermission> unixSocketMode(RawValues v) {
+        String text = v.text(HTTP_UNIX_SOCKET_MODE);
+        requireRelation(text.matches("0?[0-7]{3}"), "--http-unix-socket-mode must be octal permissions like 0600 or 0660, got '"
+                + text + "'");
+        int mode = Integer.parseInt(text, 8);
+        requireRelation((mode & 07) == 0, "--http-unix-socket-mode " + text + " grants others access to the socket:"
+                + " the last digit must be 0 (use a group, 0660, for engines of another user)");
+        String rwx = "rwxrwxrwx";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            sb.append((mode & (1 << (8 - i))) != 0 ? rwx.charAt(i) : '-');
+        }
+        return java.nio.file.attribute.PosixFilePermissions.fromString(sb.toString());
     }
 
     /** All three peer TLS files or none (BND-6); the files are read and checked here. */
@@ -541,6 +624,15 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 + "): a save of the largest allowed body could never be admitted");
         requireRelation(h.jsonBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
                 + h.bodyBytesInFlightMax() + ") must be at least --json-body-bytes-max (" + h.jsonBodyBytesMax() + ")");
+        // issue 33: a client's share (capped at the whole) must admit the largest save
+        requireRelation(h.saveBodyBytesMax() <= h.bodyBytesInFlightPerClientMax(), "--http-body-bytes-in-flight-per-client-max ("
+                + h.bodyBytesInFlightPerClientMax() + ") must be at least --save-body-bytes-max (" + h.saveBodyBytesMax()
+                + "): a save of the largest allowed body could never be admitted");
+        // issue 33: a read token without a write token would protect reads while anyone may save and evict
+        requireRelation(h.readToken().isEmpty() || h.token().isPresent(), "--http-read-token-file requires --http-token-file:"
+                + " with a read token but no write token anyone could save and evict while reads need a token");
+        requireRelation(h.readToken().isEmpty() || !h.readToken().get().sameSecret(h.token().get()),
+                "--http-read-token-file and --http-token-file must hold different tokens: a reader would be able to write");
     }
 
     private static void validateInventory(Inventory i, Index x) {

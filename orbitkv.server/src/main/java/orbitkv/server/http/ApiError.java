@@ -21,7 +21,9 @@ public enum ApiError {
     TRUNCATED_RECORD(400),
     INVALID_KEY_LENGTH(400),
     UNEXPECTED_BODY(400),
-    // 401: the bearer token of --http-token-file is missing or wrong
+    /** More than one Authorization header (issue 33): which one counts would depend on each proxy. */
+    DUPLICATE_AUTHORIZATION(400),
+    // 401: the bearer token of --http-token-file (or --http-read-token-file on reads) is missing or wrong
     UNAUTHORIZED(401),
     // 404 / 405
     UNKNOWN_PATH(404),
@@ -49,6 +51,8 @@ public enum ApiError {
     TOO_MANY_REQUESTS_IN_FLIGHT(429),
     TOO_MANY_PROBES_IN_FLIGHT(429),
     TOO_MANY_BODY_BYTES_IN_FLIGHT(429),
+    /** One client address's share of the body bytes in flight is used up (issue 33). */
+    TOO_MANY_CLIENT_BODY_BYTES_IN_FLIGHT(429),
     TOO_MANY_PIPELINED_REQUESTS(429),
     // 503
     METADATA_UNAVAILABLE(503),

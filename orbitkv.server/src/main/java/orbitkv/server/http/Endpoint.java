@@ -4,19 +4,21 @@ import io.netty.handler.codec.http.HttpMethod;
 
 /**
  * The paths, methods and body kinds of HTTP API v1 (DESIGN §7), which endpoints need the bearer token when
- * one is configured ({@link Access#TOKEN}: the ones that change state or wait on it), and which are probes
- * served from their own slots ({@link Access#PROBE}: a flood of slow requests never makes them 429).
+ * one is configured ({@link Access#TOKEN}: the ones that change state or wait on it), which need the read token
+ * when one is configured ({@link Access#READ}: the ones that reveal keys, bytes, owners or namespaces; issue 33),
+ * and which are probes served from their own slots ({@link Access#PROBE}: a flood of slow requests never makes
+ * them 429; they reveal counts only, never a key, so orchestrators probe them without a secret).
  */
 enum Endpoint {
     SAVE("/cache/save", HttpMethod.POST, Body.BLOCKS, "save", Access.TOKEN),
-    QUERY("/cache/query", HttpMethod.POST, Body.JSON, "query", Access.OPEN),
-    RESTORE("/cache/restore", HttpMethod.POST, Body.JSON, "restore", Access.OPEN),
+    QUERY("/cache/query", HttpMethod.POST, Body.JSON, "query", Access.READ),
+    RESTORE("/cache/restore", HttpMethod.POST, Body.JSON, "restore", Access.READ),
     EVICT("/cache/evict", HttpMethod.POST, Body.JSON, "evict", Access.TOKEN),
     SYNC("/cache/sync", HttpMethod.POST, Body.EMPTY, "sync", Access.TOKEN),
     AWAIT("/cache/metadata/await", HttpMethod.POST, Body.JSON, "await", Access.TOKEN),
-    STATUS("/cache/metadata/status", HttpMethod.GET, Body.EMPTY, "status", Access.OPEN),
-    ROUTES("/cache/metadata/routes", HttpMethod.GET, Body.EMPTY, "routes", Access.OPEN),
-    RESIDENCES("/cache/metadata/residences", HttpMethod.GET, Body.EMPTY, "residences", Access.OPEN),
+    STATUS("/cache/metadata/status", HttpMethod.GET, Body.EMPTY, "status", Access.READ),
+    ROUTES("/cache/metadata/routes", HttpMethod.GET, Body.EMPTY, "routes", Access.READ),
+    RESIDENCES("/cache/metadata/residences", HttpMethod.GET, Body.EMPTY, "residences", Access.READ),
     METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics", Access.PROBE),
     HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE);
 
@@ -24,6 +26,11 @@ enum Endpoint {
     enum Access {
         /** Any client, from the request slots. */
         OPEN,
+        /**
+         * The read token when {@code --http-read-token-file} is set, or the write token (a writer may read), from
+         * the request slots; open when no read token is configured.
+         */
+        READ,
         /** The bearer token when {@code --http-token-file} is set, from the request slots. */
         TOKEN,
         /** Any client, from the probe slots ({@code --http-probes-in-flight-max}). */

@@ -20,7 +20,7 @@ final class HttpAdmission {
         this.requestSlots = limits.requestsInFlightMax();
         this.requests = new Semaphore(limits.requestsInFlightMax());
         this.probes = new Semaphore(limits.probesInFlightMax());
-        this.bodyBytes = new BodyBytesBudget(limits.bodyBytesInFlightMax());
+        this.bodyBytes = new BodyBytesBudget(limits.bodyBytesInFlightMax(), limits.bodyBytesInFlightPerClientMax());
     }
 
     /** A slot of the endpoint's kind; false when every slot of that kind is taken. */

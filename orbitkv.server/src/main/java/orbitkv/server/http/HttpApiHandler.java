@@ -73,6 +73,11 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private boolean pipelineOverflow;
     /** The request being received or executed; null between requests. */
     private Request current;
+    /**
+     * The endpoint of the request being checked before admission (null before routing succeeded), so a refusal
+     * before {@link #current} exists is counted under its endpoint, not {@code none} (issue 33).
+     */
+    private Endpoint routed;
     private ScheduledFuture<?> deadline;
     /** Bumped at each state change, so a deadline that fires late for an old state does nothing. */
     private long epoch;
@@ -80,6 +85,20 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private long lingeredBytes;
     /** Why this connection is closing; null until the server closes it ("client" when the peer did). */
     private String closeCause;
+
+    /** The key of this connection's client in the per-client body allowance (issue 33); set when active. */
+    private Object client = UNIX_CLIENT;
+
+    /** Every connection of the Unix-domain socket listener is the same client (one co-located host). */
+    static final Object UNIX_CLIENT = "unix";
+
+    /**
+     * The client of a remote address: its IP address (every port of one host is one client), or the one Unix
+     * socket client. Loopback addresses are as distinct as the addresses are (127.0.0.1 vs 127.0.0.2).
+     */
+    static Object clientKey(java.net.SocketAddress remote) {
+        return remote instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : UNIX_CLIENT;
+    }
 
     /** What every connection's handler shares once the API serves. */
     record Wiring(CacheApi api, ApiMetrics metrics) {}
@@ -124,6 +143,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        client = clientKey(ctx.channel().remoteAddress());
         metrics.connectionOpened();
         armIdle();
         ctx.read();
@@ -222,6 +242,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     // ------------------------------------------------------------------ one request
 
     private void onRequest(HttpRequest req) {
+        routed = null;
         RequestTarget target = RequestTarget.parse(req.uri());
         Endpoint endpoint = Endpoint.byPath(target.path());
         if (endpoint == null) {
@@ -232,12 +253,8 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                     + ", got " + JsonRequests.clip(req.method().name()),
                     Map.of(HttpHeaderNames.ALLOW.toString(), endpoint.method.name()));
         }
-        if (endpoint.access == Endpoint.Access.TOKEN && limits.token().isPresent()
-                && !limits.token().get().matches(req.headers().get(HttpHeaderNames.AUTHORIZATION))) {
-            throw new ApiException(ApiError.UNAUTHORIZED, req.headers().contains(HttpHeaderNames.AUTHORIZATION)
-                    ? endpoint.path + " needs the bearer token of --http-token-file; the Authorization header does not carry it"
-                    : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-token-file is set)");
-        }
+        routed = endpoint;
+        authorize(endpoint, req);
         long bodyMax = switch (endpoint.body) {
             case BLOCKS -> limits.saveBodyBytesMax();
             case JSON -> limits.jsonBodyBytesMax();
@@ -269,6 +286,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 endpoint.body == Endpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null, chunked ? -1 : Math.max(0, declared));
         r.slot = true;
         current = r;
+        routed = null;
         if (r.declaredBytes > 0) {
             reserve(r, r.declaredBytes);
         }
@@ -280,12 +298,58 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         arm(limits.timeouts().bodyProgressMs(), this::bodyProgressDeadline);
     }
 
+    /**
+     * The bearer tokens (OPS-5, issue 33): more than one Authorization header is refused on every endpoint (which
+     * one counts would be up to each proxy on the way: 400 {@code DUPLICATE_AUTHORIZATION}); a {@link
+     * Endpoint.Access#TOKEN} endpoint needs the write token when one is set; a {@link Endpoint.Access#READ}
+     * endpoint needs the read token or the write token when a read token is set. Compared in constant time.
+     */
+    private void authorize(Endpoint endpoint, HttpRequest req) {
+        java.util.List<String> all = req.headers().getAll(HttpHeaderNames.AUTHORIZATION);
+        if (all.size() > 1) {
+            throw new ApiException(ApiError.DUPLICATE_AUTHORIZATION, "the request carries " + all.size()
+                    + " Authorization headers; exactly one is allowed");
+        }
+        String authorization = all.isEmpty() ? null : all.get(0);
+        switch (endpoint.access) {
+            case TOKEN -> {
+                if (limits.token().isPresent() && !limits.token().get().matches(authorization)) {
+                    throw new ApiException(ApiError.UNAUTHORIZED, authorization != null
+                            ? endpoint.path + " needs the bearer token of --http-token-file; the Authorization header does not carry it"
+                            : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-token-file is set)");
+                }
+            }
+            case READ -> {
+                if (limits.readToken().isPresent()) {
+                    // both compared, whichever matches: the time taken does not say which token was close
+                    boolean reader = limits.readToken().get().matches(authorization);
+                    boolean writer = limits.token().isPresent() && limits.token().get().matches(authorization);
+                    if (!(reader | writer)) {
+                        throw new ApiException(ApiError.UNAUTHORIZED, authorization != null
+                                ? endpoint.path + " needs the bearer token of --http-read-token-file or --http-token-file;"
+                                        + " the Authorization header carries neither"
+                                : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-read-token-file is set)");
+                    }
+                }
+            }
+            case OPEN, PROBE -> {
+                // no token
+            }
+        }
+    }
+
     /** Reserves body bytes of the admitted request {@code r} (429 when the budget is exhausted). */
     private void reserve(Request r, long bytes) {
-        if (!admission.bodyBytes().tryReserve(bytes)) {
-            throw new ApiException(ApiError.TOO_MANY_BODY_BYTES_IN_FLIGHT, "admitting " + bytes
+        switch (admission.bodyBytes().tryReserve(client, bytes)) {
+            case ADMITTED -> {
+                // reserved
+            }
+            case TOTAL_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_BODY_BYTES_IN_FLIGHT, "admitting " + bytes
                     + " more body bytes would exceed --http-body-bytes-in-flight-max (" + admission.bodyBytes().max()
                     + " bytes across all connections); retry later");
+            case CLIENT_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_CLIENT_BODY_BYTES_IN_FLIGHT, "admitting "
+                    + bytes + " more body bytes would exceed this client's share, --http-body-bytes-in-flight-per-client-max ("
+                    + admission.bodyBytes().perClientMax() + " bytes across its connections); retry later");
         }
         r.reservedBytes += bytes;
     }
@@ -370,8 +434,40 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         };
     }
 
+    /**
+     * Shutdown (issue 33), when {@code --shutdown-drain-ms} ran out: a request still arriving (headers or body) is
+     * answered 503 {@code SHUTTING_DOWN} with {@code Connection: close}, its unread input discarded within the
+     * linger bounds, never cut silently. An executing request keeps running; its answer closes the connection.
+     * Runs on the connection's event loop.
+     */
+    void shutdownCut() {
+        if (state == ConnectionState.HEADERS || state == ConnectionState.BODY) {
+            refuse(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down: this request was not"
+                    + " complete when the drain bound (--shutdown-drain-ms) ran out; nothing of it was stored"), true);
+        }
+    }
+
+    /**
+     * Shutdown, the last step before connections are closed: as {@link #shutdownCut()}, and an idle keep-alive
+     * connection is closed (cause {@code shutdown}). Executing and lingering connections close themselves.
+     * Runs on the connection's event loop.
+     */
+    void shutdownClose() {
+        shutdownCut();
+        if (state == ConnectionState.IDLE) {
+            close("shutdown");
+        }
+    }
+
+    /** True once the connection is closed. */
+    boolean closed() {
+        return state == ConnectionState.CLOSED;
+    }
+
     /** Writes the answer of an executed request; then the next request, or close. */
-    private void respond(Request r, ApiResponse response, boolean keepAlive) {
+    private void respond(Request r, ApiResponse response, boolean keepAliveAsked) {
+        // once shutdown began, every answer ends its connection: nothing new will be admitted on it
+        boolean keepAlive = keepAliveAsked && admission.accepting();
         FullHttpResponse http = httpResponse(response);
         HttpUtil.setKeepAlive(http, keepAlive);
         metrics.answered(r.endpoint.label, response.status());
@@ -413,7 +509,9 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         FullHttpResponse http = httpResponse(CacheApi.error(e));
         http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        metrics.answered(r != null ? r.endpoint.label : "none", e.error().status());
+        Endpoint labelled = r != null ? r.endpoint : routed;
+        routed = null;
+        metrics.answered(labelled != null ? labelled.label : "none", e.error().status());
         boolean discard = linger && limits.timeouts().lingerMs() > 0;
         if (discard) {
             ctx.channel().config().setAutoRead(true);
@@ -426,7 +524,10 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 close(f.isSuccess() ? closeCause : "write_failed");
                 return;
             }
-            if (ctx.channel() instanceof DuplexChannel duplex) {
+            io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            if (tls != null) {
+                tls.closeOutbound(); // close_notify: a TLS client sees the end of the answer while we drain its body
+            } else if (ctx.channel() instanceof DuplexChannel duplex) {
                 duplex.shutdownOutput(); // the client sees the end of the answer while we drain its body
             }
             arm(limits.timeouts().lingerMs(), () -> close("linger_timeout"));
@@ -461,7 +562,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             admission.release(r.endpoint);
         }
         if (r.reservedBytes > 0) {
-            admission.bodyBytes().release(r.reservedBytes);
+            admission.bodyBytes().release(client, r.reservedBytes);
             r.reservedBytes = 0;
         }
     }

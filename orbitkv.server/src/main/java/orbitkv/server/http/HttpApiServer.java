@@ -11,8 +11,10 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -29,9 +31,13 @@ import orbitkv.server.tier.LocalTiers;
  * at a time per connection, pipelined ones answered in order; {@link HttpApiHandler}); requests execute on
  * virtual threads, at most {@code requestsInFlightMax} at once plus {@code probesInFlightMax} /health and
  * /metrics probes, with at most {@code bodyBytesInFlightMax} body bytes admitted across connections
- * ({@link HttpAdmission}). Shutdown: {@link #stopAdmission()} closes the listener and answers new requests on
- * open connections with 503 {@code SHUTTING_DOWN}; {@link #drain} waits for the admitted requests;
- * {@link #close()} closes connections and the event loops.
+ * ({@link HttpAdmission}). Shutdown (issue 33: every request in flight or arriving during the drain is completed
+ * or answered 503 {@code SHUTTING_DOWN} with {@code Connection: close}, never reset or left without an answer):
+ * {@link #stopAdmission()} stops admitting, so new requests, on open or new connections (the listener keeps
+ * accepting during the drain), are answered 503; {@link #drain} waits for the admitted requests within
+ * {@code --shutdown-drain-ms}, then answers those still receiving their body 503; {@link #close()} closes the
+ * listener, lets executing requests answer (interrupted ones 503), answers requests still arriving 503, closes
+ * idle connections, waits for lingering ones within the linger bound, then closes the rest and the event loops.
  */
 public final class HttpApiServer implements AutoCloseable {
     private static final int HTTP_HEADER_BYTES_MAX = 16 * 1024;
@@ -42,9 +48,15 @@ public final class HttpApiServer implements AutoCloseable {
     private static final int READ_BYTES_MAX = 64 * 1024;
     /** The shortest request the decoder accepts ({@code "GET / HTTP/1.1\n\n"}). */
     private static final int REQUEST_BYTES_MIN = 16;
+    /** Bound of each shutdown step after the drain: answers written, executing requests ended. */
+    private static final long SHUTDOWN_STEP_MS = 5000;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpApiServer.class);
 
     private final EventLoopGroup group;
     private final Channel listener;
+    /** The Unix-domain socket listener, or null (issue 33). */
+    private final Channel unixListener;
+    private final UnixSocket unixSocket;
     private final ChannelGroup connections;
     private final ExecutorService executor;
     private final HttpAdmission admission;
@@ -59,10 +71,13 @@ public final class HttpApiServer implements AutoCloseable {
      */
     private volatile RouteSelection routes;
 
-    private HttpApiServer(EventLoopGroup group, Channel listener, ChannelGroup connections, ExecutorService executor,
+    private HttpApiServer(EventLoopGroup group, Channel listener, Channel unixListener, UnixSocket unixSocket,
+                          ChannelGroup connections, ExecutorService executor,
                           HttpAdmission admission, HttpLimits limits, LocalTiers tiers) {
         this.group = group;
         this.listener = listener;
+        this.unixListener = unixListener;
+        this.unixSocket = unixSocket;
         this.connections = connections;
         this.executor = executor;
         this.admission = admission;
@@ -80,7 +95,9 @@ public final class HttpApiServer implements AutoCloseable {
         // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
         RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
         try {
-            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config));
+            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config),
+                    config.http().tls().map(orbitkv.server.config.HttpTls::serverContext),
+                    config.http().unixSocket().map(p -> new UnixSocket(p, config.http().unixSocketMode())));
             server.routes = routes;
             return server;
         } catch (InterruptedException | RuntimeException e) {
@@ -114,41 +131,82 @@ public final class HttpApiServer implements AutoCloseable {
         return server;
     }
 
+    /** As {@link #start(ListenAddress, NativeTransport, LocalTiers, DistributedMetadata, HttpLimits)} over TLS. */
+    static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
+                               DistributedMetadata metadata, HttpLimits limits, SslContext tls) throws InterruptedException {
+        HttpApiServer server = bind(address, transport, tiers, limits, Optional.of(tls), Optional.empty());
+        server.serve(metadata);
+        return server;
+    }
+
     static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits)
             throws InterruptedException {
+        return bind(address, transport, tiers, limits, Optional.empty(), Optional.empty());
+    }
+
+    /** As {@link #start(ListenAddress, NativeTransport, LocalTiers, DistributedMetadata, HttpLimits)} plus a Unix socket. */
+    static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
+                               DistributedMetadata metadata, HttpLimits limits, UnixSocket unix) throws InterruptedException {
+        HttpApiServer server = bind(address, transport, tiers, limits, Optional.empty(), Optional.of(unix));
+        server.serve(metadata);
+        return server;
+    }
+
+    /**
+     * Binds the listener; with {@code tls}, every TCP connection starts with Netty's {@code SslHandler} in front of
+     * the same handler and limits; with {@code unix}, a Unix-domain socket listener serves the same handler and
+     * limits, in plaintext (issue 33).
+     */
+    static HttpApiServer bind(ListenAddress address, NativeTransport transport, LocalTiers tiers, HttpLimits limits,
+                              Optional<SslContext> tls, Optional<UnixSocket> unix) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, transport.handler());
         ChannelGroup connections = new DefaultChannelGroup("orbitkv-http", GlobalEventExecutor.INSTANCE);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("orbitkv-http-", 0).factory());
         HttpAdmission admission = new HttpAdmission(limits);
         HttpApiServer[] self = new HttpApiServer[1];
+        Channel listener = null;
         try {
-            Channel listener = new ServerBootstrap().group(group).channel(transport.serverChannel())
+            listener = bootstrap(group, transport.serverChannel(), self, connections, limits, admission, executor, tls)
                     .option(ChannelOption.SO_REUSEADDR, true)
-                    .option(ChannelOption.AUTO_READ, false) // no accept before serve()
-                    .childOption(ChannelOption.AUTO_READ, false) // each connection reads when its handler asks
-                    .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048, READ_BYTES_MAX))
-                    .childHandler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            HttpApiHandler.Wiring w = self[0].wiring;
-                            connections.add(ch);
-                            HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
-                            ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
-                                    .addLast(new HttpServerCodec(new HttpDecoderConfig()
-                                            .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
-                                            .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
-                                            codecPipelineDepth(limits)))
-                                    .addLast(handler);
-                        }
-                    })
                     .bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
-            self[0] = new HttpApiServer(group, listener, connections, executor, admission, limits, tiers);
+            Channel unixListener = unix.isEmpty() ? null : unix.get().bind(bootstrap(group,
+                    transport.serverDomainSocketChannel(), self, connections, limits, admission, executor, Optional.empty()));
+            self[0] = new HttpApiServer(group, listener, unixListener, unix.orElse(null), connections, executor, admission,
+                    limits, tiers);
             return self[0];
         } catch (InterruptedException | RuntimeException e) {
+            if (listener != null) {
+                listener.close().syncUninterruptibly();
+            }
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             executor.shutdownNow();
             throw e;
         }
+    }
+
+    /** A listener's bootstrap: the same per-connection pipeline, handler and limits on every listener. */
+    private static ServerBootstrap bootstrap(EventLoopGroup group, Class<? extends io.netty.channel.ServerChannel> channel,
+                                             HttpApiServer[] self, ChannelGroup connections, HttpLimits limits,
+                                             HttpAdmission admission, ExecutorService executor, Optional<SslContext> tls) {
+        return new ServerBootstrap().group(group).channel(channel)
+                .option(ChannelOption.AUTO_READ, false) // no accept before serve()
+                .childOption(ChannelOption.AUTO_READ, false) // each connection reads when its handler asks
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(64, 2048, READ_BYTES_MAX))
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        HttpApiHandler.Wiring w = self[0].wiring;
+                        connections.add(ch);
+                        HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
+                        tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
+                        ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
+                                .addLast(new HttpServerCodec(new HttpDecoderConfig()
+                                        .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
+                                        .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
+                                        codecPipelineDepth(limits)))
+                                .addLast(handler);
+                    }
+                });
     }
 
     /**
@@ -174,6 +232,14 @@ public final class HttpApiServer implements AutoCloseable {
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs(), routes), metrics);
         listener.config().setAutoRead(true);
+        if (unixListener != null) {
+            unixListener.config().setAutoRead(true);
+        }
+    }
+
+    /** The Unix-domain socket file, if {@code --http-unix-socket} is set. */
+    public Optional<java.nio.file.Path> unixSocketPath() {
+        return Optional.ofNullable(unixSocket).map(UnixSocket::path);
     }
 
     /** The bound address (the chosen port when the configuration said 0). */
@@ -181,10 +247,12 @@ public final class HttpApiServer implements AutoCloseable {
         return (InetSocketAddress) listener.localAddress();
     }
 
-    /** Stops accepting connections and admitting requests (new ones get 503 SHUTTING_DOWN). */
+    /**
+     * Stops admitting requests: new ones get 503 SHUTTING_DOWN with {@code Connection: close}. The listener keeps
+     * accepting until {@link #close()}, so a client connecting during the drain is answered, not refused or reset.
+     */
     public void stopAdmission() {
         admission.stopAccepting();
-        listener.close().syncUninterruptibly();
     }
 
     /** True once {@link #stopAdmission()} or {@link #close()} ran. */
@@ -192,17 +260,55 @@ public final class HttpApiServer implements AutoCloseable {
         return !admission.accepting();
     }
 
-    /** Waits until every admitted request has been answered; false on timeout. */
+    /**
+     * Waits until every admitted request has been answered; false on timeout. On timeout, requests still
+     * receiving their body are answered 503 SHUTTING_DOWN (their slots come back once the answer is written);
+     * executing ones keep running until {@link #close()}.
+     */
     public boolean drain(long timeoutMs) throws InterruptedException {
-        return admission.drain(timeoutMs);
+        if (admission.drain(timeoutMs)) {
+            return true;
+        }
+        eachConnection(HttpApiHandler::shutdownCut);
+        admission.drain(SHUTDOWN_STEP_MS);
+        return false;
+    }
+
+    /** Runs {@code step} on the event loop of every open connection's handler. */
+    private void eachConnection(java.util.function.Consumer<HttpApiHandler> step) {
+        for (Channel ch : connections) {
+            HttpApiHandler h = ch.pipeline().get(HttpApiHandler.class);
+            if (h != null) {
+                try {
+                    ch.eventLoop().execute(() -> step.accept(h));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the event loop is already shutting down: its connections are being closed
+                }
+            }
+        }
     }
 
     @Override
     public void close() {
         admission.stopAccepting();
         listener.close().syncUninterruptibly();
-        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (unixListener != null) {
+            unixListener.close().syncUninterruptibly();
+            unixSocket.delete();
+        }
+        // executing requests answer (an interrupted one 503 SHUTTING_DOWN) before their connections close
         executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(SHUTDOWN_STEP_MS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("shutdown: HTTP requests still executing after {} ms; their connections are closed", SHUTDOWN_STEP_MS);
+            }
+            eachConnection(HttpApiHandler::shutdownClose);
+            // refused connections linger (discarding unread body bytes) at most --http-linger-ms
+            connections.newCloseFuture().await(limits.timeouts().lingerMs() + SHUTDOWN_STEP_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         RouteSelection r = routes;
         if (r != null) {

@@ -20,20 +20,26 @@ import orbitkv.server.config.ManagerConfig;
  * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
  * @param timeouts the per-connection deadlines
  * @param token the bearer token of the mutating endpoints, if configured
+ * @param readToken the bearer token of the reading endpoints ({@link Endpoint.Access#READ}), if configured;
+ *                  {@code token} is accepted for them as well (a writer may read)
+ * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
  */
 record HttpLimits(long saveBodyBytesMax, long jsonBodyBytesMax, long blockBytesMax, int requestsInFlightMax,
                   long awaitTimeoutMsMax, long syncWaitMs, int probesInFlightMax, long bodyBytesInFlightMax,
-                  int pipelinedRequestsMax, Timeouts timeouts, Optional<BearerToken> token) {
+                  int pipelinedRequestsMax, Timeouts timeouts, Optional<BearerToken> token,
+                  Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax) {
     HttpLimits {
         if (saveBodyBytesMax < 1 || jsonBodyBytesMax < 1 || blockBytesMax < 0 || requestsInFlightMax < 1
                 || awaitTimeoutMsMax < 1 || syncWaitMs < 0 || probesInFlightMax < 1 || bodyBytesInFlightMax < 1
-                || pipelinedRequestsMax < 1) {
+                || pipelinedRequestsMax < 1 || bodyBytesInFlightPerClientMax < 1) {
             throw new IllegalArgumentException("HTTP limits must be positive: " + saveBodyBytesMax + ", " + jsonBodyBytesMax
                     + ", " + blockBytesMax + ", " + requestsInFlightMax + ", " + awaitTimeoutMsMax + ", " + syncWaitMs
-                    + ", " + probesInFlightMax + ", " + bodyBytesInFlightMax + ", " + pipelinedRequestsMax);
+                    + ", " + probesInFlightMax + ", " + bodyBytesInFlightMax + ", " + pipelinedRequestsMax
+                    + ", " + bodyBytesInFlightPerClientMax);
         }
         Objects.requireNonNull(timeouts, "timeouts");
         Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(readToken, "readToken");
     }
 
     /**
@@ -61,37 +67,49 @@ record HttpLimits(long saveBodyBytesMax, long jsonBodyBytesMax, long blockBytesM
                 h.bodyBytesInFlightMax(), h.pipelinedRequestsMax(),
                 new Timeouts(h.headerTimeoutMs(), h.bodyProgressMs(), h.bodyProgressBytesMin(), h.idleTimeoutMs(),
                         h.lingerMs(), h.lingerBytesMax()),
-                h.token());
+                h.token(), h.readToken(), h.bodyBytesInFlightPerClientMax());
     }
 
     HttpLimits withBodies(long saveBodyMax, long jsonBodyMax, long blockMax) {
         return new HttpLimits(saveBodyMax, jsonBodyMax, blockMax, requestsInFlightMax, awaitTimeoutMsMax, syncWaitMs,
                 probesInFlightMax, Math.max(bodyBytesInFlightMax, Math.max(saveBodyMax, jsonBodyMax)), pipelinedRequestsMax,
-                timeouts, token);
+                timeouts, token, readToken, Math.max(bodyBytesInFlightPerClientMax, Math.max(saveBodyMax, jsonBodyMax)));
     }
 
     HttpLimits withSlots(int requests, int probes) {
         return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requests, awaitTimeoutMsMax, syncWaitMs,
-                probes, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, token);
+                probes, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, token, readToken, bodyBytesInFlightPerClientMax);
     }
 
     HttpLimits withBodyBytesInFlightMax(long bytes) {
         return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
-                syncWaitMs, probesInFlightMax, bytes, pipelinedRequestsMax, timeouts, token);
+                syncWaitMs, probesInFlightMax, bytes, pipelinedRequestsMax, timeouts, token, readToken, bodyBytesInFlightPerClientMax);
     }
 
     HttpLimits withPipelinedRequestsMax(int n) {
         return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
-                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, n, timeouts, token);
+                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, n, timeouts, token, readToken, bodyBytesInFlightPerClientMax);
     }
 
     HttpLimits withTimeouts(Timeouts t) {
         return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
-                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, t, token);
+                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, t, token, readToken, bodyBytesInFlightPerClientMax);
     }
 
     HttpLimits withToken(BearerToken t) {
         return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
-                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, Optional.of(t));
+                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, Optional.of(t), readToken,
+                bodyBytesInFlightPerClientMax);
+    }
+
+    HttpLimits withReadToken(BearerToken t) {
+        return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
+                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, token, Optional.of(t),
+                bodyBytesInFlightPerClientMax);
+    }
+
+    HttpLimits withBodyBytesInFlightPerClientMax(long bytes) {
+        return new HttpLimits(saveBodyBytesMax, jsonBodyBytesMax, blockBytesMax, requestsInFlightMax, awaitTimeoutMsMax,
+                syncWaitMs, probesInFlightMax, bodyBytesInFlightMax, pipelinedRequestsMax, timeouts, token, readToken, bytes);
     }
 }

@@ -294,8 +294,12 @@ final class JsonRequests {
 
     private static long integer(JsonNode parent, String field, String path, long min, long max) {
         JsonNode v = present(parent, field, path);
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+        if (!v.isIntegralNumber()) {
             throw new ApiException(ApiError.INVALID_FIELD_TYPE, path + " must be an integer");
+        }
+        if (!v.canConvertToLong()) { // an integer beyond 64 bits is a value out of range, not a wrong type (issue 33)
+            throw new ApiException(ApiError.INVALID_FIELD_VALUE, path + " must be " + min + ".." + max + ", got "
+                    + clip(v.bigIntegerValue().toString()));
         }
         long value = v.longValue();
         if (value < min || value > max) {

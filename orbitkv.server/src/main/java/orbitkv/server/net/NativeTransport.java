@@ -36,6 +36,12 @@ public record NativeTransport(String name, IoHandlerFactory handler,
                 + describe(IoUring.unavailabilityCause()) + "; epoll: " + describe(Epoll.unavailabilityCause()));
     }
 
+    /** The Unix-domain server socket channel class of this transport (the HTTP API's --http-unix-socket). */
+    public Class<? extends ServerChannel> serverDomainSocketChannel() {
+        return "io_uring".equals(name) ? io.netty.channel.uring.IoUringServerDomainSocketChannel.class
+                : io.netty.channel.epoll.EpollServerDomainSocketChannel.class;
+    }
+
     /** The cause chain with suppressed attempts: Netty records each library-loading try there. */
     private static String describe(Throwable t) {
         StringBuilder sb = new StringBuilder();

@@ -82,7 +82,8 @@ class ManagerConfigTest {
             boolean noDefaultAllowed = List.of(Setting.CLUSTER, Setting.NODE_ID, Setting.ETCD, Setting.SSD_DIR,
                     Setting.SSD, Setting.METADATA_NAMESPACE, Setting.ETCD_CA_FILE, Setting.ETCD_CERT_FILE,
                     Setting.ETCD_KEY_FILE, Setting.PEER_TLS_CERT_FILE, Setting.PEER_TLS_KEY_FILE, Setting.PEER_TLS_CA_FILE,
-                    Setting.HTTP_TOKEN_FILE, Setting.TRANSFER_DATA_ADVERTISE, Setting.ROUTE_TRACE_DIR).contains(s);
+                    Setting.HTTP_TOKEN_FILE, Setting.HTTP_READ_TOKEN_FILE, Setting.HTTP_TLS_CERT_FILE,
+                    Setting.HTTP_TLS_KEY_FILE, Setting.HTTP_TLS_CLIENT_CA_FILE, Setting.HTTP_UNIX_SOCKET, Setting.TRANSFER_DATA_ADVERTISE, Setting.ROUTE_TRACE_DIR).contains(s);
             assertThat(s.defaultValue() == null).as(s.flag()).isEqualTo(noDefaultAllowed);
         }
     }

@@ -23,11 +23,21 @@ final class RawConnection implements AutoCloseable {
     private final InputStream in;
 
     RawConnection(InetSocketAddress address) throws IOException {
-        socket = new Socket();
-        socket.connect(address, 5000);
+        this(connect(address));
+    }
+
+    /** Over a socket the caller connected (from a chosen local address, or over TLS). */
+    RawConnection(Socket connected) throws IOException {
+        socket = connected;
         socket.setSoTimeout(20_000);
         out = socket.getOutputStream();
         in = socket.getInputStream();
+    }
+
+    private static Socket connect(InetSocketAddress address) throws IOException {
+        Socket s = new Socket();
+        s.connect(address, 5000);
+        return s;
     }
 
     RawConnection write(String ascii) throws IOException {

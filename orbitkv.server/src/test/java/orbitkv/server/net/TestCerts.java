@@ -13,15 +13,15 @@ import java.util.concurrent.TimeUnit;
  * usable as server and client certificates. Keys are PKCS#8 PEM (EC P-256). A leaf names its member node id as the
  * URI SAN {@code urn:orbitkv:node:<node-id>} (issue 33: peer certificates bind member identity).
  */
-final class TestCerts {
+public final class TestCerts {
     private final Path dir;
 
-    TestCerts(Path dir) {
+    public TestCerts(Path dir) {
         this.dir = dir;
     }
 
     /** A new self-signed CA {@code name}: returns its certificate; the key stays beside it. */
-    Path ca(String name) throws IOException, InterruptedException {
+    public Path ca(String name) throws IOException, InterruptedException {
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
                 dir.resolve(name + ".key").toString(), "-out", dir.resolve(name + ".pem").toString(), "-days", "2",
                 "-subj", "/CN=" + name);
@@ -29,12 +29,12 @@ final class TestCerts {
     }
 
     /** A leaf {@code name} signed by CA {@code ca} naming node id {@code name}: returns {cert, key}. */
-    Path[] leaf(String name, String ca) throws IOException, InterruptedException {
+    public Path[] leaf(String name, String ca) throws IOException, InterruptedException {
         return leaf(name, ca, name);
     }
 
     /** A leaf {@code name} signed by CA {@code ca} naming node id {@code nodeId} (none when null): returns {cert, key}. */
-    Path[] leaf(String name, String ca, String nodeId) throws IOException, InterruptedException {
+    public Path[] leaf(String name, String ca, String nodeId) throws IOException, InterruptedException {
         Path key = dir.resolve(name + ".key");
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");
