@@ -132,6 +132,15 @@ public final class EtcdMembership implements Membership {
     /** A registration; with {@code healing}, a heal of that fenced incarnation (see {@link #reregister()}). */
     private static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
                                                LongSupplier clock, java.util.Optional<Registrar.Healing> healing) {
+        if (etcd.tls().isPresent()) {
+            // issue 33: name a TLS misconfiguration at once, not as call deadlines running out 5 attempts later
+            java.util.Optional<String> refused = EtcdTlsProbe.everyEndpointRefused(etcd,
+                    EtcdCalls.sslContext(etcd.tls().get()), Math.min(EtcdTlsProbe.DEADLINE_MS, 4 * config.etcdCallTimeoutMs()));
+            if (refused.isPresent()) {
+                LOG.error("registration of node {} refused: {}", registrant.nodeId().value(), refused.get());
+                return new RegistrationResult.TlsRefused(refused.get());
+            }
+        }
         Client client = EtcdCalls.client(etcd, config.etcdCallTimeoutMs());
         boolean handedOver = false;
         try {

@@ -165,6 +165,7 @@ final class IncarnationHealer implements AutoCloseable {
         }
         lastError = switch (r) {
             case RegistrationResult.Unavailable u -> u.cause();
+            case RegistrationResult.TlsRefused t -> t.message();
             case RegistrationResult.Contended c -> c.detail();
             case RegistrationResult.Superseded s -> s.message();
             case RegistrationResult.Unformatted u -> u.message();
@@ -172,7 +173,9 @@ final class IncarnationHealer implements AutoCloseable {
             case RegistrationResult.ClusterMismatch c -> c.message();
             case RegistrationResult.Registered reg -> null;
         };
-        boolean permanent = !(r instanceof RegistrationResult.Unavailable || r instanceof RegistrationResult.Contended);
+        // A TLS refusal is retried: certificates may be rotated while the process stays fenced.
+        boolean permanent = !(r instanceof RegistrationResult.Unavailable || r instanceof RegistrationResult.Contended
+                || r instanceof RegistrationResult.TlsRefused);
         boolean exhausted = settings.attemptsMax() > 0 && attemptsThisFence >= settings.attemptsMax();
         if (permanent || exhausted) {
             to(State.STOPPED);
