@@ -135,7 +135,8 @@ final class ApiModel {
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record SessionsStatus(int admittedSources, int sessionsPerRequesterMax, boolean capacityComplete,
-                          List<String> beyondLimit, List<RequesterSession> requester, List<ServedSession> served) {}
+                          List<String> beyondLimit, List<RequesterSession> requester, List<ServedSession> served,
+                          List<String> sourceSessionsRefusedMembers, long sourceSessionLimitEpisodes) {}
 
     record RequesterSession(Owner source, String state, long connects, long installs, String lastErrorCause) {}
 
@@ -144,7 +145,12 @@ final class ApiModel {
 
     record TierHealth(String medium, long blocks, long residentBytes, long capacityBytes) {}
 
-    record HealthResponse(String status, String mode, List<TierHealth> tiers) {}
+    /**
+     * @param sourceSessionsRefusedMembers current members this source refuses with SESSION_LIMIT (issue 33; omitted
+     *     when none): with any, status is "degraded"
+     */
+    record HealthResponse(String status, String mode, List<TierHealth> tiers,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> sourceSessionsRefusedMembers) {}
 
     record ErrorBody(String code, String message) {}
 
