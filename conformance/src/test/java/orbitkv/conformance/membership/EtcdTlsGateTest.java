@@ -188,6 +188,20 @@ class EtcdTlsGateTest {
         }
     }
 
+    @Test
+    @DisplayName("OPS-5 issue 33 `orbitkv admin` with the wrong --etcd-ca-file is refused naming the handshake cause, not after its call deadline")
+    void adminWithWrongCaNamesTheHandshake() {
+        long start = System.nanoTime();
+        try (MembershipAdmin admin = MembershipAdmin.connect(endpoints("client", "rogue-ca"), cluster(), EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
+            MembershipAdmin.ShowResult r = admin.show();
+            assertThat(r).isInstanceOf(MembershipAdmin.Refusal.class);
+            assertThat(((MembershipAdmin.Refusal) r).detail()).contains("etcd TLS handshake failed",
+                    "does not verify against --etcd-ca-file").doesNotContain("timed out");
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("named within TLS_DIAGNOSIS_BOUND (%s), not after the "
+                + "admin's %d ms call deadline", TLS_DIAGNOSIS_BOUND, EtcdFixture.ADMIN_CALL_TIMEOUT_MS).isLessThan(TLS_DIAGNOSIS_BOUND);
+    }
+
     /** Generous bound on a TLS diagnosis (product deadline 2 s; load slack); the old code took ≥ 10 s here. */
     private static final Duration TLS_DIAGNOSIS_BOUND = Duration.ofSeconds(6);
 
