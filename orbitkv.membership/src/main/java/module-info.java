@@ -14,5 +14,9 @@ module orbitkv.membership {
     requires com.fasterxml.jackson.databind; // the backup file
     requires io.grpc.netty; // GrpcSslContexts: client TLS toward etcd (jetcd's channel is grpc-netty's)
     requires io.netty.handler; // SslContext, which jetcd's ClientBuilder takes
+    // EtcdTlsProbe: one Netty TLS connection per endpoint with that SslContext names a handshake refusal (issue 33)
+    requires io.netty.common;
+    requires io.netty.buffer;
+    requires io.netty.transport;
     requires org.slf4j;
 }

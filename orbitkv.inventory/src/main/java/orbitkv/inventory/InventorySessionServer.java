@@ -56,6 +56,14 @@ public interface InventorySessionServer extends AutoCloseable {
     /** This server's session figures since it started, summed over its sessions (DIAG-3). */
     SourceSessionMetrics metrics();
 
+    /**
+     * Current members refused with {@code SESSION_LIMIT} and not served since (issue 33, BND-3): the Manager shows
+     * them in /health and status; each episode is logged once.
+     */
+    default SessionLimitRefusals sessionLimitRefusals() {
+        return SessionLimitRefusals.NONE;
+    }
+
     /** Closes every session with {@code SHUTTING_DOWN} and stops their pumps. Idempotent. */
     @Override
     void close();

@@ -48,6 +48,14 @@ public sealed interface MembershipEvent {
         REPLACED_BY_NEWER_INCARNATION,
         /** The lease was revoked or reported expired by etcd. */
         LEASE_LOST,
+        /**
+         * This incarnation's own member record was rewritten by something that is not a registration (issue 33):
+         * its content or lease differs from what this incarnation registered, or it names another incarnation
+         * that no registration transaction wrote (a put on this incarnation's lease, an epoch not above this
+         * one's, or no epoch key written at the record's revision). Healable: a heal may replace exactly that
+         * tampered record (MEM-2, INV-7).
+         */
+        MEMBER_RECORD_TAMPERED,
         /** The operator shut the process down (graceful deregistration). */
         SHUTDOWN
     }

@@ -65,6 +65,23 @@ public sealed interface RegistrationResult {
         }
     }
 
+    /**
+     * Every etcd endpoint refused the TLS handshake (issue 33): wrong CA, a client certificate etcd does not
+     * accept, a plaintext server behind {@code https://}, an expired certificate. Named within 2 s of the first
+     * attempt by a direct probe with the client's own TLS context, instead of call deadlines running out.
+     *
+     * @param detail each endpoint with its handshake cause
+     */
+    record TlsRefused(String detail) implements RegistrationResult {
+        public TlsRefused {
+            Objects.requireNonNull(detail, "detail");
+        }
+
+        public String message() {
+            return detail + "; check --etcd-ca-file, --etcd-cert-file and --etcd-key-file against the etcd server's TLS settings";
+        }
+    }
+
     /** etcd did not answer within the call deadlines and bounded retries. */
     record Unavailable(String cause) implements RegistrationResult {}
 }

@@ -70,6 +70,7 @@ final class KitMembers implements AutoCloseable {
             case RegistrationResult.Contended c -> throw new IllegalStateException("registration of " + c.nodeId()
                     + " contended: " + c.detail());
             case RegistrationResult.Unavailable u -> throw new IllegalStateException("etcd unavailable: " + u.cause());
+            case RegistrationResult.TlsRefused t -> throw new IllegalStateException(t.message());
             case RegistrationResult.Superseded s -> throw new IllegalStateException(s.message());
         };
         held.add(m);

@@ -59,6 +59,7 @@ class EtcdTlsGateTest {
         leaf("client", "ca", "extendedKeyUsage=clientAuth");
         ca("rogue-ca");
         leaf("rogue", "rogue-ca", "extendedKeyUsage=clientAuth");
+        leaf("expired", "ca", "extendedKeyUsage=clientAuth", "-1"); // notAfter a day before notBefore: expired now
         int[] ports = EtcdFixture.freeLoopbackPorts(2);
         url = URI.create("https://127.0.0.1:" + ports[0]);
         Path log = dir.resolve("etcd.log");
@@ -134,11 +135,83 @@ class EtcdTlsGateTest {
     }
 
     @Test
-    @DisplayName("MEM-2 a client certificate from another CA is refused by etcd: registration is Unavailable, nothing written")
+    @DisplayName("MEM-2 issue 33 a client certificate from another CA is refused by etcd: registration is TlsRefused naming the client certificate, nothing written")
     void foreignClientCertificateRefused() {
-        String c = cluster();
-        RegistrationResult r = Membership.register(endpoints("rogue", "ca"), node(c, "rogue"), SHORT);
-        assertThat(r).isInstanceOf(RegistrationResult.Unavailable.class);
+        String message = tlsRefusal(endpoints("rogue", "ca"), "rogue");
+        assertThat(message).contains("etcd refused this client's certificate");
+    }
+
+    /**
+     * Issue 33 finding "An etcd TLS misconfiguration exits after 14–17 s saying 'timed out' instead of the handshake
+     * cause": with the production call deadline (2 s) five registration attempts ran out their deadlines. Now a
+     * direct TLS probe names the cause; the product deadline is {@code EtcdTlsProbe.DEADLINE_MS} = 2 s, asserted
+     * here only with the generous {@link #TLS_DIAGNOSIS_BOUND} (the old code cannot return before ≈ 10 s).
+     */
+    @Test
+    @DisplayName("MEM-8 issue 33 an etcd TLS misconfiguration names the handshake cause at once instead of 'timed out': wrong CA, expired client certificate, plaintext server behind https://")
+    void etcdTlsMisconfigurationNamesTheHandshakeCause() throws Exception {
+        assertThat(tlsRefusal(endpoints("client", "rogue-ca"), "wrong-ca"))
+                .contains("the etcd server's certificate does not verify against --etcd-ca-file").doesNotContain("timed out");
+        assertThat(tlsRefusal(endpoints("expired", "ca"), "expired"))
+                .contains("--etcd-cert-file " + pki.resolve("expired.crt") + " expired at");
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
+            Thread server = Thread.ofVirtual().start(() -> { // a plaintext HTTP server where https:// points
+                while (!plain.isClosed()) {
+                    try (java.net.Socket s = plain.accept()) {
+                        s.getInputStream().read(new byte[512]);
+                        s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                    } catch (IOException closed) {
+                        // closed at the end of the test, or the probe hung up
+                    }
+                }
+            });
+            EtcdEndpoints plaintext = new EtcdEndpoints(List.of(URI.create("https://127.0.0.1:" + plain.getLocalPort())),
+                    endpoints("client", "ca").tls());
+            assertThat(tlsRefusal(plaintext, "plaintext")).contains("the endpoint does not speak TLS");
+            plain.close();
+            server.join(BOUND.toMillis());
+        }
+    }
+
+    @Test
+    @DisplayName("OPS-5 issue 33 an `orbitkv manager` with the wrong --etcd-ca-file exits 1 naming the handshake cause, not 'timed out'")
+    void managerWithWrongCaExitsNamingTheHandshake(@TempDir Path work) throws Exception {
+        List<String> manager = ManagerProcess.distributedArgs(cluster(), "wrong-ca-proc", url.toString(),
+                Files.createDirectories(work.resolve("dram")), "--dram", "4MiB", "--block-bytes-max", "1MiB");
+        manager.addAll(List.of("--etcd-ca-file", pki.resolve("rogue-ca.crt").toString(),
+                "--etcd-cert-file", pki.resolve("client.crt").toString(), "--etcd-key-file", pki.resolve("client.key").toString()));
+        try (ManagerProcess m = ManagerProcess.launch("tls-wrong-ca", work.resolve("logs"), manager)) {
+            assertThat(m.awaitExit(BOUND)).as("exit status; stderr: %s", m.stderrText()).isEqualTo(1);
+            assertThat(m.stderrText()).contains("refused the registration: etcd TLS handshake failed",
+                    "does not verify against --etcd-ca-file").doesNotContain("timed out");
+        }
+    }
+
+    @Test
+    @DisplayName("OPS-5 issue 33 `orbitkv admin` with the wrong --etcd-ca-file is refused naming the handshake cause, not after its call deadline")
+    void adminWithWrongCaNamesTheHandshake() {
+        long start = System.nanoTime();
+        try (MembershipAdmin admin = MembershipAdmin.connect(endpoints("client", "rogue-ca"), cluster(), EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
+            MembershipAdmin.ShowResult r = admin.show();
+            assertThat(r).isInstanceOf(MembershipAdmin.Refusal.class);
+            assertThat(((MembershipAdmin.Refusal) r).detail()).contains("etcd TLS handshake failed",
+                    "does not verify against --etcd-ca-file").doesNotContain("timed out");
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("named within TLS_DIAGNOSIS_BOUND (%s), not after the "
+                + "admin's %d ms call deadline", TLS_DIAGNOSIS_BOUND, EtcdFixture.ADMIN_CALL_TIMEOUT_MS).isLessThan(TLS_DIAGNOSIS_BOUND);
+    }
+
+    /** Generous bound on a TLS diagnosis (product deadline 2 s; load slack); the old code took ≥ 10 s here. */
+    private static final Duration TLS_DIAGNOSIS_BOUND = Duration.ofSeconds(6);
+
+    private static String tlsRefusal(EtcdEndpoints endpoints, String node) {
+        long start = System.nanoTime();
+        RegistrationResult r = Membership.register(endpoints, node(cluster(), node), orbitkv.membership.MembershipConfig.defaults());
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(r).as("registration of %s", node).isInstanceOf(RegistrationResult.TlsRefused.class);
+        assertThat(took).as("named within TLS_DIAGNOSIS_BOUND (%s)", TLS_DIAGNOSIS_BOUND).isLessThan(TLS_DIAGNOSIS_BOUND);
+        return ((RegistrationResult.TlsRefused) r).message();
     }
 
     // ------------------------------------------------------------------ throwaway PKI (openssl CLI)
@@ -149,13 +222,17 @@ class EtcdTlsGateTest {
     }
 
     private void leaf(String name, String ca, String extensions) throws Exception {
+        leaf(name, ca, extensions, "2");
+    }
+
+    private void leaf(String name, String ca, String extensions, String days) throws Exception {
         Path raw = pki.resolve(name + ".raw.key");
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=" + name,
                 "-keyout", raw.toString(), "-out", pki.resolve(name + ".csr").toString());
         Path ext = pki.resolve(name + ".ext");
         Files.writeString(ext, extensions + "\n");
         openssl("x509", "-req", "-in", pki.resolve(name + ".csr").toString(), "-CA", pki.resolve(ca + ".crt").toString(),
-                "-CAkey", pki.resolve(ca + ".key").toString(), "-CAcreateserial", "-days", "2", "-extfile", ext.toString(),
+                "-CAkey", pki.resolve(ca + ".key").toString(), "-CAcreateserial", "-days", days, "-extfile", ext.toString(),
                 "-out", pki.resolve(name + ".crt").toString());
         openssl("pkcs8", "-topk8", "-nocrypt", "-in", raw.toString(), "-out", pki.resolve(name + ".key").toString());
     }

@@ -104,13 +104,14 @@ class LeaseDegradedGateTest {
                     && a.refusedRecords().keyMismatch() >= 1 && a.refusedRecords().malformed() >= 1);
             assertThat(a.view().members()).extracting(mm -> mm.nodeId().value()).containsExactly("a", "b");
 
-            ETCD.put(members + "b", record("b", b.incarnation().epoch().value() + 1)); // a plain put over b's record
+            // A plain put over b's record: no registration wrote it, so b diagnoses tampering (issue 33; was LEASE_LOST)
+            ETCD.put(members + "b", record("b", b.incarnation().epoch().value() + 1));
             Await.until("a drops b, whose record lost its lease", BOUND, () -> a.view().member(new NodeId("b")).isEmpty());
             Await.until("b fences itself", BOUND, () -> b.fenced());
             // fenced() turns true before the listeners receive the Fenced event: await its delivery
             Await.until("b's Fenced event delivered", BOUND, () -> logB.first(MembershipEvent.Fenced.class).isPresent());
             assertThat(((MembershipEvent.Fenced) logB.first(MembershipEvent.Fenced.class).orElseThrow().event()).cause())
-                    .isEqualTo(MembershipEvent.FenceCause.LEASE_LOST);
+                    .isEqualTo(MembershipEvent.FenceCause.MEMBER_RECORD_TAMPERED);
             assertThat(a.view().members()).extracting(mm -> mm.nodeId().value()).containsExactly("a");
             assertThat(a.fenced()).isFalse();
         } finally {

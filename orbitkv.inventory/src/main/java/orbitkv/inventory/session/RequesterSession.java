@@ -104,6 +104,8 @@ final class RequesterSession {
     private final AtomicLong installs = new AtomicLong();
     /** The wire cause of the last close; volatile: written by stream callbacks or a stopper, read by status. */
     private volatile String lastErrorCause = "";
+    /** True from a SESSION_LIMIT refusal (logged once) until the source accepts an Open again (issue 33). */
+    private volatile boolean limitRefused;
 
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
@@ -459,6 +461,12 @@ final class RequesterSession {
             lastFrame = n;
             if (f.hasError()) {
                 lastErrorCause = f.getError().getCause().name();
+                if (f.getError().getCause() == ErrorCause.SESSION_LIMIT && !limitRefused) {
+                    limitRefused = true; // once per episode: the retries with backoff say nothing more
+                    LOG.warn("source {} refuses this requester's session with SESSION_LIMIT ({}): its coverage stays "
+                            + "PartialHints until the source serves fewer sessions or raises its --source-sessions-max (BND-3); "
+                            + "retrying with backoff", source, f.getError().getDetail());
+                }
                 LOG.debug("source {} closed the session: {} {}", source, f.getError().getCause(), f.getError().getDetail());
                 end(ResetCause.DISCONNECT);
                 return Optional.empty();
@@ -485,7 +493,13 @@ final class RequesterSession {
                 return refused(ErrorCause.MALFORMED_FRAME, "first source frame must be OpenAccepted, got " + f.getBodyCase());
             }
             return switch (f.getBodyCase()) {
-                case ACCEPTED -> accepted(f);
+                case ACCEPTED -> {
+                    if (limitRefused) {
+                        limitRefused = false;
+                        LOG.info("source {} accepts this requester's session again after SESSION_LIMIT refusals", source);
+                    }
+                    yield accepted(f);
+                }
                 case SNAPSHOT_BEGIN -> begin(f.getSnapshotBegin(), n);
                 case SNAPSHOT_PAGE -> page(f.getSnapshotPage(), n, read);
                 case DELTA -> delta(f, n, read);

@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySource;
+import orbitkv.inventory.SessionLimitRefusals;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.SourceSessionMetrics;
 import orbitkv.inventory.SourceSessionStatus;
@@ -37,6 +38,9 @@ import orbitkv.membership.ProtocolClock;
  * data frames are written by {@code SourceFrameEncoder} without protobuf message objects).
  */
 public final class SessionServer implements InventorySessionServer {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionServer.class);
+    /** At most one SESSION_LIMIT episode line per this interval; the lines held back are counted into the next. */
+    static final long LIMIT_LOG_INTERVAL_NANOS = 1_000_000_000L;
     private final SourceInventory source;
     private final ClusterIdentity cluster;
     private final Incarnation self;
@@ -50,6 +54,13 @@ public final class SessionServer implements InventorySessionServer {
     private final LinkedHashMap<UUID, Boolean> committedViews;
     private boolean fenced;
     private boolean shut;
+    /** Members in an open SESSION_LIMIT episode (issue 33), in first-refusal order; bounded. Guarded by this. */
+    private final LinkedHashMap<Incarnation, Boolean> limitRefused = new LinkedHashMap<>();
+    private long limitEpisodes;
+    private long limitUntracked;
+    private long limitLastLogNanos;
+    private boolean limitLogged;
+    private long limitHeldBack;
 
     private SessionServer(InventorySource source, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, SessionConfig config, ProtocolClock clock) {
@@ -141,14 +152,53 @@ public final class SessionServer implements InventorySessionServer {
             }
             replaced = sessions.get(s.requester());
             if (replaced == null && sessions.size() >= config.sessionsPerSourceMax()) {
+                limitRefusal(s.requester());
                 return ErrorCause.SESSION_LIMIT;
             }
             sessions.put(s.requester(), s);
+            if (limitRefused.remove(s.requester()) != null) {
+                LOG.info("serving member {} again after SESSION_LIMIT refusals", s.requester());
+            }
         }
         if (replaced != null) {
             replaced.fail(ErrorCause.SESSION_MISMATCH, "replaced by a newer session of the same requester");
         }
         return null;
+    }
+
+    /**
+     * An Open of {@code requester}, a current member (OpenCheck admitted it), refused beyond --source-sessions-max:
+     * the first refusal of an episode is listed, counted and logged (at most one line per
+     * {@link #LIMIT_LOG_INTERVAL_NANOS}; lines held back are counted into the next). Caller holds this monitor.
+     */
+    private void limitRefusal(Incarnation requester) {
+        if (limitRefused.containsKey(requester)) {
+            return; // the episode is logged already: the requester retries with backoff
+        }
+        limitEpisodes++;
+        if (limitRefused.size() < SessionLimitRefusals.MEMBERS_MAX) {
+            limitRefused.put(requester, Boolean.TRUE);
+        } else {
+            limitUntracked++;
+        }
+        long now = clock.nanoTime();
+        if (limitLogged && now - limitLastLogNanos < LIMIT_LOG_INTERVAL_NANOS) {
+            limitHeldBack++;
+            return;
+        }
+        LOG.warn("refusing the InventorySession of current member {} with SESSION_LIMIT: this source already serves "
+                        + "--source-sessions-max ({}) sessions, so that member's coverage of this source stays PartialHints "
+                        + "until a session ends or the limit is raised (BND-3){}", requester,
+                config.sessionsPerSourceMax(), limitHeldBack == 0 ? "" : "; " + limitHeldBack
+                        + " more members were first refused since the last such line");
+        limitLogged = true;
+        limitLastLogNanos = now;
+        limitHeldBack = 0;
+    }
+
+    @Override
+    public synchronized SessionLimitRefusals sessionLimitRefusals() {
+        return new SessionLimitRefusals(List.copyOf(limitRefused.keySet()), limitEpisodes, limitUntracked);
     }
 
     synchronized void removed(SourceSession s) {
@@ -172,6 +222,11 @@ public final class SessionServer implements InventorySessionServer {
 
     @Override
     public void onMembership(MembershipView view) {
+        synchronized (this) { // a member that left ends its episode; a suspended view decides nothing
+            if (view.valid()) {
+                limitRefused.keySet().removeIf(i -> !view.isAdmitted(i));
+            }
+        }
         for (SourceSession s : live()) {
             if (!view.valid()) {
                 s.fail(ErrorCause.MEMBERSHIP_SUSPENDED, "membership is suspended; no remote admission");

@@ -68,6 +68,8 @@ public final class EtcdMembership implements Membership {
     private final Keys keys;
     private final ClusterIdentity cluster;
     private final Incarnation incarnation;
+    /** The member record this incarnation registered: its own key must hold exactly this, on {@link #leaseId}. */
+    private final Member registered;
     private final long leaseId;
     private final FenceDeadline deadline;
     private final ScheduledThreadPoolExecutor renewalThread;
@@ -92,6 +94,8 @@ public final class EtcdMembership implements Membership {
     private long lastEventSeq;
     private boolean closed;
     private volatile AdmittedView view;
+    /** Mod revision of the own record diagnosed as tampered at the fence (0: none); a heal may replace it. */
+    private volatile long tamperedRecordRevision;
 
     // watch thread only
     private Watch.Watcher watcher;
@@ -107,6 +111,7 @@ public final class EtcdMembership implements Membership {
         this.keys = new Keys(registrant.keyPrefix());
         this.cluster = claim.cluster();
         this.incarnation = claim.incarnation();
+        this.registered = claim.member();
         this.leaseId = claim.leaseId();
         this.deadline = new FenceDeadline(clock, claim.grantSentNanos(), claim.grantedTtlMs(),
                 config.fenceSafetyMarginMs());
@@ -126,7 +131,16 @@ public final class EtcdMembership implements Membership {
 
     /** A registration; with {@code healing}, a heal of that fenced incarnation (see {@link #reregister()}). */
     private static RegistrationResult register(EtcdEndpoints etcd, Registrant registrant, MembershipConfig config,
-                                               LongSupplier clock, java.util.Optional<Incarnation> healing) {
+                                               LongSupplier clock, java.util.Optional<Registrar.Healing> healing) {
+        if (etcd.tls().isPresent()) {
+            // issue 33: name a TLS misconfiguration at once, not as call deadlines running out 5 attempts later
+            java.util.Optional<String> refused = EtcdTlsProbe.everyEndpointRefused(etcd,
+                    EtcdCalls.sslContext(etcd.tls().get()), Math.min(EtcdTlsProbe.DEADLINE_MS, 4 * config.etcdCallTimeoutMs()));
+            if (refused.isPresent()) {
+                LOG.error("registration of node {} refused: {}", registrant.nodeId().value(), refused.get());
+                return new RegistrationResult.TlsRefused(refused.get());
+            }
+        }
         Client client = EtcdCalls.client(etcd, config.etcdCallTimeoutMs());
         boolean handedOver = false;
         try {
@@ -217,6 +231,9 @@ public final class EtcdMembership implements Membership {
         long generation = ++watchGeneration;
         long revision = 0;
         Map<NodeId, Member> members = new java.util.HashMap<>();
+        KeyValue selfKv = null;
+        RecordRead selfRead = null;
+        String selfKey = keys.member(incarnation.nodeId().value());
         try {
             ByteSequence from = bytes(keys.membersPrefix());
             ByteSequence end = Keys.rangeEnd(keys.membersPrefix());
@@ -231,8 +248,13 @@ public final class EtcdMembership implements Membership {
                     revision = page.getHeader().getRevision();
                 }
                 for (KeyValue kv : page.getKvs()) {
-                    if (decodeMember(kv) instanceof RecordRead.Admissible(Member m)) {
+                    RecordRead read = decodeMember(kv);
+                    if (read instanceof RecordRead.Admissible(Member m)) {
                         members.put(m.nodeId(), m);
+                    }
+                    if (text(kv.getKey()).equals(selfKey)) {
+                        selfKv = kv;
+                        selfRead = read;
                     }
                 }
                 if (members.size() > MAX_MEMBERS) {
@@ -249,15 +271,16 @@ public final class EtcdMembership implements Membership {
             suspendAndRetry(generation, cause);
             return;
         }
-        Member self = members.get(incarnation.nodeId());
-        if (self == null) {
+        if (selfKv == null) {
             fence(FenceCause.LEASE_LOST, "own member record is gone at revision " + revision);
             return;
         }
-        if (!self.incarnation().equals(incarnation)) {
-            fence(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record now holds " + self.incarnation());
+        Verdict verdict = judgeOwnRecord(selfKv, selfRead);
+        if (verdict != null) {
+            fenceOwnRecord(verdict, selfKv);
             return;
         }
+        members.put(incarnation.nodeId(), ((RecordRead.Admissible) selfRead).member());
         watchBackoff.reset();
         publish(AdmittedView.valid(cluster, revision, members));
         startWatch(generation, revision + 1);
@@ -347,12 +370,12 @@ public final class EtcdMembership implements Membership {
             } else if (event.getEventType() == WatchEvent.EventType.PUT) {
                 RecordRead read = decodeMember(kv);
                 Member m = read instanceof RecordRead.Admissible(Member admissible) ? admissible : null;
-                if (self && (m == null || !m.incarnation().equals(incarnation) || kv.getLease() != leaseId)) {
-                    fence(m == null && read instanceof RecordRead.Refused(String why) && why.startsWith("unleased")
-                                    ? FenceCause.LEASE_LOST : FenceCause.REPLACED_BY_NEWER_INCARNATION,
-                            "member record replaced at revision " + kv.getModRevision() + " by "
-                                    + (m == null ? "a refused record" : m.incarnation() + " on lease " + Long.toHexString(kv.getLease())));
-                    return;
+                if (self) {
+                    Verdict verdict = judgeOwnRecord(kv, read);
+                    if (verdict != null) {
+                        fenceOwnRecord(verdict, kv);
+                        return;
+                    }
                 }
                 if (m != null) {
                     members.put(m.nodeId(), m);
@@ -363,6 +386,94 @@ public final class EtcdMembership implements Membership {
             }
         }
         publish(AdmittedView.valid(cluster, revision, members));
+    }
+
+    /** Why this incarnation's own record no longer is what it registered: the fence cause and the diagnosis. */
+    record Verdict(FenceCause cause, String detail) {}
+
+    /**
+     * Judges a put of this incarnation's own member key (issue 33): null when it is exactly the record this
+     * incarnation registered, on its lease. A registration of the same node id by another process (MEM-2) always
+     * takes a fresh lease, a higher node epoch (MEM-5) and writes the node's epoch key in the same transaction, so
+     * the record is {@link FenceCause#REPLACED_BY_NEWER_INCARNATION} only when all three hold; anything else was
+     * written by something that is not a registration and is {@link FenceCause#MEMBER_RECORD_TAMPERED}, naming
+     * the field that differs. Both fence this incarnation (INV-7: peers saw a record it did not write); only a
+     * tampered record may be healed over. Runs on the watch thread (one bounded etcd read for a replacement).
+     */
+    Verdict judgeOwnRecord(KeyValue kv, RecordRead read) {
+        long rev = kv.getModRevision();
+        String at = " at revision " + rev;
+        if (read instanceof RecordRead.Refused(String why)) {
+            return tampered("member record tampered" + at + ": the record is refused (" + why + ")");
+        }
+        Member m = ((RecordRead.Admissible) read).member();
+        if (m.incarnation().equals(incarnation)) {
+            if (kv.getLease() != leaseId) {
+                return tampered("member record tampered" + at + ": field lease differs (registered on lease "
+                        + Long.toHexString(leaseId) + ", record on lease " + Long.toHexString(kv.getLease()) + ")");
+            }
+            String field = differingField(registered, m);
+            return field == null ? null : tampered("member record tampered" + at + ": field " + field);
+        }
+        if (kv.getLease() == leaseId) {
+            return tampered("member record tampered" + at + ": field incarnation differs (" + m.incarnation()
+                    + " written on this incarnation's lease " + Long.toHexString(leaseId)
+                    + "; a registration always takes a fresh lease)");
+        }
+        long epoch = m.incarnation().epoch().value();
+        if (epoch <= incarnation.epoch().value()) {
+            return tampered("member record tampered" + at + ": field node_epoch differs (" + epoch
+                    + " is not above this incarnation's " + incarnation.epoch().value()
+                    + "; a newer registration always takes a higher epoch, MEM-5)");
+        }
+        String node = incarnation.nodeId().value();
+        try {
+            GetResponse r = EtcdCalls.await(client.getKVClient().get(bytes(keys.epoch(node)),
+                    GetOption.builder().withRevision(rev).build()), config.etcdCallTimeoutMs());
+            KeyValue e = r.getKvs().isEmpty() ? null : r.getKvs().getFirst();
+            long written = e == null || e.getModRevision() != rev ? -1 : EpochRecord.parse(text(e.getValue())).epoch();
+            if (written != epoch) {
+                return tampered("member record tampered" + at + ": field incarnation differs (" + m.incarnation()
+                        + ", but no registration wrote epoch " + epoch + " to " + keys.epoch(node) + at + ")");
+            }
+        } catch (EtcdCallFailed | IllegalArgumentException unverified) {
+            // Unverifiable: assume a real registration (healing over it would fence a legitimate process).
+            return new Verdict(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record now holds " + m.incarnation()
+                    + at + " (its registration could not be verified: " + unverified.getMessage() + ")");
+        }
+        return new Verdict(FenceCause.REPLACED_BY_NEWER_INCARNATION, "member record now holds " + m.incarnation()
+                + ", registered" + at + " on lease " + Long.toHexString(kv.getLease()));
+    }
+
+    private static Verdict tampered(String detail) {
+        return new Verdict(FenceCause.MEMBER_RECORD_TAMPERED, detail);
+    }
+
+    /** The first field of {@code seen} that differs from {@code ours} ("peer differs (registered X, record holds Y)"), or null. */
+    static String differingField(Member ours, Member seen) {
+        String[][] fields = {
+            {"peer", ours.peer().toString(), seen.peer().toString()},
+            {"control", ours.control().toString(), seen.control().toString()},
+            {"protocol", ours.protocol(), seen.protocol()},
+            {"role", ours.role().name(), seen.role().name()},
+        };
+        for (String[] f : fields) {
+            if (!f[1].equals(f[2])) {
+                return f[0] + " differs (registered " + f[1] + ", record holds " + f[2] + ")";
+            }
+        }
+        return null;
+    }
+
+    private void fenceOwnRecord(Verdict verdict, KeyValue kv) {
+        if (verdict.cause() == FenceCause.MEMBER_RECORD_TAMPERED) {
+            // A tampered record on this lease goes with the revoke at the fence; one on another lease (or none) stays
+            // and the heal may replace exactly that revision.
+            tamperedRecordRevision = kv.getLease() == leaseId ? 0 : kv.getModRevision();
+            LOG.error("{} of node {}: this incarnation {} fences and heals with a new one", verdict.detail(),
+                    incarnation.nodeId(), incarnation);
+        }
+        fence(verdict.cause(), verdict.detail());
     }
 
     private void suspendAndRetry(long generation, String cause) {
@@ -573,7 +684,8 @@ public final class EtcdMembership implements Membership {
         if (!fenced()) {
             throw new IllegalStateException("reregister heals a fenced incarnation; " + incarnation + " is not fenced");
         }
-        return register(etcd, registrant, config, clock, java.util.Optional.of(incarnation));
+        return register(etcd, registrant, config, clock,
+                java.util.Optional.of(new Registrar.Healing(incarnation, tamperedRecordRevision)));
     }
 
     @Override

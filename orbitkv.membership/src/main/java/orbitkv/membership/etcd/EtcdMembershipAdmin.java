@@ -48,9 +48,12 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
     private final Keys keys;
     private final String clusterName;
     private final long timeoutMs;
+    /** Each endpoint's TLS handshake refusal, when every https:// endpoint refused it (issue 33); else null. */
+    private final String tlsRefusal;
 
-    private EtcdMembershipAdmin(Client client, String clusterName, long timeoutMs) {
+    private EtcdMembershipAdmin(Client client, String clusterName, long timeoutMs, String tlsRefusal) {
         this.client = client;
+        this.tlsRefusal = tlsRefusal;
         this.clusterName = clusterName;
         this.keys = new Keys("/orbitkv/v2/" + clusterName + "/");
         this.timeoutMs = timeoutMs;
@@ -61,7 +64,12 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
         if (timeoutMs < 1 || timeoutMs > 600_000) {
             throw new IllegalArgumentException("etcd call timeout must be 1..600000 ms, got " + timeoutMs);
         }
-        return new EtcdMembershipAdmin(EtcdCalls.client(etcd, timeoutMs), clusterName, timeoutMs);
+        // issue 33: a TLS misconfiguration is named at once (ETCD_UNAVAILABLE with the handshake cause), as the
+        // Manager does before registering, instead of every call running out its deadline
+        String tlsRefusal = etcd.tls().flatMap(tls -> EtcdTlsProbe.everyEndpointRefused(etcd, EtcdCalls.sslContext(tls),
+                Math.min(EtcdTlsProbe.DEADLINE_MS, timeoutMs))).map(r -> r + "; check --etcd-ca-file, --etcd-cert-file and "
+                + "--etcd-key-file against the etcd server's TLS settings").orElse(null);
+        return new EtcdMembershipAdmin(EtcdCalls.client(etcd, timeoutMs), clusterName, timeoutMs, tlsRefusal);
     }
 
     /** One consistent read of every key under the prefix, classified. */
@@ -135,6 +143,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public FormatResult format() {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         FormatRecord record = FormatRecord.random();
         try {
             TxnResponse r = EtcdCalls.await(client.getKVClient().txn()
@@ -157,6 +168,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public ShowResult show() {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         try {
             Snapshot s = read();
             List<String> live = liveLeaseKeys(s);
@@ -193,6 +207,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public BackupResult backup(Path out) {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         try {
             Snapshot s = read();
             BackupFile.write(out, keys.prefix(), s.revision(), s.all());
@@ -206,6 +223,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public CutoverResult cutover(Path backupPath) {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         try {
             Snapshot s = read();
             if (s.format() == null) {
@@ -286,6 +306,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public RollbackResult rollback(Path backupPath) {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         try {
             Snapshot s = read();
             if (s.format() == null) {
@@ -324,6 +347,9 @@ public final class EtcdMembershipAdmin implements MembershipAdmin {
 
     @Override
     public PruneResult pruneEpochs(Duration inactiveFor) {
+        if (tlsRefusal != null) {
+            return new Refusal(Reason.ETCD_UNAVAILABLE, tlsRefusal);
+        }
         if (inactiveFor == null || inactiveFor.isNegative() || inactiveFor.isZero()) {
             return new Refusal(Reason.BAD_ARGUMENT, "--inactive-for must be a positive duration, got " + inactiveFor);
         }

@@ -41,8 +41,18 @@ final class Registrar {
     static final int MAX_ATTEMPTS = 5;
 
     /** What a successful claim established. */
-    record Claim(ClusterIdentity cluster, Incarnation incarnation, long leaseId, long grantSentNanos,
-                 long grantedTtlMs, long revision) {}
+    record Claim(ClusterIdentity cluster, Member member, long leaseId, long grantSentNanos,
+                 long grantedTtlMs, long revision) {
+        Incarnation incarnation() {
+            return member.incarnation();
+        }
+    }
+
+    /**
+     * A heal of {@code fenced}: the member key may hold exactly that incarnation, or the record diagnosed as
+     * tampered at mod revision {@code tamperedRevision} (0: none), and nothing written after the read.
+     */
+    record Healing(Incarnation fenced, long tamperedRevision) {}
 
     /** Either a claim or a refusal carrying the public result. */
     sealed interface Outcome permits Claimed, Refused {}
@@ -58,7 +68,7 @@ final class Registrar {
     private final LongSupplier clock;
     private final Keys keys;
     /** A heal: the fenced incarnation whose member record (and only that one) may be replaced; else empty. */
-    private final Optional<Incarnation> healing;
+    private final Optional<Healing> healing;
 
     Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock) {
         this(client, who, config, clock, Optional.empty());
@@ -66,9 +76,10 @@ final class Registrar {
 
     /**
      * @param healing for a heal, the fenced incarnation: the transaction then also requires the member key to
-     *     be absent or to hold exactly that incarnation at the revision read (issue 17 item 5)
+     *     be absent or to hold exactly that incarnation at the revision read (issue 17 item 5), or the record
+     *     that incarnation diagnosed as tampered, unchanged since (issue 33)
      */
-    Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock, Optional<Incarnation> healing) {
+    Registrar(Client client, Registrant who, MembershipConfig config, LongSupplier clock, Optional<Healing> healing) {
         this.healing = healing;
         this.client = client;
         this.kv = client.getKVClient();
@@ -123,7 +134,9 @@ final class Registrar {
         long memberRev = memberKv == null ? 0 : memberKv.getModRevision();
         if (healing.isPresent() && memberKv != null) {
             Incarnation holder = holderOrNull(memberKv);
-            if (holder == null || !holder.equals(healing.get())) {
+            boolean ours = holder != null && holder.equals(healing.get().fenced());
+            boolean tampered = memberKv.getModRevision() == healing.get().tamperedRevision();
+            if (!ours && !tampered) {
                 return new Refused(new RegistrationResult.Superseded(who.nodeId(),
                         holder != null ? holder.toString() : "an undecodable record"));
             }
@@ -163,7 +176,7 @@ final class Registrar {
                 txn = EtcdCalls.await(kv.txn().If(compares).Then(writes).Else(get(keys.epoch(node))).commit(),
                         config.etcdCallTimeoutMs());
             } catch (EtcdCallFailed ambiguous) {
-                Outcome resolved = resolveAmbiguous(incarnation, epochRev, leaseId, grantSent, grant.getTTL(), cluster);
+                Outcome resolved = resolveAmbiguous(member, epochRev, leaseId, grantSent, grant.getTTL(), cluster);
                 if (resolved != null) {
                     return resolved;
                 }
@@ -171,7 +184,7 @@ final class Registrar {
                 continue; // nothing committed and nobody else moved the epoch: the same guarded txn again
             }
             if (txn.isSucceeded()) {
-                return new Claimed(new Claim(cluster, incarnation, leaseId, grantSent, grant.getTTL() * 1000,
+                return new Claimed(new Claim(cluster, member, leaseId, grantSent, grant.getTTL() * 1000,
                         txn.getHeader().getRevision()));
             }
             revokeQuietly(leaseId);
@@ -191,8 +204,9 @@ final class Registrar {
     }
 
     /** After an ambiguous transaction: did ours commit (member key holds our id), or did another win? */
-    private Outcome resolveAmbiguous(Incarnation inc, long epochRev, long leaseId, long grantSent, long ttlSeconds,
+    private Outcome resolveAmbiguous(Member ours, long epochRev, long leaseId, long grantSent, long ttlSeconds,
                                      ClusterIdentity cluster) throws EtcdCallFailed {
+        Incarnation inc = ours.incarnation();
         String node = inc.nodeId().value();
         TxnResponse r = EtcdCalls.await(kv.txn().Then(get(keys.member(node)), get(keys.epoch(node))).commit(),
                 config.etcdCallTimeoutMs());
@@ -201,7 +215,7 @@ final class Registrar {
             try {
                 Member member = MemberCodec.decode(text(m.getValue()));
                 if (member.incarnation().equals(inc)) {
-                    return new Claimed(new Claim(cluster, inc, leaseId, grantSent, ttlSeconds * 1000, m.getModRevision()));
+                    return new Claimed(new Claim(cluster, ours, leaseId, grantSent, ttlSeconds * 1000, m.getModRevision()));
                 }
             } catch (IllegalArgumentException ignored) {
                 // not ours

@@ -147,7 +147,8 @@ final class ApiModel {
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record SessionsStatus(int admittedSources, int sessionsPerRequesterMax, boolean capacityComplete,
-                          List<String> beyondLimit, List<RequesterSession> requester, List<ServedSession> served) {}
+                          List<String> beyondLimit, List<RequesterSession> requester, List<ServedSession> served,
+                          List<String> sourceSessionsRefusedMembers, long sourceSessionLimitEpisodes) {}
 
     record RequesterSession(Owner source, String state, long connects, long installs, String lastErrorCause) {}
 
@@ -166,8 +167,13 @@ final class ApiModel {
     /** A tier's current write fault: reason (a tier refusal name), message, failures in this episode, ages in ms. */
     record TierFault(String reason, String message, long failures, long sinceMs, long lastMs) {}
 
-    /** {@code reasons}: why the status is not "ok" when a tier is degraded (issue 33); empty otherwise. */
-    record HealthResponse(String status, String mode, List<TierHealth> tiers, List<String> reasons) {}
+    /**
+     * @param reasons why the status is not "ok" when a tier is degraded (issue 33); empty otherwise
+     * @param sourceSessionsRefusedMembers current members this source refuses with SESSION_LIMIT (issue 33; omitted
+     *     when none): with any, status is "degraded"
+     */
+    record HealthResponse(String status, String mode, List<TierHealth> tiers, List<String> reasons,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> sourceSessionsRefusedMembers) {}
 
     record ErrorBody(String code, String message) {}
 

@@ -277,7 +277,8 @@ final class CacheApi {
         }
         // A fenced Manager answers 503, so probes that read only the status code route around it (issue 20
         // item 6); "degraded" stays 200: local service is whole and the body says what is missing.
-        return json("fenced".equals(status) ? 503 : 200, new ApiModel.HealthResponse(status, metadata.mode(), list, reasons));
+        return json("fenced".equals(status) ? 503 : 200, new ApiModel.HealthResponse(status, metadata.mode(), list, reasons,
+                metadata.sourceSessionsRefusedMembers()));
     }
 
     private List<ApiModel.TierHealth> tierHealth() {

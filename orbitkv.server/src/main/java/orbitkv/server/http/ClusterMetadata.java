@@ -327,7 +327,8 @@ public final class ClusterMetadata implements DistributedMetadata {
                 owner(p.requester()), p.sessionId().toString(), p.phase().name(), p.cursor(), p.lastFrame(),
                 p.outstandingBytes(), p.peakOutstandingBytes(), p.snapshotAttempts(), p.snapshotAborts())).toList();
         return new ApiModel.SessionsStatus(st.admittedSources(), s.sessionsPerRequesterMax(), !st.capacityIncomplete(),
-                st.beyondLimit().stream().map(Incarnation::toString).toList(), requester, served);
+                st.beyondLimit().stream().map(Incarnation::toString).toList(), requester, served,
+                sourceSessionsRefusedMembers(), s.server().sessionLimitRefusals().episodes());
     }
 
     private static ApiModel.OwnerStatus ownerStatus(OwnerViewStatus o) {
@@ -347,7 +348,8 @@ public final class ClusterMetadata implements DistributedMetadata {
     /**
      * "fenced" once fenced (also after shutdown deregistered; /health answers 503), "degraded" while
      * suspended, while lease renewals fail (etcd unreachable, before the fence: issue 20 item 6) or while
-     * session capacity is incomplete (admitted sources beyond the per-requester limit, BND-3), else "ok".
+     * session capacity is incomplete (admitted sources beyond the per-requester limit, BND-3) or this source refuses
+     * a current member with SESSION_LIMIT (beyond --source-sessions-max, issue 33), else "ok".
      */
     @Override
     public String healthStatus() {
@@ -356,7 +358,16 @@ public final class ClusterMetadata implements DistributedMetadata {
         }
         Sessions s = sessions;
         boolean capacityIncomplete = s != null && s.subscriber().status().capacityIncomplete();
-        return membership.view().valid() && !capacityIncomplete && !membership.leaseStatus().degraded() ? "ok" : "degraded";
+        boolean refusingMembers = s != null && !s.server().sessionLimitRefusals().members().isEmpty();
+        return membership.view().valid() && !capacityIncomplete && !refusingMembers && !membership.leaseStatus().degraded()
+                ? "ok" : "degraded";
+    }
+
+    @Override
+    public List<String> sourceSessionsRefusedMembers() {
+        Sessions s = sessions;
+        return s == null ? List.of()
+                : s.server().sessionLimitRefusals().members().stream().map(Incarnation::toString).toList();
     }
 
     @Override
@@ -417,6 +428,15 @@ public final class ClusterMetadata implements DistributedMetadata {
                 .callback(cb -> cb.call(current.get().index.status().budgetBytesPeak())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_index_owners_not_installed").help("admitted owners without a current view")
                 .callback(cb -> cb.call(current.get().index.status().ownersNotInstalled())).register(registry);
+        GaugeWithCallback.builder().name("orbitkv_session_source_limit_refused_members")
+                .help("current members this source refuses with SESSION_LIMIT and has not served since (BND-3)")
+                .callback(cb -> cb.call(current.get().sourceSessionsRefusedMembers().size())).register(registry);
+        CounterWithCallback.builder().name("orbitkv_session_source_limit_refusal_episodes")
+                .help("SESSION_LIMIT episodes of current members (each logged once; ends when served or gone)")
+                .callback(cb -> {
+                    Sessions cs = current.get().sessions;
+                    cb.call(cs == null ? 0 : cs.server().sessionLimitRefusals().episodes());
+                }).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_members").help("admitted members in the current view")
                 .callback(cb -> cb.call(current.get().membership.view().members().size())).register(registry);
         GaugeWithCallback.builder().name("orbitkv_membership_lease_degraded")

@@ -84,6 +84,11 @@ public final class CurrentIncarnation implements DistributedMetadata {
     }
 
     @Override
+    public java.util.List<String> sourceSessionsRefusedMembers() {
+        return current.sourceSessionsRefusedMembers();
+    }
+
+    @Override
     public ApiModel.Owner self() {
         return current.self();
     }

@@ -55,6 +55,14 @@ interface DistributedMetadata {
 
     String mode();
 
+    /**
+     * Current members this Manager's source refused with SESSION_LIMIT and has not served since (issue 33, BND-3),
+     * as incarnation strings; empty when none or standalone. Non-empty makes /health "degraded".
+     */
+    default List<String> sourceSessionsRefusedMembers() {
+        return List.of();
+    }
+
     /** Registers this implementation's figures (none for a standalone Manager); labels per DIAG-2. */
     default void registerMetrics(io.prometheus.metrics.model.registry.PrometheusRegistry registry) {}
 

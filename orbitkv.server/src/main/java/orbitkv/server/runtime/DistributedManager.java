@@ -358,6 +358,8 @@ public final class DistributedManager implements RunningManager {
             case RegistrationResult.Contended c -> "node id " + c.nodeId().value()
                     + " was registered concurrently by another process: " + c.detail();
             case RegistrationResult.Superseded s -> s.message();
+            case RegistrationResult.TlsRefused t -> "etcd at " + config.etcd().map(EtcdEndpoints::toString).orElse("?")
+                    + " refused the registration: " + t.message();
             case RegistrationResult.Unavailable u -> "etcd at " + config.etcd().map(EtcdEndpoints::toString).orElse("?")
                     + " did not answer the registration: " + u.cause();
             case RegistrationResult.Registered r -> throw new IllegalStateException("registered is not a refusal");

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * at most {@code --heal-attempts-max} per fence (0: no limit), until one registers a new incarnation.
  *
  * <p>States ({@link State}, one transition method): {@code SERVING} → {@code HEALING} on a fence that a heal
- * can cure (the lease deadline passed, the lease was lost); {@code HEALING} → {@code SERVING} once a new
+ * can cure (the lease deadline passed, the lease was lost, the own member record was tampered with by something
+ * that is not a registration: issue 33); {@code HEALING} → {@code SERVING} once a new
  * incarnation runs; {@code HEALING} → {@code STOPPED} when the attempts are exhausted or a refusal is
  * permanent (another process took the node id, the cluster was reformatted or cut over); {@code SERVING} →
  * {@code STOPPED} on a fence no heal may cure (replaced by a newer incarnation of this node id: another
@@ -164,6 +165,7 @@ final class IncarnationHealer implements AutoCloseable {
         }
         lastError = switch (r) {
             case RegistrationResult.Unavailable u -> u.cause();
+            case RegistrationResult.TlsRefused t -> t.message();
             case RegistrationResult.Contended c -> c.detail();
             case RegistrationResult.Superseded s -> s.message();
             case RegistrationResult.Unformatted u -> u.message();
@@ -171,7 +173,9 @@ final class IncarnationHealer implements AutoCloseable {
             case RegistrationResult.ClusterMismatch c -> c.message();
             case RegistrationResult.Registered reg -> null;
         };
-        boolean permanent = !(r instanceof RegistrationResult.Unavailable || r instanceof RegistrationResult.Contended);
+        // A TLS refusal is retried: certificates may be rotated while the process stays fenced.
+        boolean permanent = !(r instanceof RegistrationResult.Unavailable || r instanceof RegistrationResult.Contended
+                || r instanceof RegistrationResult.TlsRefused);
         boolean exhausted = settings.attemptsMax() > 0 && attemptsThisFence >= settings.attemptsMax();
         if (permanent || exhausted) {
             to(State.STOPPED);

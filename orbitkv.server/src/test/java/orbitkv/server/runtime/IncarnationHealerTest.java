@@ -85,6 +85,22 @@ class IncarnationHealerTest {
     }
 
     @Test
+    @DisplayName("INV-7 issue 33: a fence for a tampered own member record heals (only a real replacement stops healing)")
+    void tamperedOwnRecordHeals() throws Exception {
+        Script s = new Script();
+        s.results.add(Script.SWITCH);
+        s.healedAs = "t/2/new";
+        try (IncarnationHealer h = new IncarnationHealer(new ManagerConfig.Heal(true, 1, 4, 0), s::next)) {
+            s.healer = h;
+            h.serving("t/1/old");
+            h.fenced("t/1/old", FenceCause.MEMBER_RECORD_TAMPERED);
+            await("healed after tampering", () -> h.state() == IncarnationHealer.State.SERVING && h.report().heals() == 1);
+            assertThat(h.report().history()).containsExactly(new HealReport.Past("t/1/old", "MEMBER_RECORD_TAMPERED"),
+                    new HealReport.Past("t/2/new", null));
+        }
+    }
+
+    @Test
     @DisplayName("INV-7 replaced by a newer incarnation, disabled, shutdown: no heal; a permanent refusal or the attempt bound stops healing")
     void whatIsNeverHealed() throws Exception {
         Script s = new Script();
