@@ -20,6 +20,9 @@ class ManagerConfigTest {
         assertThat(c.nodeId().value()).isEqualTo(ManagerConfig.STANDALONE_NODE_ID);
         assertThat(c.scope()).isEqualTo(Scope.all());
         assertThat(c.tiers().dramBytes()).isEqualTo(1L << 30);
+        // issue 35 item 1: one 256-token chunk of an 8B model in bf16 (32 MiB) and every layout up to ~9B fit
+        assertThat(c.tiers().blockBytesMax()).isEqualTo(64L << 20).isLessThanOrEqualTo(ManagerConfig.BLOCK_BYTES_CEILING);
+        assertThat(c.transferConfig().blockBytesMax()).isEqualTo(64L << 20);
         assertThat(c.tiers().hasSsd()).isFalse();
         assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
         assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
