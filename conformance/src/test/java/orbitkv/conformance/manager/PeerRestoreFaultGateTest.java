@@ -209,7 +209,7 @@ class PeerRestoreFaultGateTest {
                 "--transfer-data-advertise", sData.endpoint().host() + ":" + sData.endpoint().port(),
                 "--transfer-grant-expiry-ms", Long.toString(GRANT_EXPIRY_MS)));
         // R's response holds 256 MiB of payload plus framing: the body bound and the restore memory make room for it.
-        r = launch("r", List.of("--dram", "64MiB", "--save-body-bytes-max", "288MiB", "--restore-bytes-in-flight-max", "288MiB"));
+        r = launch("r", List.of("--dram", "128MiB", "--save-body-bytes-max", "288MiB", "--restore-bytes-in-flight-max", "288MiB"));
         for (ManagerProcess m : all) {
             m.awaitReady();
         }
