@@ -78,6 +78,25 @@ class ManagerConfigTest {
     }
 
     @Test
+    @DisplayName("INV-9 BND-1 issue 35 with their defaults, every bound stated against the block size holds one block of the 64 MiB default and of the 128 MiB ceiling (DRAM, SSD queue, pins, save body, restore in flight, transfer windows, HTTP body bytes)")
+    void defaultsHoldOneLargestBlockEach() {
+        for (String block : List.of("64MiB", "128MiB")) {
+            ManagerConfig c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.BLOCK_BYTES_MAX, block)
+                    .put(Setting.SSD_DIR, "/tmp/orbitkv-unused").put(Setting.SSD, "1GiB"));
+            long b = c.tiers().blockBytesMax();
+            long record = b + ManagerConfig.RECORD_FRAMING_BYTES_MAX;
+            assertThat(b).as(block).isEqualTo(SizeParser.parse(Setting.BLOCK_BYTES_MAX, block));
+            assertThat(List.of(c.tiers().dramBytes(), c.tiers().dramPinnedBytesMax(), c.tiers().ssdPinnedBytesMax(),
+                    c.tiers().ssdQueueBytesMax(), c.transfer().egressInFlightBytesMax(), c.transfer().receiveInFlightBytesMax(),
+                    c.transfer().pinnedBytesPerRequesterMax())).as(block).allSatisfy(bound -> assertThat(bound).isGreaterThanOrEqualTo(b));
+            assertThat(List.of(c.http().saveBodyBytesMax(), c.tiers().restoreBytesInFlightMax(), c.http().bodyBytesInFlightMax()))
+                    .as(block).allSatisfy(bound -> assertThat(bound).isGreaterThanOrEqualTo(record));
+            assertThat(c.transferConfig().blockBytesMax()).isEqualTo(b);
+        }
+        assertThat(ManagerConfig.BLOCK_BYTES_CEILING).isEqualTo(128L << 20);
+    }
+
+    @Test
     @DisplayName("every setting has a doc line, and a default unless it is required or optional by contract")
     void settingTableComplete() {
         for (Setting s : Setting.values()) {
