@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -109,8 +112,8 @@ abstract class AbstractTransferBackendTest {
     }
 
     @ParameterizedTest(name = "{0} bytes")
-    @ValueSource(ints = {1, 4095, 64 << 10, (1 << 20) + 17, 16 << 20})
-    @DisplayName("INV-2 INV-3 a granted DRAM block arrives byte-exact, verified, into requester memory; release returns every pin")
+    @ValueSource(ints = {1, 4095, 64 << 10, (1 << 20) + 17, 16 << 20, 32 << 20, 64 << 20, 128 << 20})
+    @DisplayName("INV-2 INV-3 a granted DRAM block arrives byte-exact, verified, into requester memory; release returns every pin (issue 35: up to the 128 MiB ceiling)")
     void dramBlockByteExact(int size) {
         byte[] bytes = TransferFixture.payload(size, 1, size);
         long seq = f.payloads.putDram(TransferFixture.key(1), bytes);
@@ -132,8 +135,8 @@ abstract class AbstractTransferBackendTest {
     }
 
     @ParameterizedTest(name = "{0} bytes")
-    @ValueSource(ints = {1, 64 << 10, 3 << 20})
-    @DisplayName("INV-2 an SSD block is sent from its file (sendfile) and arrives byte-exact over TCP on every backend")
+    @ValueSource(ints = {1, 64 << 10, 3 << 20, 32 << 20, 64 << 20, 128 << 20})
+    @DisplayName("INV-2 an SSD block is sent from its file (sendfile) and arrives byte-exact over TCP on every backend (issue 35: up to the 128 MiB ceiling)")
     void ssdBlockByteExact(int size) {
         byte[] bytes = TransferFixture.payload(size, 2, size);
         long seq = f.payloads.putSsd(TransferFixture.key(2), bytes);
@@ -251,11 +254,17 @@ abstract class AbstractTransferBackendTest {
         assertDrainedAndReleased(g);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Fault.class, names = {"DELAY", "CUT", "STALL", "CORRUPT"})
+    /** Every fault on a 1 MiB block; a flipped byte also in a 32, 64 and 128 MiB block (issue 35: large blocks are verified whole). */
+    static Stream<Arguments> faults() {
+        Stream<Arguments> each = Stream.of(Fault.DELAY, Fault.CUT, Fault.STALL, Fault.CORRUPT).map(x -> Arguments.of(x, 1 << 20));
+        Stream<Arguments> large = Stream.of(32 << 20, 64 << 20, 128 << 20).map(n -> Arguments.of(Fault.CORRUPT, n));
+        return Stream.concat(each, large);
+    }
+
+    @ParameterizedTest(name = "{0} {1} bytes")
+    @MethodSource("faults")
     @DisplayName("INV-8 every injected fault becomes its named outcome; nothing partial is exposed; credits and pins return")
-    void faultsBecomeNamedOutcomes(Fault fault) {
-        int size = 1 << 20;
+    void faultsBecomeNamedOutcomes(Fault fault, int size) {
         byte[] bytes = TransferFixture.payload(size, 10, 0);
         long seq = f.payloads.putDram(TransferFixture.key(10), bytes);
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(10), Medium.DRAM, seq)));

@@ -109,9 +109,17 @@ public final class TransferFixture implements AutoCloseable {
         }
     }
 
-    /** Defaults with small shared-memory chunks (so faults land mid-READ) and a short sweep interval. */
+    /** The Manager's largest --block-bytes-max (issue 35): the backends' block-size rows go up to it. */
+    public static final long BLOCK_BYTES_CEILING = 128L << 20;
+
+    /**
+     * Defaults with small shared-memory chunks (so faults land mid-READ), a short sweep interval and the Manager's
+     * block ceiling as the block bound.
+     */
     public static TransferConfig testConfig() {
-        TransferConfig d = TransferConfig.defaults().withGrantTiming(10_000, 10, 1_000);
+        TransferConfig t = TransferConfig.defaults().withGrantTiming(10_000, 10, 1_000);
+        TransferConfig d = t.withWindows(BLOCK_BYTES_CEILING, t.sourceEgressInFlightBytesMax(), t.receiveInFlightBytesMax(),
+                t.readsInFlightMax(), t.connectionsPerSourceMax());
         return new TransferConfig(d.authorizeKeysMax(), d.authorizeRequestBytesMax(), d.pinsPerRequesterMax(),
                 d.pinnedBytesPerRequesterMax(), d.pinsTotalMax(), d.pinnedBytesTotalMax(), d.prefetchPinnedBytesTotalMax(),
                 d.blockBytesMax(), d.grantExpiryMs(), d.expirySweepIntervalMs(), d.sourceEgressInFlightBytesMax(),
@@ -130,7 +138,7 @@ public final class TransferFixture implements AutoCloseable {
         this.requesterGroup = io.newGroup(2);
         this.membership = new TestMembership(cluster, sourceIncarnation, requesterIncarnation);
         this.dir = Files.createTempDirectory("orbitkv-transfer-test");
-        this.payloads = new TestPayloadSource(TestPayloadSource.sharedMemoryDir(dir), 96L << 20, dir, o.sourcePinsMax());
+        this.payloads = new TestPayloadSource(TestPayloadSource.sharedMemoryDir(dir), BLOCK_BYTES_CEILING + (32L << 20), dir, o.sourcePinsMax());
         this.proxy = o.proxy() ? new FaultProxy(group, io) : null;
         this.copier = o.faultCopier() ? new FaultCopier(payloads.arenaFile()) : null;
         this.source = Source.startForTest(payloads, cluster, sourceIncarnation, membership, config,

@@ -46,7 +46,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 24 "Conformance": a restore of 128 × 64 KiB and of 16 × 16 MiB from a peer under a fault proxy that cuts,
+ * Issue 24 "Conformance": a restore of 128 × 64 KiB and of 16 × 16 MiB (and, issue 35, of one 128 MiB block, the
+ * {@code --block-bytes-max} ceiling) from a peer under a fault proxy that cuts,
  * stalls and flips a byte mid-stream, with real Managers (separate processes, one real etcd, loopback). S is the
  * source; its transfer data listener is reached only through a {@link FaultProxy} (its grants name the proxy,
  * {@code --transfer-data-advertise}; etcd never carries the data endpoint, MEM-4). R is the requester and restores
@@ -98,7 +99,9 @@ class PeerRestoreFaultGateTest {
      */
     enum Shape {
         SMALL("128x64KiB", 128, 64 << 10, 0x0F1E2D3C4B5A6978L, 0xfa000, 5_000, 16, 112),
-        BIG("16x16MiB", 16, 16 << 20, 0x1F2E3D4C5B6A7988L, 0xfb000, 10_000, 1, 9);
+        BIG("16x16MiB", 16, 16 << 20, 0x1F2E3D4C5B6A7988L, 0xfb000, 10_000, 1, 9),
+        /** Issue 35 item 1: one block of the --block-bytes-max ceiling, the fault anywhere inside it. */
+        CEILING("1x128MiB", 1, 128 << 20, 0x2F3E4D5C6B7A8998L, 0xfd000, 15_000, 0, 1);
 
         final String label;
         final int blocks;
@@ -201,12 +204,12 @@ class PeerRestoreFaultGateTest {
         int sPort = ManagerProcess.freeLoopbackPort();
         sData = FaultProxy.builder().upstream(new Endpoint("127.0.0.1", sPort)).interceptor(fault).name("s-data").build();
         fault.bind(sData);
-        // S holds both sets in DRAM (8 MiB + 256 MiB) and pins a whole 16 × 16 MiB route for one grant.
-        s = launch("s", List.of("--dram", "320MiB", "--transfer-data-port", Integer.toString(sPort),
+        // S holds every set in DRAM (8 MiB + 256 MiB + 128 MiB) and pins a whole 16 × 16 MiB route for one grant.
+        s = launch("s", List.of("--dram", "448MiB", "--transfer-data-port", Integer.toString(sPort),
                 "--transfer-data-advertise", sData.endpoint().host() + ":" + sData.endpoint().port(),
                 "--transfer-grant-expiry-ms", Long.toString(GRANT_EXPIRY_MS)));
         // R's response holds 256 MiB of payload plus framing: the body bound and the restore memory make room for it.
-        r = launch("r", List.of("--dram", "64MiB", "--save-body-bytes-max", "288MiB", "--restore-bytes-in-flight-max", "288MiB"));
+        r = launch("r", List.of("--dram", "128MiB", "--save-body-bytes-max", "288MiB", "--restore-bytes-in-flight-max", "288MiB"));
         for (ManagerProcess m : all) {
             m.awaitReady();
         }
@@ -221,7 +224,7 @@ class PeerRestoreFaultGateTest {
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
         List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dramRoot.resolve(node)), "--block-bytes-max", "16MiB",
+                Files.createDirectories(dramRoot.resolve(node)), "--block-bytes-max", "128MiB",
                 "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
@@ -402,7 +405,7 @@ class PeerRestoreFaultGateTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
-    @DisplayName("INV-2 INV-8 INV-9 BND-1 BND-2 a peer restore of 128 x 64 KiB and of 16 x 16 MiB under a fault proxy that cuts, stalls or flips a byte mid-block: never a wrong byte in a 200, the stop docs/api.md names, and every pin, grant, egress byte, receive credit and response byte back to zero by release")
+    @DisplayName("INV-2 INV-8 INV-9 BND-1 BND-2 a peer restore of 128 x 64 KiB, of 16 x 16 MiB and of 1 x 128 MiB (the block ceiling) under a fault proxy that cuts, stalls or flips a byte mid-block: never a wrong byte in a 200, the stop docs/api.md names, and every pin, grant, egress byte, receive credit and response byte back to zero by release")
     void faultMidStream(Row row) throws Exception {
         int number = rowNumber++;
         Shape shape = row.shape();

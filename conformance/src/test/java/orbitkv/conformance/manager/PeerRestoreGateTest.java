@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 13 conformance with real Managers (separate OS processes, real etcd, loopback): {@code /cache/restore}
@@ -57,6 +66,12 @@ class PeerRestoreGateTest {
     /** D's 16 MiB block: more than every socket buffer between D and C, so killing D cuts its READ short. */
     private static final int BIG_BLOCK_BYTES = 16 << 20;
 
+    /**
+     * Each tier holds two blocks of the 128 MiB ceiling, so one {@link #largeBlocks} row fits beside the small blocks
+     * (issue 35); the arena file is sparse, only written pages take memory.
+     */
+    private static final String DRAM = "288MiB";
+
     private final String cluster = "peer-" + UUID.randomUUID().toString().substring(0, 8);
     private Path work;
     private ManagerProcess a;
@@ -65,6 +80,7 @@ class PeerRestoreGateTest {
     private ManagerProcess d;
     private FaultProxy dData;
     private final List<ManagerProcess> all = new ArrayList<>();
+    private final Map<ManagerProcess, Path> dirs = new java.util.HashMap<>();
 
     @BeforeAll
     void startCluster() throws Exception {
@@ -93,13 +109,14 @@ class PeerRestoreGateTest {
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
         Path dir = work.resolve(node + "-" + all.size());
         List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "16MiB",
-                "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
+                Files.createDirectories(dir.resolve("dram")), "--dram", DRAM, "--block-bytes-max", "128MiB",
+                "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", DRAM,
                 "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         args.addAll(extra);
         ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
         all.add(m);
+        dirs.put(m, dir);
         return m;
     }
 
@@ -263,8 +280,102 @@ class PeerRestoreGateTest {
         pinsReturnToZero(a, BOUND);
     }
 
-    @Test
+    /** A payload without a period (a shifted or repeated slice of it never matches), PERF-4 header first. */
+    private static byte[] largePayload(long generation, int index, int size) {
+        byte[] b = new byte[size];
+        new SplittableRandom(generation * 1_000_003 + index).nextBytes(b);
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(generation).putLong(index);
+        return b;
+    }
+
+    /** The newest SSD block file of {@code m} (the writer numbers them; the number is the last part of the name). */
+    private Path newestSsdFile(ManagerProcess m) throws IOException {
+        Path ssd = dirs.get(m).resolve("ssd");
+        try (Stream<Path> files = Files.list(ssd)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".okv")).max(Comparator.comparingLong(f -> {
+                String n = f.getFileName().toString();
+                return Long.parseLong(n.substring(n.lastIndexOf('-') + 1, n.length() - 4));
+            })).orElseThrow(() -> new AssertionError("no SSD block file in " + ssd));
+        }
+    }
+
+    private static void assertRoute(ManagerApi.Reply r, String route) {
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(r.header("X-OrbitKV-Route")).isEqualTo(route);
+    }
+
+    /** The requester holds no READ, receive-window byte, receive credit or restore response byte. */
+    private static void requesterQuiet(ManagerProcess m) {
+        Await.until(m + " holds no READ, receive credit or response byte", BOUND, () -> {
+            JsonNode req = api(m).status().at("/transfer/requester");
+            return req.get("receive_in_flight_bytes").asLong() == 0 && req.get("reads_in_flight").asLong() == 0
+                    && req.get("receive_credits_held_bytes").asLong() == 0;
+        });
+    }
+
+    @ParameterizedTest(name = "{0} MiB")
+    @ValueSource(ints = {32, 64, 128})
     @Order(3)
+    @DisplayName("INV-2 INV-9 BND-1 BND-2 issue 35 large blocks (one block per row, 32 / 64 / 128 MiB, 128 MiB the --block-bytes-max ceiling): saved, restored byte-exact from local DRAM and SSD, from a peer's DRAM over TCP and shared memory and from its SSD over TCP; an eviction between the index listing and the READ and a flipped SSD byte are named misses, never wrong bytes; pins and credits return")
+    void largeBlocks(int mib) throws Exception {
+        int size = mib << 20;
+        String onA = key(100 + mib);
+        String onC = key(300 + mib);
+        byte[] ofA = largePayload(0xA1, mib, size);
+        byte[] ofC = largePayload(0xC3, mib, size);
+        save(a, Map.of(onA, ofA));
+        save(c, Map.of(onC, ofC));
+        published(c, a); // syncs A: its SSD copy is written before its DRAM copy is evicted below
+        assertThat(api(c).sync().status()).isEqualTo(200); // and C's
+
+        ManagerApi.Reply dram = api(c).restore(NS, List.of(onC));
+        assertRoute(dram, "r=1 stop=complete routes=local-dram[0,1):ready");
+        assertBytes(dram, Map.of(onC, ofC));
+        dram = null; // one response of up to 128 MiB held at a time
+        for (String backend : List.of("tcp", "shared-memory-preferred")) {
+            ManagerApi.Reply r = api(c).restore(NS, List.of(onA), backend, 30_000);
+            assertRoute(r, "r=1 stop=complete routes=peer-dram@a/1[0,1):ready" + (backend.equals("tcp") ? "+tcp" : "+shm"));
+            assertBytes(r, Map.of(onA, ofA));
+        }
+
+        assertThat(api(a).evict(NS, List.of(onA), "DRAM").status()).isEqualTo(200);
+        assertThat(api(c).evict(NS, List.of(onC), "DRAM").status()).isEqualTo(200);
+        published(c, a);
+        ManagerApi.Reply local = api(c).restore(NS, List.of(onC));
+        assertRoute(local, "r=1 stop=complete routes=local-ssd[0,1):ready");
+        assertBytes(local, Map.of(onC, ofC));
+        local = null;
+        ManagerApi.Reply peer = api(c).restore(NS, List.of(onA), "tcp", 30_000);
+        assertRoute(peer, "r=1 stop=complete routes=peer-ssd@a/1[0,1):ready+tcp");
+        assertBytes(peer, Map.of(onA, ofA));
+        peer = null;
+
+        // INV-9 a byte flipped near the end of C's SSD copy (the whole block is checked, not its first chunk)
+        Path file = newestSsdFile(c);
+        assertThat(Files.size(file)).as(file.toString()).isEqualTo(size);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            ch.read(one, size - 1000);
+            one.put(0, (byte) (one.get(0) ^ 0x20));
+            ch.write(one.rewind(), size - 1000);
+        }
+        ManagerApi.Reply broken = api(c).restore(NS, List.of(onC));
+        assertThat(broken.status()).as(broken.text()).isEqualTo(200);
+        assertThat(broken.header("X-OrbitKV-Route")).startsWith("r=0 stop=corrupt-ssd corrupt=checksum-mismatch");
+        assertThat(broken.body()).as("never a wrong byte").isEmpty();
+
+        // INV-2 ROUTE-7 evicted on A after C's index listed it (within A's 1 s quiet period): A refuses, a named miss
+        assertThat(api(a).evict(NS, List.of(onA), "ALL").json().get("evicted").asLong()).isEqualTo(1);
+        ManagerApi.Reply gone = api(c).restore(NS, List.of(onA), "tcp", 30_000);
+        assertRoute(gone, "r=0 stop=rejected-in-request refusal=not-resident");
+        assertThat(gone.body()).isEmpty();
+
+        pinsReturnToZero(a, BOUND);
+        requesterQuiet(c);
+    }
+
+    @Test
+    @Order(4)
     @DisplayName("INV-9 BND-1 ROUTE-7 the source's pin bound refuses by name (PINS_EXHAUSTED): a route is granted whole or not at all, the source is left out for the request and the prefix stops with an explicit miss; local save/query/restore on both sides are unaffected")
     void pinBoundRefusesByName() {
         Map<String, byte[]> ofD = new LinkedHashMap<>();
@@ -300,7 +411,7 @@ class PeerRestoreGateTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     @DisplayName("INV-8 ROUTE-8 a READ that cannot finish before the restore's deadline ends the prefix with stop=deadline within it; nothing partially filled is served and the grant is released")
     void stalledReadEndsAtDeadline() throws Exception {
         dData.stall(true);
@@ -324,7 +435,7 @@ class PeerRestoreGateTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     @DisplayName("INV-8 BND-2 INV-9 a requester killed (kill -9) while holding pins: the source releases them within the grant expiry; meanwhile others are refused by name (PINS_EXHAUSTED) and local operations are unaffected")
     void killedRequesterPinsReleasedByExpiry() throws Exception {
         ManagerProcess e = launch("e", List.of());
@@ -360,7 +471,7 @@ class PeerRestoreGateTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     @DisplayName("INV-8 ROUTE-8 kill -9 of the source mid-READ: the restore fails within its deadline with a named stop and serves nothing partially filled")
     void sourceKilledMidRead() throws Exception {
         byte[] big = ManagerApi.payload(6, 70, BIG_BLOCK_BYTES);

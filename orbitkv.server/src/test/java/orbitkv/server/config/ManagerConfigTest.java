@@ -20,6 +20,9 @@ class ManagerConfigTest {
         assertThat(c.nodeId().value()).isEqualTo(ManagerConfig.STANDALONE_NODE_ID);
         assertThat(c.scope()).isEqualTo(Scope.all());
         assertThat(c.tiers().dramBytes()).isEqualTo(1L << 30);
+        // issue 35 item 1: one 256-token chunk of an 8B model in bf16 (32 MiB) and every layout up to ~9B fit
+        assertThat(c.tiers().blockBytesMax()).isEqualTo(64L << 20).isLessThanOrEqualTo(ManagerConfig.BLOCK_BYTES_CEILING);
+        assertThat(c.transferConfig().blockBytesMax()).isEqualTo(64L << 20);
         assertThat(c.tiers().hasSsd()).isFalse();
         assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
         assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
@@ -72,6 +75,25 @@ class ManagerConfigTest {
                 .hasMessage("--config f.json must hold one JSON object");
         assertThatThrownBy(() -> ConfigFile.parse("f.json", "{\"metadata-namespace\": \"a\"}".getBytes(StandardCharsets.UTF_8)))
                 .hasMessage("--config f.json: 'metadata-namespace' must be a non-empty array of strings");
+    }
+
+    @Test
+    @DisplayName("INV-9 BND-1 issue 35 with their defaults, every bound stated against the block size holds one block of the 64 MiB default and of the 128 MiB ceiling (DRAM, SSD queue, pins, save body, restore in flight, transfer windows, HTTP body bytes)")
+    void defaultsHoldOneLargestBlockEach() {
+        for (String block : List.of("64MiB", "128MiB")) {
+            ManagerConfig c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.BLOCK_BYTES_MAX, block)
+                    .put(Setting.SSD_DIR, "/tmp/orbitkv-unused").put(Setting.SSD, "1GiB"));
+            long b = c.tiers().blockBytesMax();
+            long record = b + ManagerConfig.RECORD_FRAMING_BYTES_MAX;
+            assertThat(b).as(block).isEqualTo(SizeParser.parse(Setting.BLOCK_BYTES_MAX, block));
+            assertThat(List.of(c.tiers().dramBytes(), c.tiers().dramPinnedBytesMax(), c.tiers().ssdPinnedBytesMax(),
+                    c.tiers().ssdQueueBytesMax(), c.transfer().egressInFlightBytesMax(), c.transfer().receiveInFlightBytesMax(),
+                    c.transfer().pinnedBytesPerRequesterMax())).as(block).allSatisfy(bound -> assertThat(bound).isGreaterThanOrEqualTo(b));
+            assertThat(List.of(c.http().saveBodyBytesMax(), c.tiers().restoreBytesInFlightMax(), c.http().bodyBytesInFlightMax()))
+                    .as(block).allSatisfy(bound -> assertThat(bound).isGreaterThanOrEqualTo(record));
+            assertThat(c.transferConfig().blockBytesMax()).isEqualTo(b);
+        }
+        assertThat(ManagerConfig.BLOCK_BYTES_CEILING).isEqualTo(128L << 20);
     }
 
     @Test

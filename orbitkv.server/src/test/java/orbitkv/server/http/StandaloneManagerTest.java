@@ -101,6 +101,41 @@ class StandaloneManagerTest {
         }
     }
 
+    /**
+     * Issue 35 finding G1: with every option at its default, the first save of one 256-token chunk of Llama-3.1-8B in
+     * bf16 (32 MiB) was refused with 413 PAYLOAD_TOO_LARGE (--block-bytes-max was 16 MiB). Now a 32 MiB and a 64 MiB
+     * block (the default maximum) are stored and restored byte-exact on defaults; one byte more is still refused by
+     * name and stores nothing (INV-9).
+     */
+    @Test
+    @DisplayName("INV-9 issue 35 G1 on default options a 32 MiB chunk (an 8B model's 256 tokens) and a 64 MiB block are saved and restored byte-exact; 64 MiB + 1 is PAYLOAD_TOO_LARGE")
+    void defaultsTakeAn8bModelChunk() throws Exception {
+        StandaloneManager manager = StandaloneManager.start(ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.HTTP_LISTEN, "127.0.0.1:0").put(Setting.DRAM_DIR, dir.toString()).put(Setting.NODE_ID, "node-g1")));
+        try {
+            RawHttp http = new RawHttp(manager.httpAddress());
+            for (int mib : new int[] {32, 64}) {
+                BlockFraming.Block block = new BlockFraming.Block(HexFormat.of().parseHex(String.format("%064x", mib)),
+                        HttpApiTest.payload(35, mib, mib << 20));
+                RawHttp.Response saved = http.post("/cache/save?namespace=llama-3.1-8b", BlockFraming.CONTENT_TYPE,
+                        HttpApiTest.body(List.of(block)));
+                assertThat(saved.status()).as(saved.text()).isEqualTo(200);
+                RawHttp.Response restored = http.postJson("/cache/restore", "{\"namespace\": \"llama-3.1-8b\", \"keys\": [\""
+                        + HexFormat.of().formatHex(block.key()) + "\"]}");
+                assertThat(restored.header(CacheApi.RESTORED_HEADER)).isEqualTo("1");
+                BlockFraming.Decoder decoder = new BlockFraming.Decoder(restored.body().length, 64 << 20);
+                decoder.feed(Unpooled.wrappedBuffer(restored.body()));
+                assertThat(decoder.finishBlocks()).containsExactly(block);
+            }
+            byte[] tooLarge = HttpApiTest.body(List.of(new BlockFraming.Block(HexFormat.of().parseHex("ff"), new byte[(64 << 20) + 1])));
+            RawHttp.Response refused = http.post("/cache/save?namespace=llama-3.1-8b", BlockFraming.CONTENT_TYPE, tooLarge);
+            assertThat(refused.status()).as(refused.text()).isEqualTo(413);
+            assertThat(JSON.readTree(refused.body()).at("/error/code").asText()).isEqualTo("PAYLOAD_TOO_LARGE");
+        } finally {
+            manager.shutdown();
+        }
+    }
+
     private List<Path> dirFiles(String prefix) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.getFileName().toString().startsWith(prefix)).toList();

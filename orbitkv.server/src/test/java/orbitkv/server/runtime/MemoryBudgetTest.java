@@ -50,7 +50,7 @@ class MemoryBudgetTest {
                 .contains("the direct-memory limit is 1024.0 MiB but the configured bounds need 1088.0 MiB")
                 .contains("--restore-bytes-in-flight-max 1024.0 MiB"));
         ManagerConfig standalone = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
-                .put(Setting.RESTORE_BYTES_IN_FLIGHT_MAX, "64MiB"));
+                .put(Setting.RESTORE_BYTES_IN_FLIGHT_MAX, "64MiB").put(Setting.BLOCK_BYTES_MAX, "16MiB"));
         assertThat(MemoryBudget.refusal(standalone, 160 * MIB, 128 * MIB)).isEmpty();
         assertThat(MemoryBudget.refusal(standalone, 143 * MIB, 128 * MIB)).isPresent();
     }
