@@ -66,7 +66,7 @@ class Session:
     """What the ops of one client share: namespace, token and the cached limits. Each op also takes its call's
     deadline (``time.monotonic()`` seconds)."""
 
-    def __init__(self, namespace: str, token: Optional[str]):
+    def __init__(self, namespace: str, token: Optional[str], transfer_backend: Optional[str] = None):
         raw = namespace.encode("utf-8") if isinstance(namespace, str) else b""
         if not isinstance(namespace, str) or not 1 <= len(raw) <= 255:
             raise ValueError("namespace must be a str of 1..255 UTF-8 bytes (the model identity, docs/engines.md)")
@@ -74,6 +74,9 @@ class Session:
         self.ns_json = json.dumps(namespace)
         self.ns_query = quote(namespace, safe="")
         self.token = token
+        if transfer_backend not in (None, "tcp", "shared-memory-preferred"):
+            raise ValueError('transfer_backend must be None, "tcp" or "shared-memory-preferred"')
+        self.backend_json = "" if transfer_backend is None else ',"transfer_backend":"' + transfer_backend + '"'
         self.limits: Optional[Limits] = None
 
 
@@ -226,7 +229,8 @@ def put_if_absent_batch(s: Session, deadline: float, keys, values):
 
 def _restore(s: Session, deadline: float, part: List[bytes], offset: int, alloc, results: List[int], clock):
     remaining_ms = int((deadline - clock() - DEADLINE_MARGIN_S) * 1000)
-    data = _query_body(s, [k.hex() for k in part], ',"deadline_ms":' + str(max(1, min(600000, remaining_ms))))
+    data = _query_body(s, [k.hex() for k in part], ',"deadline_ms":' + str(max(1, min(600000, remaining_ms)))
+                       + s.backend_json)
     holder = {}
 
     def handler(reader, answer):

@@ -43,15 +43,17 @@ class Client:
 
     ``timeout_s`` bounds every call as a whole (connection wait, connect, send, every part of a batch);
     ``connect_timeout_s`` bounds one TCP connect; at most ``pool_size`` connections are open, a call waiting for a
-    free one longer than its timeout raises :class:`Timeout`.
+    free one longer than its timeout raises :class:`Timeout`. ``transfer_backend`` (keyword only) names the READ
+    backend of peer restores (``"tcp"`` or ``"shared-memory-preferred"``; default: the Manager's
+    ``--transfer-backend``).
     """
 
     def __init__(self, url: str, namespace: str, token: Optional[str] = None, timeout_s: float = 5.0,
-                 connect_timeout_s: float = 0.1, pool_size: int = 8):
+                 connect_timeout_s: float = 0.1, pool_size: int = 8, *, transfer_backend: Optional[str] = None):
         if timeout_s <= 0 or connect_timeout_s <= 0 or pool_size < 1:
             raise ValueError("timeout_s and connect_timeout_s must be positive, pool_size at least 1")
         self._host, self._port, self._authority = parse_url(url)
-        self._session = _ops.Session(namespace, token)
+        self._session = _ops.Session(namespace, token, transfer_backend)
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.pool_size = pool_size
