@@ -262,14 +262,14 @@ def test_overloaded_carries_retry_after(small):
 
 
 def test_token_on_and_off(small, big):
-    with Client(small.url, "tok", token=TOKEN) as c:
+    with Client(small.url, "tok", token=TOKEN, timeout_s=30) as c:
         assert c.limits().token_required
         c.put("t", b"secret")
         assert c.get("t") == b"secret"
         c.remove("t")
-    with Client(small.url, "tok") as c:
+    with Client(small.url, "tok", timeout_s=30) as c:
         assert c.exists("t") is False, "reads stay open without the token"
-    with Client(big.url, "tok", token=TOKEN) as c:  # a token where none is needed is ignored
+    with Client(big.url, "tok", token=TOKEN, timeout_s=30) as c:  # a token where none is needed is ignored
         c.put("t", b"x")
         assert not c.limits().token_required
 
@@ -298,3 +298,18 @@ def test_manager_not_running_every_call_raises_connection_failed_fast():
         assert elapsed < 1.0, f"{name} took {elapsed:.3f} s"
     figure(f"Manager not running: every call raised ConnectionFailed, slowest {worst * 1000:.1f} ms")
     c.close()
+
+
+def test_the_documented_two_line_example_runs(big):
+    """docs/engines.md's two lines save and restore a 32 MiB chunk (against this suite's Manager)."""
+    from _paths import repo
+    text = open(repo("docs", "engines.md"), encoding="utf-8").read()
+    code = text.split("## Two lines")[1].split("```python")[1].split("```")[0]
+    assert len([l for l in code.strip().splitlines() if l.strip()]) == 2
+    scope = {}
+    # the suite's Manager, and a timeout for a loaded test machine instead of the 5 s default
+    code = code.replace('"http://127.0.0.1:8090", "llama-3.1-8b/tp1/bf16")', f'"{big.url}", "llama-3.1-8b/tp1/bf16", timeout_s=60)')
+    assert big.url in code and "timeout_s=60" in code
+    exec(code, scope)  # noqa: S102
+    assert scope["buf"] == scope["chunk"] and len(scope["buf"]) == 32 << 20
+    scope["c"].close()
