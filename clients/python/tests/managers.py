@@ -3,6 +3,7 @@ ORBITKV_MANAGER_CMD (a JSON list: java ... -m orbitkv.server/...; ``manager --st
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -14,6 +15,15 @@ import time
 from typing import List, Optional
 
 READY = re.compile(r"^orbitkv manager ready http=(\S+) ")
+_STARTED: List["Manager"] = []
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    """A Manager a failed or interrupted test left running never outlives the test process."""
+    for m in _STARTED:
+        if m.alive():
+            m.proc.kill()
 
 
 def manager_command() -> List[str]:
@@ -59,6 +69,7 @@ class Manager:
                                    f"127.0.0.1:{self.port}", "--dram-dir", dram, "--shutdown-drain-ms", "2000"] + self.args
         err = open(os.path.join(self.dir, "stderr.log"), "ab")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, bufsize=1)
+        _STARTED.append(self)
         self._ready = threading.Event()
         self._lines: List[str] = []
         threading.Thread(target=self._pump, daemon=True).start()

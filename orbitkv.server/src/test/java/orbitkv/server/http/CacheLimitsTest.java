@@ -21,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code GET /cache/limits} (issue 35, G2) of an in-process standalone Manager: every value comes from the running
  * configuration (each option changed from its default is read back changed), the endpoint is open even with a
- * bearer token, and only GET is allowed.
+ * bearer token, and only GET is allowed. Gate lane: the in-process standalone Manager end to end (docs/testing.md).
  */
-@Tag("unit")
+@Tag("gate")
 class CacheLimitsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
