@@ -128,6 +128,15 @@ public final class ManagerApi {
         throw new AssertionError("G5: the lean query answer differs from the full one in 5 consecutive pairs: " + mismatch);
     }
 
+    /**
+     * The full query answer without the lean cross-check: for samplers that query while a workload runs (the fault
+     * campaign's {@code Checks}), where consecutive answers may legitimately differ and the extra queries would
+     * only load the Managers.
+     */
+    public Reply queryFullOnly(String namespace, List<String> keys) {
+        return postJson("/cache/query", "{\"namespace\": \"" + namespace + "\", \"keys\": " + jsonList(keys) + "}");
+    }
+
     /** Null if {@code lean} agrees with {@code full}, else what differs. */
     private static String leanMismatch(JsonNode full, Reply leanReply) {
         if (leanReply.status() != 200) {
