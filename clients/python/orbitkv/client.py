@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 from . import _ops
 from . import _protocol as p
-from . import errors
 from .errors import ConnectionFailed, OrbitKVError, Timeout
 from .keys import Key
 

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
 from typing import List, Optional
 
 READY = re.compile(r"^orbitkv manager ready http=(\S+) ")

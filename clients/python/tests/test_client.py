@@ -2,7 +2,6 @@
 PythonClientGateTest passes): byte-exact round trips, batches split by limits() with prefix semantics, zero-copy
 reads, the refusal table, token on and off."""
 
-import os
 import socket
 import threading
 import time
@@ -13,7 +12,7 @@ import pytest
 from conftest import BLOCK_MAX, SMALL_BLOCK_MAX, TOKEN
 from managers import figure
 from orbitkv import (BadRequest, Client, ConnectionFailed, MISS, TOO_SMALL, Limits, OrbitKVError, Overloaded,
-                     Timeout, TooLarge, Unauthorized, Unavailable, map_key)
+                     TooLarge, Unauthorized, Unavailable, map_key)
 from payloads import payload
 
 try:  # numpy views are tested when numpy is importable in this interpreter (scripts/lib installs it); never skipped

@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-import re
 
 import pytest
 
