@@ -102,7 +102,7 @@ final class Checks {
     void sample(CampaignCluster.Node r, CampaignCluster.Node s) {
         try {
             JsonNode st1 = r.api.status();
-            JsonNode q = r.api.query(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
+            JsonNode q = r.api.queryFullOnly(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
             JsonNode st2 = r.api.status();
             samples.incrementAndGet();
             String where = "sample " + r.name + " of " + s.name;
@@ -266,7 +266,7 @@ final class Checks {
         Set<String> current = cluster.currentIncarnations();
         for (CampaignCluster.Node s : cluster.live()) {
             SourceModel model = models.get(s.name);
-            JsonNode local = s.api.query(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
+            JsonNode local = s.api.queryFullOnly(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
             unique("local " + s.name, local);
             Map<String, long[]> own = new LinkedHashMap<>(); // key -> {sequence, size}
             for (JsonNode c : local.get("candidates")) {
@@ -301,7 +301,7 @@ final class Checks {
                             + " within " + AWAIT_TIMEOUT_MS + " ms: " + a.status() + " " + a.text());
                     continue;
                 }
-                JsonNode q = r.api.query(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
+                JsonNode q = r.api.queryFullOnly(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
                 unique(r.name + " of " + s.name, q);
                 Map<String, List<Long>> listed = new TreeMap<>();
                 for (Listed l : remote(q)) {

@@ -97,8 +97,72 @@ public final class ManagerApi {
         return post("/cache/save?namespace=" + namespace, BLOCKS, frame(blocks));
     }
 
+    /**
+     * The full query answer. Every 200 answer is cross-checked against the lean answer ({@code "detail": "prefix"},
+     * issue 35 G5) of the same keys: equal coverage, view generation, recoverable prefix, stop, and one present flag per
+     * key (a local or fresh replica listed), so every gate's query row checks the lean form too. A pair taken while
+     * the Manager's state moved (different view generations, or a change between the two) is taken again, at most 5
+     * times; a Manager that went away before the lean query leaves the check out.
+     */
     public Reply query(String namespace, List<String> keys) {
+        String body = "{\"namespace\": \"" + namespace + "\", \"keys\": " + jsonList(keys);
+        Reply first = null;
+        String mismatch = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Reply full = postJson("/cache/query", body + "}");
+            first = first == null ? full : first;
+            if (full.status() != 200) {
+                return first;
+            }
+            Reply lean;
+            try {
+                lean = postJson("/cache/query", body + ", \"detail\": \"prefix\"}");
+            } catch (UncheckedIOException gone) {
+                return first;
+            }
+            mismatch = leanMismatch(full.json(), lean);
+            if (mismatch == null) {
+                return first;
+            }
+        }
+        throw new AssertionError("G5: the lean query answer differs from the full one in 5 consecutive pairs: " + mismatch);
+    }
+
+    /**
+     * The full query answer without the lean cross-check: for samplers that query while a workload runs (the fault
+     * campaign's {@code Checks}), where consecutive answers may legitimately differ and the extra queries would
+     * only load the Managers.
+     */
+    public Reply queryFullOnly(String namespace, List<String> keys) {
         return postJson("/cache/query", "{\"namespace\": \"" + namespace + "\", \"keys\": " + jsonList(keys) + "}");
+    }
+
+    /** Null if {@code lean} agrees with {@code full}, else what differs. */
+    private static String leanMismatch(JsonNode full, Reply leanReply) {
+        if (leanReply.status() != 200) {
+            return "lean answered " + leanReply.status() + ": " + leanReply.text();
+        }
+        JsonNode lean = leanReply.json();
+        for (String f : List.of("coverage", "view_generation", "recoverable_prefix", "prefix_stop")) {
+            if (!full.path(f).equals(lean.path(f))) {
+                return f + " full=" + full.path(f) + " lean=" + lean.path(f);
+            }
+        }
+        JsonNode candidates = full.get("candidates");
+        JsonNode present = lean.get("present");
+        if (present == null || present.size() != candidates.size()) {
+            return "present " + present + " for " + candidates.size() + " keys";
+        }
+        for (int i = 0; i < candidates.size(); i++) {
+            boolean any = false;
+            for (JsonNode r : candidates.get(i).get("replicas")) {
+                any |= !r.get("stale").asBoolean();
+            }
+            if (present.get(i).asBoolean() != any) {
+                return "present[" + i + "]=" + present.get(i) + " but the full answer lists " + candidates.get(i).get("replicas");
+            }
+        }
+        return null;
     }
 
     public Reply restore(String namespace, List<String> keys) {

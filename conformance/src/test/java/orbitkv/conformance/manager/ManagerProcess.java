@@ -154,6 +154,21 @@ public final class ManagerProcess implements AutoCloseable {
         return m;
     }
 
+    /**
+     * The command line {@link #launch} runs, up to and including the main module ({@code java ... -m
+     * orbitkv.server/orbitkv.server.cli.OrbitKvCommand}), with {@link #HEAP}: for a test that starts Managers from
+     * another language (PythonClientGateTest hands it to the Python client's tests, which append {@code manager ...}).
+     */
+    public static List<String> command() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
+        cmd.add(HEAP);
+        cmd.addAll(TEST_STARTUP);
+        cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",
+                "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH", "-m", "orbitkv.server/orbitkv.server.cli.OrbitKvCommand"));
+        return cmd;
+    }
+
     /** Launches {@code orbitkv manager <args...>} and waits for its ready line. */
     public static ManagerProcess start(String name, Path logDir, List<String> managerArgs) throws IOException {
         List<String> args = new ArrayList<>();

@@ -44,7 +44,7 @@ public enum Setting {
     SAVE_BODY_BYTES_MAX("save-body-bytes-max", Kind.SIZE, "256MiB", "body bytes of one /cache/save request"),
     JSON_BODY_BYTES_MAX("json-body-bytes-max", Kind.SIZE, "64KiB", "body bytes of one JSON request"),
     HTTP_REQUESTS_IN_FLIGHT_MAX("http-requests-in-flight-max", Kind.COUNT, "256", "HTTP requests admitted at once (receiving their body or executing); /health and /metrics are outside this bound"),
-    HTTP_PROBES_IN_FLIGHT_MAX("http-probes-in-flight-max", Kind.COUNT, "16", "/health and /metrics requests executing at once (their own slots)"),
+    HTTP_PROBES_IN_FLIGHT_MAX("http-probes-in-flight-max", Kind.COUNT, "16", "/health, /metrics and /cache/limits requests executing at once (their own slots)"),
     HTTP_BODY_BYTES_IN_FLIGHT_MAX("http-body-bytes-in-flight-max", Kind.SIZE, "1GiB", "request body bytes admitted at once across all connections (declared lengths reserved up front)"),
     HTTP_HEADER_TIMEOUT_MS("http-header-timeout-ms", Kind.MS, "10000", "a request line and its headers must arrive within this after their first byte; beyond: 408 and close"),
     HTTP_BODY_PROGRESS_MS("http-body-progress-ms", Kind.MS, "10000", "window of the body progress rule: each window must deliver --http-body-progress-bytes-min (or the rest of the body); beyond: 408 and close"),

@@ -175,6 +175,14 @@ final class CacheApi {
         orbitkv.recovery.Plan plan = routes.plan(orbitkv.recovery.Demand.hostReady(req.namespace(), req.keys(),
                 System.nanoTime() + JsonRequests.DEADLINE_MS_DEFAULT * 1_000_000L),
                 PlannedRestore.evidence(tiers, req.keys(), lookup, metadata.transfer()));
+        if (req.prefixOnly()) { // the lean answer (issue 35, G5): same lookup, same plan, no replica lists
+            List<Boolean> present = new ArrayList<>(candidates.size());
+            for (ApiModel.Candidate c : candidates) {
+                present.add(c.replicas().stream().anyMatch(r -> !r.stale()));
+            }
+            return json(200, new PrefixQueryResponse(lookup.coverage().name(), lookup.viewGeneration(), plan.prefixKeys(),
+                    plan.stop().traceName(), present));
+        }
         return json(200, new ApiModel.QueryResponse(lookup.coverage().name(), lookup.viewGeneration(), plan.prefixKeys(),
                 plan.stop().traceName(), candidates));
     }
@@ -288,6 +296,11 @@ final class CacheApi {
             list.add(tierHealth(tiers.ssd().usage(), tiers.ssd().faults()));
         }
         return list;
+    }
+
+    /** {@code GET /cache/limits} (issue 35, G2): the running bounds a client must respect. */
+    ApiResponse limits(HttpLimits limits) {
+        return json(200, CacheLimits.of(limits, tiers.copyOut().bytesMax()));
     }
 
     ApiResponse metrics() {

@@ -20,7 +20,9 @@ enum Endpoint {
     ROUTES("/cache/metadata/routes", HttpMethod.GET, Body.EMPTY, "routes", Access.READ),
     RESIDENCES("/cache/metadata/residences", HttpMethod.GET, Body.EMPTY, "residences", Access.READ),
     METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics", Access.PROBE),
-    HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE);
+    HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE),
+    /** The bounds a client must respect (issue 35, G2): open and served from the probe slots like /health. */
+    LIMITS("/cache/limits", HttpMethod.GET, Body.EMPTY, "limits", Access.PROBE);
 
     /** Who may call an endpoint, and from which slots. */
     enum Access {

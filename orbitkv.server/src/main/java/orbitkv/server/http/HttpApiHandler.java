@@ -431,6 +431,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case RESIDENCES -> api.residences(ResidencesRequest.parse(r.target));
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
+            case LIMITS -> api.limits(limits);
         };
     }
 

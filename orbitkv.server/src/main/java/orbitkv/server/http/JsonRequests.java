@@ -36,8 +36,11 @@ final class JsonRequests {
 
     private JsonRequests() {}
 
-    /** {@code {"namespace", "keys"}} of /cache/query. */
-    record KeysRequest(Namespace namespace, List<StateKey> keys) {}
+    /**
+     * {@code {"namespace", "keys", "detail"}} of /cache/query; {@code prefixOnly} when {@code detail} is
+     * {@code "prefix"} (the lean answer, issue 35 G5), false when it is {@code "full"} or absent.
+     */
+    record KeysRequest(Namespace namespace, List<StateKey> keys, boolean prefixOnly) {}
 
     /**
      * {@code {"namespace", "keys", "deadline_ms", "transfer_backend"}} of /cache/restore; {@code backend} is empty
@@ -59,7 +62,18 @@ final class JsonRequests {
     static KeysRequest query(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
-        return new KeysRequest(ns, distinct(keys(root, ns)));
+        List<StateKey> keys = distinct(keys(root, ns));
+        boolean prefixOnly = false;
+        if (optional(root, "detail")) {
+            String detail = text(root, "detail");
+            prefixOnly = switch (detail) {
+                case "full" -> false;
+                case "prefix" -> true;
+                default -> throw new ApiException(ApiError.INVALID_FIELD_VALUE,
+                        "detail must be \"full\" or \"prefix\", got \"" + clip(detail) + "\"");
+            };
+        }
+        return new KeysRequest(ns, keys, prefixOnly);
     }
 
     static RestoreRequest restore(byte[] body) {

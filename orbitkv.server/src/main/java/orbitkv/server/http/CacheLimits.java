@@ -1,0 +1,37 @@
+package orbitkv.server.http;
+
+import orbitkv.inventory.Namespace;
+import orbitkv.inventory.StateKey;
+
+/**
+ * The answer of {@code GET /cache/limits} (issue 35, G2): the bounds a client must respect, taken from the running
+ * configuration, so that clients split batches and size blocks by what this Manager enforces instead of copying
+ * docs/api.md's defaults. Open like {@code /health} (no token, probe slots); serialized in snake_case.
+ *
+ * @param apiVersion the HTTP API version (1)
+ * @param blockBytesMax {@code --block-bytes-max}: payload bytes of one block
+ * @param saveBodyBytesMax {@code --save-body-bytes-max}: body bytes of one save (also bounds one restore response)
+ * @param jsonBodyBytesMax {@code --json-body-bytes-max}: body bytes of one JSON request
+ * @param keysPerRequestMax keys of one query, restore or evict
+ * @param recordsPerSaveMax records of one save body
+ * @param keyBytesMax bytes of one key (hex strings carry twice as many characters)
+ * @param namespaceBytesMax UTF-8 bytes of one namespace
+ * @param restoreBytesInFlightMax {@code --restore-bytes-in-flight-max}: restore response bytes held at once across
+ *        requests (beyond it a restore stops with {@code response-memory})
+ * @param recordFramingBytes the fixed bytes of one block framing record besides its key and payload
+ * @param tokenRequired whether save, evict, sync and await need the bearer token ({@code --http-token-file})
+ * @param readTokenRequired whether query and restore need a token (no such option yet: always false)
+ * @param streamedRestore whether {@code /cache/restore} offers a streamed answer (not yet: false)
+ */
+record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax, int keysPerRequestMax,
+                   int recordsPerSaveMax, int keyBytesMax, int namespaceBytesMax, long restoreBytesInFlightMax,
+                   int recordFramingBytes, boolean tokenRequired, boolean readTokenRequired, boolean streamedRestore) {
+    static final int API_VERSION = 1;
+
+    /** The limits of a server running with {@code limits} over tiers whose restore budget is {@code restoreBytesInFlightMax}. */
+    static CacheLimits of(HttpLimits limits, long restoreBytesInFlightMax) {
+        return new CacheLimits(API_VERSION, limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
+                JsonRequests.KEYS_MAX, BlockFraming.RECORDS_MAX, StateKey.MAX_KEY_BYTES, Namespace.MAX_BYTES,
+                restoreBytesInFlightMax, BlockFraming.RECORD_HEADER_BYTES, limits.token().isPresent(), false, false);
+    }
+}
