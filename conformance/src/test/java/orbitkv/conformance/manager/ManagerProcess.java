@@ -159,9 +159,10 @@ public final class ManagerProcess implements AutoCloseable {
      * orbitkv.server/orbitkv.server.cli.OrbitKvCommand}), with {@link #HEAP}: for a test that starts Managers from
      * another language (PythonClientGateTest hands it to the Python client's tests, which append {@code manager ...}).
      */
-    public static List<String> command() {
+    public static List<String> launchCommand() {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException("no java command")));
+        cmd.add(EXIT_ON_OUT_OF_MEMORY);
         cmd.add(HEAP);
         cmd.addAll(TEST_STARTUP);
         cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=io.netty.common,ALL-UNNAMED",

@@ -87,7 +87,7 @@ class PythonClientGateTest {
                 "-p", "no:cacheprovider", "--basetemp", work.resolve("pytest-tmp").toString())
                 .directory(root.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
         Map<String, String> env = pb.environment();
-        env.put("ORBITKV_MANAGER_CMD", new ObjectMapper().writeValueAsString(ManagerProcess.command()));
+        env.put("ORBITKV_MANAGER_CMD", new ObjectMapper().writeValueAsString(ManagerProcess.launchCommand()));
         env.put("ORBITKV_PEER_URLS", managers.get(0).httpBase() + "," + managers.get(1).httpBase());
         env.put("ORBITKV_TEST_WORK", Files.createDirectories(work.resolve("python")).toString());
         env.put("PYTHONDONTWRITEBYTECODE", "1");

@@ -20,7 +20,8 @@ import orbitkv.inventory.StateKey;
  *        requests (beyond it a restore stops with {@code response-memory})
  * @param recordFramingBytes the fixed bytes of one block framing record besides its key and payload
  * @param tokenRequired whether save, evict, sync and await need the bearer token ({@code --http-token-file})
- * @param readTokenRequired whether query and restore need a token (no such option yet: always false)
+ * @param readTokenRequired whether query, restore, status, routes and residences need a token
+ *        ({@code --http-read-token-file}; the write token is accepted there too)
  * @param streamedRestore whether {@code /cache/restore} offers a streamed answer (not yet: false)
  */
 record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax, int keysPerRequestMax,
@@ -32,6 +33,7 @@ record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, lo
     static CacheLimits of(HttpLimits limits, long restoreBytesInFlightMax) {
         return new CacheLimits(API_VERSION, limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
                 JsonRequests.KEYS_MAX, BlockFraming.RECORDS_MAX, StateKey.MAX_KEY_BYTES, Namespace.MAX_BYTES,
-                restoreBytesInFlightMax, BlockFraming.RECORD_HEADER_BYTES, limits.token().isPresent(), false, false);
+                restoreBytesInFlightMax, BlockFraming.RECORD_HEADER_BYTES, limits.token().isPresent(),
+                limits.readToken().isPresent(), false);
     }
 }

@@ -62,7 +62,7 @@ class CacheLimitsTest {
         defaults.fieldNames().forEachRemaining(names::add);
         assertThat(names).as("the documented fields, snake_case").containsExactlyInAnyOrderElementsOf(FIELDS);
         assertThat(defaults.get("api_version").asInt()).isEqualTo(1);
-        assertThat(defaults.get("block_bytes_max").asLong()).isEqualTo(16L << 20);
+        assertThat(defaults.get("block_bytes_max").asLong()).isEqualTo(64L << 20);
         assertThat(defaults.get("save_body_bytes_max").asLong()).isEqualTo(256L << 20);
         assertThat(defaults.get("json_body_bytes_max").asLong()).isEqualTo(64L << 10);
         assertThat(defaults.get("restore_bytes_in_flight_max").asLong()).isEqualTo(256L << 20);
@@ -78,13 +78,18 @@ class CacheLimitsTest {
         Path token = dir.resolve("token");
         Files.writeString(token, "limits-token-0123456789\n");
         Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+        Path readToken = dir.resolve("read-token");
+        Files.writeString(readToken, "limits-read-token-0123456789\n");
+        Files.setPosixFilePermissions(readToken, PosixFilePermissions.fromString("rw-------"));
         JsonNode changed = limits(new RawValues().put(Setting.BLOCK_BYTES_MAX, "3MiB").put(Setting.SAVE_BODY_BYTES_MAX, "40MiB")
                 .put(Setting.JSON_BODY_BYTES_MAX, "96KiB").put(Setting.RESTORE_BYTES_IN_FLIGHT_MAX, "48MiB")
-                .put(Setting.HTTP_TOKEN_FILE, token.toString()));
+                .put(Setting.HTTP_TOKEN_FILE, token.toString())
+                .put(Setting.HTTP_READ_TOKEN_FILE, readToken.toString()));
         assertThat(changed.get("block_bytes_max").asLong()).isEqualTo(3L << 20);
         assertThat(changed.get("save_body_bytes_max").asLong()).isEqualTo(40L << 20);
         assertThat(changed.get("json_body_bytes_max").asLong()).isEqualTo(96L << 10);
         assertThat(changed.get("restore_bytes_in_flight_max").asLong()).isEqualTo(48L << 20);
         assertThat(changed.get("token_required").asBoolean()).as("open like /health, and says a token is needed").isTrue();
+        assertThat(changed.get("read_token_required").asBoolean()).as("--http-read-token-file set: reads need a token").isTrue();
     }
 }

@@ -423,8 +423,9 @@ final class TcpReader implements AutoCloseable {
         private void begin(Read read) {
             if (closedSeen || closing) {
                 unassign(this, read.length);
-                read.finish(new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to "
-                        + pool.endpoint + " closed before the READ was sent"));
+                read.finish(sourceRefused != null ? new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused)
+                        : new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to "
+                                + pool.endpoint + " closed before the READ was sent"));
                 return;
             }
             if (read.cancelRequested()) {
@@ -470,15 +471,19 @@ final class TcpReader implements AutoCloseable {
             }
         }
 
+        /** Why {@link #refuseSource} closed this connection; null otherwise. Event loop only. */
+        private String sourceRefused;
+
         /** The source's certificate does not name the node the grant came from: nothing is read from it. */
         void refuseSource(NodeId expected, PeerIdentity.Named named) {
             String why = switch (named) {
                 case PeerIdentity.Named.Node n -> "names node " + n.nodeId();
                 case PeerIdentity.Named.None n -> "names no node: " + n.why();
             };
+            // Kept for READs that reach this connection after the refusal (it may come before any READ was sent).
+            sourceRefused = "the data endpoint " + pool.endpoint + " is not source " + expected + ": its certificate " + why;
             Pending head = sent.peekFirst();
-            closeWith(head == null ? null : new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
-                    "the data endpoint " + pool.endpoint + " is not source " + expected + ": its certificate " + why));
+            closeWith(head == null ? null : new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused));
         }
 
         private void closeWith(ReadOutcome outcomeOfHead) {
