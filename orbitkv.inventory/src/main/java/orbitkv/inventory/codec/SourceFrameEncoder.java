@@ -31,8 +31,9 @@ import orbitkv.inventory.wire.Uuid;
  * <p>The bytes are identical to what the generated classes serialize for the same content: fields in
  * field-number order, proto3 defaults (0, empty, UNSPECIFIED) omitted, sub-messages that are set
  * ({@code session_id}, {@code view_id}, the body) always present even when empty, and the namespace table
- * in first-appearance order (as {@link FrameCodec#encodeRecords}). {@code EncoderEquivalenceProperties}
- * checks this against {@code SourceFrame.newBuilder()...build().toByteArray()}.
+ * in first-appearance order (as {@link FrameCodec#encodeRecords}). {@code SourceFrameEncoderProperties}
+ * ({@code pageIsByteIdentical}, {@code deltaIsByteIdentical}) checks this against
+ * {@code SourceFrame.newBuilder()...build().toByteArray()}.
  *
  * <p>The frame is encoded before it is numbered and returned as an {@link UnnumberedFrame}: its encoded
  * size is known up front for the credit ledger (SES-13), and numbering under the send lock only patches
