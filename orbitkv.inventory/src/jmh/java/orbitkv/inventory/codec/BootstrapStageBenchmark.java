@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.State;
  * bootstrap: the shape of {@code SessionBenchHarness} (one 21-byte namespace, 32-byte keys, alternating
  * DRAM/SSD, default 1,024-record pages). Summed with the raw gRPC CPU of the same bytes, these give a floor
  * on the core-seconds of a bootstrap with this protocol and these stage implementations, independent of
- * scheduling (docs/performance.md, "Is the 50 % goal reachable on two cores?").
+ * scheduling (docs/results/2026-11-29-inventory-session-bootstrap.md, "Is the goal reachable on two cores?").
  *
  * <ul>
  *   <li>{@code scan}: every page of a snapshot of the source's resident map ({@link SnapshotScan});</li>

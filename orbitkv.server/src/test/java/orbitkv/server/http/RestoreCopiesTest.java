@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How often a restore copies a payload (issue 24 item 2, docs/performance.md "Copies per route"), counted by the
+ * How often a restore copies a payload (issue 24 item 2, docs/results/2026-12-01-copies-per-route.md), counted by the
  * tiers' copied-bytes counters through the HTTP API of a standalone Manager over real tiers: a local DRAM block is
  * verified in the arena and sent from there (0 user-space copies; the pin is held until the response was written),
  * a local SSD block is copied once into its record. Verification is never skipped: a byte flipped in the arena is a

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How often a save copies a payload (issue 24 item 5, docs/performance.md "Save ingest"), counted by the DRAM tier's
+ * How often a save copies a payload (issue 24 item 5, docs/results/2026-12-02-save-ingest.md), counted by the DRAM tier's
  * {@code payloadBytesSavedInTotal} through the HTTP API of a standalone Manager over real tiers: each payload byte of
  * a save is copied exactly once in user space, from the HTTP receive buffer into its arena reservation (the CRC32C
  * is taken over that chunk as it is copied), and never copied out again by the save (no restore-side copy either).
