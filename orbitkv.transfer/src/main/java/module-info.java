@@ -32,6 +32,7 @@ module orbitkv.transfer {
     requires io.netty.transport;
     requires io.netty.codec;
     requires io.netty.handler;
+    requires io.netty.tcnative.classes.openssl; // issue 33: netty-handler requires it only statically; OpenSSL for data TLS
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.classes.io_uring;
 }

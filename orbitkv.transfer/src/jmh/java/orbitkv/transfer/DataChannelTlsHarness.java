@@ -1,5 +1,6 @@
 package orbitkv.transfer;
 
+import io.netty.handler.ssl.OpenSsl;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,15 +14,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 33's goal "data channel TLS ≥ 0.6 of plaintext TCP": the same peer READs (8 in flight, verified, DRAM
- * blocks, 16 MiB per round: 16 × 1 MiB, 256 × 64 KiB) over a plaintext data channel and over mutual TLS, side by side
- * in one run, in ABBA order. Prints median throughput of each, and the median, min and max of the per-pair ratio
- * TLS / plaintext. A harness, not a test (its name matches no surefire pattern; lane {@code qualification}).
+ * Issue 33's goal "data channel TLS ≥ 0.6 of plaintext TCP", both providers: the same peer READs (8 in flight,
+ * verified, DRAM blocks, 16 MiB per round: 16 × 1 MiB, 256 × 64 KiB) over a plaintext data channel and over mutual TLS
+ * with each provider of {@code -Dbench.providers} (default {@code jdk,openssl}), side by side in one run, the arms'
+ * order rotated every round. Prints per size and arm the median throughput and the median, min and max of the per-round
+ * ratio TLS / plaintext. A harness, not a test (its name matches no surefire pattern; lane {@code qualification}).
  *
  * <pre>
  * mvn -B -pl orbitkv.transfer -am test -Dtest=DataChannelTlsHarness -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dorbitkv.test.groups=qualification [-Dbench.blocks=65536,1048576] [-Dbench.warmup=3] [-Dbench.rounds=20]
- *     [-Dbench.warmupReads=5000]
+ *     [-Dbench.warmupReads=5000] [-Dbench.providers=jdk,openssl]
  * </pre>
  */
 @Tag("qualification")
@@ -34,55 +36,70 @@ class DataChannelTlsHarness {
         int warmup = Integer.getInteger("bench.warmup", 3);
         int rounds = Integer.getInteger("bench.rounds", 20);
         int warmupReads = Integer.getInteger("bench.warmupReads", 5_000);
+        List<TlsProvider> providers = Arrays.stream(System.getProperty("bench.providers", "jdk,openssl").split(","))
+                .map(x -> TlsProvider.valueOf(x.strip().toUpperCase(Locale.ROOT))).toList();
         NativeIo io = NativeIo.valueOf(System.getProperty("bench.io", NativeIo.detect().name()));
         Path dir = Files.createTempDirectory("orbitkv-tls-bench-");
         TestCerts certs = new TestCerts(dir);
         Path ca = certs.ca("cluster-ca");
         Path[] s = certs.leaf("source-a", "cluster-ca");
         Path[] r = certs.leaf("requester-b", "cluster-ca");
-        DataChannelTls sourceTls = new DataChannelTls(s[0], s[1], ca);
-        DataChannelTls engineTls = new DataChannelTls(r[0], r[1], ca);
-        System.out.printf(Locale.ROOT, "DataChannelTlsHarness: provider %s, %s, %d cores, load %s, %d warm-up READs of 64 KiB"
-                + " per arm, then %d warm-up + %d measured pairs per size, 16 MiB per round%n", TlsContexts.provider(), io,
-                Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim(), warmupReads,
+        System.out.printf(Locale.ROOT, "DataChannelTlsHarness: providers %s (%s), %s, %d cores, load %s, %d warm-up READs of 64 KiB"
+                + " per arm, then %d warm-up + %d measured rounds per size, 16 MiB per round%n", providers,
+                OpenSsl.isAvailable() ? OpenSsl.versionString() : "no OpenSSL",
+                io, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim(), warmupReads,
                 warmup, rounds);
-        try (BenchSource wp = new BenchSource(64 << 10, BenchSource.blocksPerOp(64 << 10), io);
-                BenchSource wt = new BenchSource(64 << 10, BenchSource.blocksPerOp(64 << 10), io, true, sourceTls, engineTls)) {
-            for (int done = 0; done < warmupReads; done += wp.refs.size()) {
-                timed(wp);
-                timed(wt);
-            }
-        }
-        System.out.println("| block | plaintext GB/s (median) | TLS GB/s (median) | TLS / plaintext median | min..max |");
+        System.out.println("| block | arm | GB/s (median) | TLS / plaintext median | min..max |");
         System.out.println("|---|---|---|---|---|");
         for (int size : sizes) {
-            try (BenchSource plain = new BenchSource(size, BenchSource.blocksPerOp(size), io);
-                    BenchSource tls = new BenchSource(size, BenchSource.blocksPerOp(size), io, true, sourceTls, engineTls)) {
-                for (int i = 0; i < warmup; i++) {
-                    timed(plain);
-                    timed(tls);
-                }
-                List<Double> gp = new ArrayList<>();
-                List<Double> gt = new ArrayList<>();
-                List<Double> ratio = new ArrayList<>();
-                for (int i = 0; i < rounds; i++) {
-                    long tp;
-                    long tt;
-                    if (i % 2 == 0) { // ABBA
-                        tp = timed(plain);
-                        tt = timed(tls);
-                    } else {
-                        tt = timed(tls);
-                        tp = timed(plain);
-                    }
-                    gp.add(BenchSource.BYTES_PER_OP / (double) tp);
-                    gt.add(BenchSource.BYTES_PER_OP / (double) tt);
-                    ratio.add((double) tp / tt);
-                }
-                System.out.printf(Locale.ROOT, "| %d KiB | %.2f | %.2f | %.2f | %.2f..%.2f |%n", size >> 10, median(gp),
-                        median(gt), median(ratio), ratio.stream().mapToDouble(x -> x).min().orElse(0),
-                        ratio.stream().mapToDouble(x -> x).max().orElse(0));
+            List<BenchSource> arms = new ArrayList<>();
+            arms.add(new BenchSource(size, BenchSource.blocksPerOp(size), io));
+            for (TlsProvider p : providers) {
+                arms.add(new BenchSource(size, BenchSource.blocksPerOp(size), io, true, new DataChannelTls(s[0], s[1], ca, p),
+                        new DataChannelTls(r[0], r[1], ca, p)));
             }
+            try {
+                measure(size, arms, providers, size == sizes[0] ? warmupReads : 0, warmup, rounds);
+            } finally {
+                for (BenchSource a : arms) {
+                    a.close();
+                }
+            }
+        }
+    }
+
+    /** Warms every arm up, then {@code rounds} rounds of one timed op per arm (order rotated); prints one row per arm. */
+    private static void measure(int size, List<BenchSource> arms, List<TlsProvider> providers, int warmupReads, int warmup,
+            int rounds) {
+        for (int done = 0; done < warmupReads; done += arms.getFirst().refs.size()) {
+            arms.forEach(DataChannelTlsHarness::timed);
+        }
+        for (int i = 0; i < warmup; i++) {
+            arms.forEach(DataChannelTlsHarness::timed);
+        }
+        List<List<Double>> gbps = new ArrayList<>();
+        List<List<Double>> ratios = new ArrayList<>();
+        for (int a = 0; a < arms.size(); a++) {
+            gbps.add(new ArrayList<>());
+            ratios.add(new ArrayList<>());
+        }
+        for (int i = 0; i < rounds; i++) {
+            long[] t = new long[arms.size()];
+            for (int k = 0; k < arms.size(); k++) {
+                int a = (i + k) % arms.size(); // rotate which arm goes first
+                t[a] = timed(arms.get(a));
+            }
+            for (int a = 0; a < arms.size(); a++) {
+                gbps.get(a).add(BenchSource.BYTES_PER_OP / (double) t[a]);
+                ratios.get(a).add((double) t[0] / t[a]);
+            }
+        }
+        for (int a = 0; a < arms.size(); a++) {
+            String arm = a == 0 ? "plaintext" : "TLS " + providers.get(a - 1).name().toLowerCase(Locale.ROOT) + " ("
+                    + TlsContexts.provider(providers.get(a - 1)) + ")";
+            System.out.printf(Locale.ROOT, "| %d KiB | %s | %.2f | %.2f | %.2f..%.2f |%n", size >> 10, arm, median(gbps.get(a)),
+                    median(ratios.get(a)), ratios.get(a).stream().mapToDouble(x -> x).min().orElse(0),
+                    ratios.get(a).stream().mapToDouble(x -> x).max().orElse(0));
         }
     }
 

@@ -15,11 +15,18 @@ import java.util.Objects;
  * @param certFile this member's certificate (PEM)
  * @param keyFile its private key (PEM, PKCS#8)
  * @param caFile the cluster CA certificate(s) (PEM)
+ * @param provider the TLS implementation both ends' contexts use ({@code --transfer-tls-provider})
  */
-public record DataChannelTls(Path certFile, Path keyFile, Path caFile) {
+public record DataChannelTls(Path certFile, Path keyFile, Path caFile, TlsProvider provider) {
     public DataChannelTls {
         Objects.requireNonNull(certFile, "certFile");
         Objects.requireNonNull(keyFile, "keyFile");
         Objects.requireNonNull(caFile, "caFile");
+        Objects.requireNonNull(provider, "provider");
+    }
+
+    /** The three files with {@link TlsProvider#AUTO}. */
+    public DataChannelTls(Path certFile, Path keyFile, Path caFile) {
+        this(certFile, keyFile, caFile, TlsProvider.AUTO);
     }
 }

@@ -72,6 +72,17 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--etcd-key", paramLabel = "FILE", description = "PEM PKCS#8 client key for etcd (TLS).")
     Path etcdKey;
 
+    @Option(names = "--peer-tls-dir", paramLabel = "DIR",
+            description = "Peer mutual TLS (with --peer-tls-ca-file), for a target run with --peer-tls-*: DIR/<node-id>.pem and "
+                    + "DIR/<node-id>.key for every kit member, each certificate naming its node as the URI SAN "
+                    + "urn:orbitkv:node:<node-id>: PREFIX-src, PREFIX-req-1..3 (..N+1 with --target-source-sessions-max N) and "
+                    + "PREFIX-req-unregistered. See docs/conformance-kit.md.")
+    Path peerTlsDir;
+
+    @Option(names = "--peer-tls-ca-file", paramLabel = "FILE",
+            description = "PEM CA bundle of the cluster's peer certificates (with --peer-tls-dir).")
+    Path peerTlsCa;
+
     @Option(names = "--listen", defaultValue = "127.0.0.1:0", paramLabel = "HOST:PORT", converter = ListenConverter.class,
             description = "Where the kit's own source listener binds (the target dials it as the kit's members' peer "
                     + "endpoint); port 0 picks a free port. Default: ${DEFAULT-VALUE}.")
@@ -171,15 +182,18 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (anyTls && (etcdCa == null || etcdCert == null || etcdKey == null)) {
             throw new IllegalArgumentException("--etcd-ca, --etcd-cert and --etcd-key go together");
         }
-        EtcdEndpoints endpoints = EtcdEndpoints.parse(etcd);
-        if (anyTls) {
-            endpoints = new EtcdEndpoints(endpoints.urls(), Optional.of(new EtcdTls(etcdCa, etcdCert, etcdKey)));
+        // the TLS files go in with the URLs: https:// endpoints parse only with them (found by KitTlsGateTest, issue 33)
+        EtcdEndpoints endpoints = EtcdEndpoints.parse(etcd, anyTls ? Optional.of(new EtcdTls(etcdCa, etcdCert, etcdKey))
+                : Optional.empty());
+        if ((peerTlsDir == null) != (peerTlsCa == null)) {
+            throw new IllegalArgumentException("--peer-tls-dir and --peer-tls-ca-file go together");
         }
+        Optional<KitPeerTls> peerTls = peerTlsDir == null ? Optional.empty() : Optional.of(new KitPeerTls(peerTlsDir, peerTlsCa));
         return new KitSettings(targetPeer, targetHttp, endpoints, cluster, listen,
                 Optional.ofNullable(advertise), report, skipPolicy, memberPrefix, Duration.ofMillis(waitMs), targetFrameEncodedBytesMax,
                 targetFrameDecodedBytesMax, targetIdleLivenessMs,
                 targetSourceSessionsMax == null ? OptionalInt.empty() : OptionalInt.of(targetSourceSessionsMax), only,
-                Duration.ofMillis(rowDeadlineMs), Duration.ofMillis(runDeadlineMs), allowFencing);
+                Duration.ofMillis(rowDeadlineMs), Duration.ofMillis(runDeadlineMs), allowFencing, peerTls);
     }
 
     /** The command line with the kit's settings; separate for tests. */

@@ -59,13 +59,15 @@ final class KitRun {
         KitReport report = new KitReport(out);
         AdversarialSource listener;
         try {
-            listener = AdversarialSource.start(settings.listen());
+            listener = settings.peerTls().isEmpty() ? AdversarialSource.start(settings.listen())
+                    : AdversarialSource.start(settings.listen(), settings.peerTls().get().files(settings.memberPrefix() + "-src"));
         } catch (java.io.IOException e) {
             throw new SetupException("cannot listen on " + settings.listen() + ": " + e.getMessage(), e);
         }
         Endpoint advertised = settings.advertise().orElse(listener.endpoint());
-        out.printf("orbitkv conformance: kit listener %s, advertised as %s, member prefix %s, kit namespace %s%n",
-                listener.endpoint(), advertised, settings.memberPrefix(), kitNamespace);
+        out.printf("orbitkv conformance: kit listener %s, advertised as %s, member prefix %s, kit namespace %s, peer %s%n",
+                listener.endpoint(), advertised, settings.memberPrefix(), kitNamespace,
+                settings.peerTls().map(t -> "mutual TLS (" + t.dir() + ")").orElse("plaintext"));
         try (KitMembers members = new KitMembers(settings.etcd(), settings.cluster(), settings.memberPrefix(), advertised, clusterUuid);
                 SessionRouter router = new SessionRouter(listener, target, settings.answerBound());
                 TargetFence fencing = settings.allowFencing() ? new TargetFence(settings.etcd(), settings.cluster(),

@@ -34,11 +34,13 @@ import orbitkv.membership.Endpoint;
  * @param rowDeadline every row's hard deadline from its start ({@code --row-deadline-ms})
  * @param runDeadline the whole run's wall bound ({@code --run-deadline-ms}); rows not started by then fail
  * @param allowFencing {@code --allow-fencing}: the kit may revoke the target's lease through etcd (destructive)
+ * @param peerTls {@code --peer-tls-dir} and {@code --peer-tls-ca-file}: the kit speaks peer mutual TLS with one
+ *     certificate per kit member (issue 33); empty = plaintext
  */
 record KitSettings(Endpoint targetPeer, URI targetHttp, EtcdEndpoints etcd, String cluster, InetSocketAddress listen,
         Optional<Endpoint> advertise, Path report, boolean skipPolicy, String memberPrefix, Duration answerBound, long targetFrameEncodedBytesMax,
         long targetFrameDecodedBytesMax, long targetIdleLivenessMs, OptionalInt targetSourceSessionsMax, List<String> only,
-        Duration rowDeadline, Duration runDeadline, boolean allowFencing) {
+        Duration rowDeadline, Duration runDeadline, boolean allowFencing, Optional<KitPeerTls> peerTls) {
     /** gRPC's default inbound message limit: an encoded bound at or above it cannot be told apart from it. */
     static final long GRPC_INBOUND_MESSAGE_BYTES_DEFAULT = 4L << 20;
     /** Default of {@code --row-deadline-ms}. */
@@ -107,5 +109,12 @@ record KitSettings(Endpoint targetPeer, URI targetHttp, EtcdEndpoints etcd, Stri
             throw new IllegalArgumentException("--run-deadline-ms must be at least --row-deadline-ms (" + row + ") and at most "
                     + RUN_DEADLINE_MS_MAX + ", got " + run);
         }
+        Objects.requireNonNull(peerTls, "peerTls must not be null (use Optional.empty())");
+        peerTls.ifPresent(t -> t.check(KitPeerTls.nodeIds(memberPrefix, requestersMax(targetSourceSessionsMax))));
+    }
+
+    /** Kit requesters a run registers at most: three, or one more than the target's session limit (BND-3 row). */
+    static int requestersMax(OptionalInt targetSourceSessionsMax) {
+        return Math.max(3, targetSourceSessionsMax.orElse(0) + 1);
     }
 }

@@ -54,7 +54,7 @@ final class SourceScenarios {
     private final Scope scope;
     private final List<Incarnation> requesters = new ArrayList<>();
     private final Duration wait;
-    private volatile AdversarialRequester peer;
+    private volatile KitChannels peer;
     private volatile RowDeadline deadline;
     private volatile RowLog seen;
 
@@ -115,7 +115,7 @@ final class SourceScenarios {
         this.deadline = deadline;
         this.seen = seen;
         long head = head();
-        peer = AdversarialRequester.connect(settings.targetPeer());
+        peer = new KitChannels(settings.targetPeer(), settings.peerTls());
         try {
             String outcome = scenario(row.scenario());
             if (!row.scenario().equals("fenced_source")) { // a fenced target heals with a new journal (INV-7)
@@ -129,7 +129,7 @@ final class SourceScenarios {
 
     /** The row's deadline passed: ends its channel, so every stream and wait of the row returns. */
     void cancel() {
-        AdversarialRequester p = peer;
+        KitChannels p = peer;
         if (p != null) {
             try {
                 p.close();
@@ -158,15 +158,17 @@ final class SourceScenarios {
     private String scenario(String name) throws Exception {
         UUID sid = UUID.randomUUID();
         Open.Builder open = validOpen(r(1), sid);
-        AdversarialRequester.Session s = peer.open();
+        NodeId unregistered = new NodeId(settings.memberPrefix() + "-" + KitPeerTls.UNREGISTERED);
+        // under peer TLS the row's stream speaks as the node its Open claims as requester (issue 33)
+        AdversarialRequester.Session s = peer.open(name.equals("unknown_requester") ? unregistered : r(1).nodeId());
         switch (name) {
             case "wrong_protocol" -> open.setProtocol("orbitkv/inventory-stream/v3");
             case "wrong_cluster" -> open.setClusterUuid(WireFrames.uuid(UUID.randomUUID()));
             case "stale_source_epoch" -> open.setSource(WireFrames.ref(olderTarget()));
             case "unknown_source" -> open.setSource(WireFrames.ref(new Incarnation(new NodeId(settings.memberPrefix() + "-nobody"),
                     new NodeEpoch(1), UUID.randomUUID())));
-            case "unknown_requester" -> open.setRequester(WireFrames.ref(new Incarnation(
-                    new NodeId(settings.memberPrefix() + "-req-unregistered"), new NodeEpoch(1), UUID.randomUUID())));
+            case "unknown_requester" -> open.setRequester(WireFrames.ref(new Incarnation(unregistered, new NodeEpoch(1),
+                    UUID.randomUUID())));
             case "suspended_membership" -> throw ScenarioSkipped.notObservable("MEM-9 needs a gap in the target's membership "
                     + "history (its watch falling behind an etcd compaction) or its etcd losing quorum while its lease is still "
                     + "valid; the kit's etcd access can compact or revoke (which fences, INV-7, even with --allow-fencing) but "
@@ -247,7 +249,7 @@ final class SourceScenarios {
                                 && "healthy".equals(api.status().at("/membership/lease").asText());
                     });
             UUID again = UUID.randomUUID();
-            AdversarialRequester.Session old = peer.open();
+            AdversarialRequester.Session old = peer.open(r(1).nodeId());
             old.send(openFrame(again, WireFrames.open(cluster, current, r(1), scope, again)));
             String refused = awaitError(old, deadline, wait, seen);
             Expect.that(refused.startsWith("error:"), "INV-7: the healed target refuses an Open naming the fenced incarnation "
@@ -312,7 +314,7 @@ final class SourceScenarios {
             }
             case "replaced_session" -> {
                 UUID sid2 = UUID.randomUUID();
-                AdversarialRequester.Session s2 = peer.open();
+                AdversarialRequester.Session s2 = peer.open(r(1).nodeId());
                 s2.send(openFrame(sid2, validOpen(r(1), sid2)));
                 Bootstrap b2 = readBootstrap(s2);
                 String old = awaitError(s, deadline, wait, seen);
@@ -377,7 +379,7 @@ final class SourceScenarios {
         List<AdversarialRequester.Session> open = new ArrayList<>();
         for (int i = 1; i <= limit - existing + 1; i++) {
             UUID sid = UUID.randomUUID();
-            AdversarialRequester.Session s = peer.open();
+            AdversarialRequester.Session s = peer.open(r(i).nodeId());
             s.send(openFrame(sid, validOpen(r(i), sid)));
             SourceFrame first = s.nextFrame(deadline.bound(wait));
             seen.saw(first.getBodyCase().name(), "session " + i + ": " + first.getBodyCase()

@@ -4,6 +4,8 @@ import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
+import io.netty.handler.ssl.SslContext;
+import javax.net.ssl.SSLException;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.membership.Endpoint;
@@ -17,12 +19,29 @@ import orbitkv.membership.Endpoint;
 public final class AdversarialRequester implements AutoCloseable {
     private final ManagedChannel channel;
 
-    private AdversarialRequester(Endpoint target) {
-        channel = NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext().build();
+    private AdversarialRequester(ManagedChannel channel) {
+        this.channel = channel;
     }
 
+    /** A plaintext channel to {@code target}'s peer listener. */
     public static AdversarialRequester connect(Endpoint target) {
-        return new AdversarialRequester(target);
+        return new AdversarialRequester(NettyChannelBuilder.forAddress(target.host(), target.port()).usePlaintext().build());
+    }
+
+    /**
+     * A mutual-TLS channel to {@code target}'s peer listener presenting {@code tls}'s certificate: under peer TLS
+     * the target admits only Opens whose requester is the node that certificate names (issue 33).
+     *
+     * @throws IllegalArgumentException naming the files when they do not load
+     */
+    public static AdversarialRequester connect(Endpoint target, PeerTlsFiles tls) {
+        SslContext ctx;
+        try {
+            ctx = tls.clientContext();
+        } catch (SSLException | RuntimeException e) {
+            throw new IllegalArgumentException("peer TLS: cannot load " + tls + ": " + e.getMessage(), e);
+        }
+        return new AdversarialRequester(NettyChannelBuilder.forAddress(target.host(), target.port()).sslContext(ctx).build());
     }
 
     /** A new raw stream; nothing is sent yet. */

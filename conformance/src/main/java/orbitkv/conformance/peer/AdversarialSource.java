@@ -25,7 +25,7 @@ public final class AdversarialSource implements AutoCloseable {
     private final String host;
     private final BlockingQueue<ScriptedSession> accepted = new ArrayBlockingQueue<>(256);
 
-    private AdversarialSource(InetSocketAddress bind) throws IOException {
+    private AdversarialSource(InetSocketAddress bind, PeerTlsFiles tls) throws IOException {
         ServerServiceDefinition def = ServerServiceDefinition.builder(InventorySessionGrpc.SERVICE_NAME)
                 .addMethod(RawBytes.METHOD, ServerCalls.asyncBidiStreamingCall(out -> {
                     ScriptedSession s = new ScriptedSession();
@@ -35,7 +35,11 @@ public final class AdversarialSource implements AutoCloseable {
                     }
                     return s.inbound();
                 })).build();
-        server = NettyServerBuilder.forAddress(bind).addService(def).build().start();
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(bind).addService(def);
+        if (tls != null) {
+            builder.sslContext(tls.serverContext());
+        }
+        server = builder.build().start();
         host = bind.getHostString();
     }
 
@@ -46,7 +50,17 @@ public final class AdversarialSource implements AutoCloseable {
 
     /** Starts on {@code bind} (port 0 picks a free one), e.g. the address a conformance run is told to use. */
     public static AdversarialSource start(InetSocketAddress bind) throws IOException {
-        return new AdversarialSource(bind);
+        return new AdversarialSource(bind, null);
+    }
+
+    /**
+     * Starts on {@code bind} over mutual TLS: presents {@code tls}'s certificate and requires the requester under
+     * test to present one signed by its CA (as a Manager's peer listener does under peer TLS).
+     *
+     * @throws IOException when the port cannot be bound or the files do not load ({@link javax.net.ssl.SSLException})
+     */
+    public static AdversarialSource start(InetSocketAddress bind, PeerTlsFiles tls) throws IOException {
+        return new AdversarialSource(bind, java.util.Objects.requireNonNull(tls, "tls"));
     }
 
     /** The bound host and port (the port chosen when 0 was asked for). */

@@ -66,6 +66,8 @@ class ConformanceCommandTest {
             size not a size         | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --target-frame-encoded-bytes-max 1MB | --target-frame-encoded-bytes-max
             encoded above decoded   | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --target-frame-encoded-bytes-max 8MiB | --target-frame-decoded-bytes-max
             half of etcd TLS        | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --etcd-ca /x | --etcd-cert
+            half of peer TLS        | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --peer-tls-dir /x | --peer-tls-ca-file
+            peer TLS CA unreadable  | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --peer-tls-dir /nonexistent --peer-tls-ca-file /nonexistent/ca.pem | --peer-tls-ca-file /nonexistent/ca.pem is not a readable file
             wait too short          | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --wait-ms 5 | --wait-ms
             row deadline too short  | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --row-deadline-ms 500 | --row-deadline-ms must be 1000..3600000
             row deadline below 2 waits | --target-peer 127.0.0.1:1 --target-http http://127.0.0.1:1 --etcd http://127.0.0.1:1 --cluster c --row-deadline-ms 9000 | at least twice --wait-ms

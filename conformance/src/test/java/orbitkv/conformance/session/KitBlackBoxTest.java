@@ -38,7 +38,7 @@ import org.w3c.dom.NodeList;
  */
 @Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class KitBlackBoxTest {
+public class KitBlackBoxTest {
     @RegisterExtension
     static final EtcdFixture ETCD = EtcdFixture.singleNode();
 
@@ -92,6 +92,17 @@ class KitBlackBoxTest {
                         "--cluster", cluster, "--listen", "127.0.0.1:0", "--report", report.toString(), "--no-skip-policy",
                         "--target-idle-liveness-ms", "500", "--allow-fencing", "--target-source-sessions-max",
                         Integer.toString(SOURCE_SESSIONS_MAX)));
+        assertKitAgreesWithInProcess(kit, report);
+        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).as("the kit deregistered its members")
+                .hasSize(3);
+    }
+
+    /**
+     * Waits for the kit process and asserts its verdicts are the plaintext gate's: exit 0, every table row reported,
+     * none failed, the policy rows as this implementation, and every row's verdict agrees with the in-process runners
+     * except the documented not-observable rows. Shared with the peer-TLS gate ({@code KitTlsGateTest}, issue 33).
+     */
+    public static void assertKitAgreesWithInProcess(ManagerProcess kit, Path report) throws Exception {
         int exit = kit.awaitExit(Duration.ofMinutes(4));
         String out = kit.stdoutText();
         System.out.print(out); // the per-rule report
@@ -124,8 +135,6 @@ class KitBlackBoxTest {
             }
         }
         assertThat(disagreements).as("black-box verdicts vs in-process runners").isEmpty();
-        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).as("the kit deregistered its members")
-                .hasSize(3);
     }
 
     /** scenario id → {passed|failed|skipped, message} from the kit's JUnit XML report. */

@@ -24,6 +24,7 @@ import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.TraceSampling;
 import orbitkv.transfer.BackendPolicy;
+import orbitkv.transfer.TlsProvider;
 import orbitkv.transfer.TransferConfig;
 
 /**
@@ -172,10 +173,11 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                            long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
                            long receiveInFlightBytesMax, int readsPerConnectionMax, int dataConnectionsMax,
                            int dataConnectionsPerAddressMax, long dataHeaderTimeoutMs, long dataIdleTimeoutMs,
-                           int dataReadsQueuedPerConnectionMax) {
+                           int dataReadsQueuedPerConnectionMax, TlsProvider tlsProvider) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
+            Objects.requireNonNull(tlsProvider, "tlsProvider");
         }
     }
 
@@ -354,8 +356,25 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(TRANSFER_DATA_CONNECTIONS_MAX, 1, 1_000_000), v.count(TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX,
                         TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX, 1_000_000),
                 v.ms(TRANSFER_DATA_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(TRANSFER_DATA_IDLE_TIMEOUT_MS, 1, 86_400_000),
-                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000));
+                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000), tlsProvider(v));
     }
+
+    /** {@code --transfer-tls-provider} (issue 33): openssl must load here, or the start is refused naming the cause. */
+    static TlsProvider tlsProvider(RawValues v) {
+        String text = v.text(TRANSFER_TLS_PROVIDER);
+        TlsProvider p = switch (text) {
+            case "auto" -> TlsProvider.AUTO;
+            case "jdk" -> TlsProvider.JDK;
+            case "openssl" -> TlsProvider.OPENSSL;
+            default -> null;
+        };
+        requireRelation(p != null, "--transfer-tls-provider must be auto, jdk or openssl, got '" + text + "'");
+        requireRelation(p != TlsProvider.OPENSSL || io.netty.handler.ssl.OpenSsl.isAvailable(),
+                "--transfer-tls-provider openssl: netty-tcnative does not load on this host ("
+                        + io.netty.handler.ssl.OpenSsl.unavailabilityCause() + "); use auto or jdk");
+        return p;
+    }
+
 
     /**
      * The transfer settings in orbitkv.transfer's terms: the options above, {@code --block-bytes-max} as the
@@ -494,7 +513,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         requireRelation(missing.isEmpty(), "--peer-tls-cert-file, --peer-tls-key-file and --peer-tls-ca-file go together: "
                 + String.join(" and ", missing) + " missing");
         return Optional.of(PeerTls.load(path(v, PEER_TLS_CERT_FILE), path(v, PEER_TLS_KEY_FILE), path(v, PEER_TLS_CA_FILE),
-                nodeId));
+                nodeId, PeerTls.sslProvider(tlsProvider(v))));
     }
 
     private static Lease lease(RawValues v) {

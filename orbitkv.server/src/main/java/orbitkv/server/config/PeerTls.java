@@ -4,6 +4,8 @@ import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import orbitkv.inventory.PeerIdentity;
 import orbitkv.membership.NodeId;
+import orbitkv.transfer.TlsProvider;
 
 /**
  * Mutual TLS of the peer gRPC listener and of this Manager's peer channels ({@code --peer-tls-cert-file},
@@ -53,6 +56,15 @@ public final class PeerTls {
      * @throws ConfigException naming the option whose file is at fault
      */
     public static PeerTls load(Path certFile, Path keyFile, Path caFile, NodeId nodeId) {
+        return load(certFile, keyFile, caFile, nodeId, sslProvider(TlsProvider.AUTO));
+    }
+
+    /**
+     * Reads and checks the three PEM files; both contexts run on {@code provider} ({@code --transfer-tls-provider}).
+     *
+     * @throws ConfigException naming the option whose file is at fault
+     */
+    public static PeerTls load(Path certFile, Path keyFile, Path caFile, NodeId nodeId, SslProvider provider) {
         Objects.requireNonNull(certFile, "certFile");
         Objects.requireNonNull(keyFile, "keyFile");
         Objects.requireNonNull(caFile, "caFile");
@@ -70,9 +82,10 @@ public final class PeerTls {
                     + e.getMessage());
         }
         try {
-            SslContext server = GrpcSslContexts.configure(SslContextBuilder.forServer(cert, key))
+            SslContext server = GrpcSslContexts.configure(SslContextBuilder.forServer(cert, key), provider)
                     .trustManager(ca).clientAuth(ClientAuth.REQUIRE).build();
-            SslContext client = GrpcSslContexts.forClient().trustManager(ca).keyManager(cert, key).build();
+            SslContext client = GrpcSslContexts.configure(SslContextBuilder.forClient(), provider).trustManager(ca)
+                    .keyManager(cert, key).build();
             return new PeerTls(certFile, keyFile, caFile, server, client);
         } catch (Exception e) {
             throw new ConfigException(Setting.PEER_TLS_CERT_FILE.flag() + " " + certFile + " and "
@@ -99,6 +112,16 @@ public final class PeerTls {
                     + certFile + " does not name " + Setting.NODE_ID.flag() + " " + nodeId + ": " + none.why()
                     + "; give the certificate the URI SAN " + PeerIdentity.URI_PREFIX + nodeId);
         }
+    }
+
+    /** The Netty provider {@code --transfer-tls-provider} resolves to on this host (what the Manager logs at start). */
+    public static SslProvider sslProvider(TlsProvider p) {
+        return switch (p) {
+            case JDK -> SslProvider.JDK;
+            case OPENSSL -> SslProvider.OPENSSL;
+            case AUTO -> OpenSsl.isAvailable() ? SslProvider.OPENSSL
+                    : SslProvider.JDK;
+        };
     }
 
     static void readable(Setting option, Path file) {

@@ -75,7 +75,8 @@ public final class PeerTransfer implements AutoCloseable {
         TransferTransport tt = transport(transport);
         InetSocketAddress bind = new InetSocketAddress(InetAddress.getByName(peerHost), config.transfer().dataPort());
         // issue 33: the data channel runs TLS with the peer mutual-TLS files exactly when the peer listener does
-        Optional<DataChannelTls> tls = config.peerTls().map(t -> new DataChannelTls(t.certFile(), t.keyFile(), t.caFile()));
+        Optional<DataChannelTls> tls = config.peerTls().map(t -> new DataChannelTls(t.certFile(), t.keyFile(), t.caFile(),
+                config.transfer().tlsProvider()));
         TransferSource source = TransferSource.start(tiers, membership.cluster(), membership.incarnation(), membership::view,
                 tc, bind, config.transfer().dataAdvertise().map(PeerTransfer::endpoint), tt, tls);
         TransferChannels channels = new TransferChannels(peerChannels);
@@ -87,7 +88,12 @@ public final class PeerTransfer implements AutoCloseable {
             throw e;
         }
         LOG.info("transfer: data listener {} on {} (advertised {}, {}), READ backend {} by default", bind, tt,
-                source.dataEndpoint(), tls.isPresent() ? "mutual TLS with the peer certificate" : "plaintext, grant secrets",
+                source.dataEndpoint(), tls.isPresent() ? "mutual TLS with the peer certificate, --transfer-tls-provider "
+                        + config.transfer().tlsProvider().name().toLowerCase(java.util.Locale.ROOT) + " = "
+                        + orbitkv.server.config.PeerTls.sslProvider(config.transfer().tlsProvider())
+                        + (io.netty.handler.ssl.OpenSsl.isAvailable() ? " (" + io.netty.handler.ssl.OpenSsl.versionString() + " loadable)"
+                                : " (OpenSSL not loadable: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause() + ")")
+                        : "plaintext, grant secrets",
                 config.transfer().backend());
         return new PeerTransfer(source, engine, channels, membership, config.transfer().backend(), tc);
     }

@@ -139,4 +139,18 @@ class ManagerConfigTest {
                 .containsExactly(300, 20, 8);
         assertThat(List.of(c.dataHeaderTimeoutMs(), c.dataIdleTimeoutMs())).containsExactly(700L, 9000L);
     }
+
+    @Test
+    @DisplayName("issue 33 --transfer-tls-provider: auto by default, jdk and openssl taken, anything else refused naming the option")
+    void transferTlsProvider() {
+        assertThat(ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")).transfer().tlsProvider())
+                .isEqualTo(orbitkv.transfer.TlsProvider.AUTO);
+        assertThat(ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.TRANSFER_TLS_PROVIDER, "jdk"))
+                .transfer().tlsProvider()).isEqualTo(orbitkv.transfer.TlsProvider.JDK);
+        assertThat(ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true").put(Setting.TRANSFER_TLS_PROVIDER,
+                "openssl")).transfer().tlsProvider()).isEqualTo(orbitkv.transfer.TlsProvider.OPENSSL);
+        assertThatThrownBy(() -> ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.TRANSFER_TLS_PROVIDER, "boringssl")))
+                .hasMessage("--transfer-tls-provider must be auto, jdk or openssl, got 'boringssl'");
+    }
 }

@@ -9,18 +9,38 @@ import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.util.List;
 import javax.net.ssl.SSLException;
 import orbitkv.transfer.DataChannelTls;
+import orbitkv.transfer.TlsProvider;
 
 /**
- * Netty SSL contexts of the data channel, built once from {@link DataChannelTls}. The provider is OpenSSL
- * (netty-tcnative) when it is loadable, else the JDK's; the Manager's image ships no netty-tcnative today, so it is
- * the JDK provider (docs/performance.md "Data channel TLS" measures it).
+ * Netty SSL contexts of the data channel, built once from {@link DataChannelTls}. The provider is the one
+ * {@link DataChannelTls#provider()} names: {@code AUTO} is OpenSSL (netty-tcnative's BoringSSL, shipped for
+ * linux-x86_64) when it loads, else the JDK's (docs/results/2026-12-03-data-channel-tls.md measures both).
  */
 public final class TlsContexts {
     private TlsContexts() {}
 
-    /** The provider both contexts use on this host. */
+    /** The provider {@code AUTO} resolves to on this host. */
     public static SslProvider provider() {
-        return OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+        return provider(TlsProvider.AUTO);
+    }
+
+    /**
+     * The Netty provider of {@code choice}: {@code AUTO} is OpenSSL when {@link OpenSsl#isAvailable()}, else the JDK's.
+     *
+     * @throws IllegalStateException for {@code OPENSSL} when netty-tcnative does not load, naming the cause
+     */
+    public static SslProvider provider(TlsProvider choice) {
+        return switch (choice) {
+            case AUTO -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+            case JDK -> SslProvider.JDK;
+            case OPENSSL -> {
+                if (!OpenSsl.isAvailable()) {
+                    throw new IllegalStateException("the OpenSSL TLS provider (netty-tcnative) does not load: "
+                            + OpenSsl.unavailabilityCause());
+                }
+                yield SslProvider.OPENSSL;
+            }
+        };
     }
 
     /**
@@ -32,7 +52,7 @@ public final class TlsContexts {
 
     /** The source's context: presents the member certificate, requires a client certificate signed by the CA. */
     public static SslContext server(DataChannelTls tls) throws SSLException {
-        return SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile()).sslProvider(provider())
+        return SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile()).sslProvider(provider(tls.provider()))
                 .protocols("TLSv1.3").ciphers(CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
                 .trustManager(tls.caFile().toFile()).clientAuth(ClientAuth.REQUIRE).build();
     }
@@ -41,7 +61,7 @@ public final class TlsContexts {
     public static SslContext client(DataChannelTls tls) throws SSLException {
         // No host name check: a data endpoint may be advertised under another name (--transfer-data-advertise); the
         // requester checks instead that the certificate names the source node it asked (PeerIdentity), a stronger rule.
-        return SslContextBuilder.forClient().sslProvider(provider()).protocols("TLSv1.3")
+        return SslContextBuilder.forClient().sslProvider(provider(tls.provider())).protocols("TLSv1.3")
                 .ciphers(CIPHERS, SupportedCipherSuiteFilter.INSTANCE).trustManager(tls.caFile().toFile())
                 .keyManager(tls.certFile().toFile(), tls.keyFile().toFile()).endpointIdentificationAlgorithm(null).build();
     }
