@@ -78,17 +78,28 @@ public final class ManagerCluster implements AutoCloseable {
     }
 
     /**
-     * Launches Manager {@code node} (not awaited): {@code options(dir)} are its options after the cluster's, where
-     * {@code dir} is its own new directory; its process is named {@code node-<launch number>}.
+     * Launches Manager {@code node} (not awaited) with JVM options {@code jvm}: {@code options(dir)} are its options
+     * after the cluster's, where {@code dir} is its own new directory; its process is named
+     * {@code node-<launch number>}.
      */
     public ManagerProcess launch(String node, List<String> jvm, NodeOptions options) throws IOException {
+        return launch(node, options, jvm);
+    }
+
+    /** {@link #launch(String, List, NodeOptions)} with {@link ManagerProcess}'s default JVM options (its heap bound). */
+    public ManagerProcess launch(String node, NodeOptions options) throws IOException {
+        return launch(node, options, null);
+    }
+
+    private ManagerProcess launch(String node, NodeOptions options, List<String> jvm) throws IOException {
         String launchName = node + "-" + all.size();
         Path dir = Files.createDirectories(work.resolve(launchName));
         List<String> args = ManagerProcess.distributedArgs(name, node, etcd.endpoints().toString(),
                 Files.createDirectories(dir.resolve("dram")));
         args.addAll(options.apply(dir));
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        ManagerProcess m = ManagerProcess.launch(launchName, work.resolve("logs"), jvm, args);
+        ManagerProcess m = jvm == null ? ManagerProcess.launch(launchName, work.resolve("logs"), args)
+                : ManagerProcess.launch(launchName, work.resolve("logs"), jvm, args);
         all.add(m);
         dirs.put(m, dir);
         return m;

@@ -94,7 +94,7 @@ class PeerRestoreGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        return cluster.launch(node, List.of(), dir -> {
+        return cluster.launch(node, dir -> {
             List<String> args = new ArrayList<>(List.of("--dram", DRAM, "--block-bytes-max", "128MiB",
                     "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", DRAM,
                     "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));

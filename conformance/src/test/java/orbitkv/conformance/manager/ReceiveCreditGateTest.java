@@ -59,7 +59,7 @@ class ReceiveCreditGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        return cluster.launch(node, List.of(), dir -> {
+        return cluster.launch(node, dir -> {
             List<String> args = new ArrayList<>(List.of("--dram", "64MiB", "--block-bytes-max", "1MiB",
                     "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
                     "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
