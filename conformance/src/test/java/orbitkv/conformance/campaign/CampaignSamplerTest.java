@@ -134,7 +134,7 @@ class CampaignSamplerTest {
     void tooFewJudgedFails() {
         checks.sample(new Scripted("r").thenNoAnswer(), new Scripted("s"));
         assertThat(checks.tally.shortfall(FaultCampaign.MIN_JUDGED_SAMPLES_DEFAULT))
-                .isEqualTo("judged 0 samples, fewer than the minimum 2 (orbitkv.campaign.min-judged-samples); "
+                .isEqualTo("judged 0 samples, fewer than the minimum 1 (orbitkv.campaign.min-judged-samples); "
                         + "samples=0 aborted={node-down=0,no-answer=1,refused=0,requester-healed=0}");
         assertThat(checks.tally.shortfall(0)).isNull();
     }
