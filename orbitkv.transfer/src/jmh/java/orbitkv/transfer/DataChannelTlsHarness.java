@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import orbitkv.testing.TestCerts;
 import orbitkv.transfer.frame.TlsContexts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

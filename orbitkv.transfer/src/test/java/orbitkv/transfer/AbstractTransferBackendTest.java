@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -92,7 +93,7 @@ abstract class AbstractTransferBackendTest {
     }
 
     void assertNothingHeld() {
-        Await.until("source pins back to zero", Duration.ofSeconds(10),
+        Await.inJvm("source pins back to zero", Duration.ofSeconds(10),
                 () -> f.source.status().pinsHeld() == 0 && f.payloads.pinsHeld() == 0);
         TransferSourceStatus s = f.source.status();
         assertThat(s.pinnedBytesHeld()).isZero();
@@ -150,7 +151,7 @@ abstract class AbstractTransferBackendTest {
         });
         assertBytes(dst, bytes);
         // Counted when the source learns its write completed, which may follow the requester's last byte.
-        Await.until("the SSD bytes counted as served", Duration.ofSeconds(10),
+        Await.inJvm("the SSD bytes counted as served", Duration.ofSeconds(10),
                 () -> f.source.status().bytesServed().get(RouteClass.PEER_SSD) == size);
         assertDrainedAndReleased(g);
     }
@@ -274,7 +275,7 @@ abstract class AbstractTransferBackendTest {
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, timeout);
         long deadline = System.nanoTime() + timeout.toNanos(); // read() returned after admission: never earlier than the READ's
         if (fault == Fault.STALL) {
-            Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
+            Await.inJvm("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
             endStall(deadline);
         }
         ReadOutcome o = TransferFixture.await(h.join());
@@ -314,7 +315,7 @@ abstract class AbstractTransferBackendTest {
         arm(Fault.STALL, Duration.ZERO);
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, STALL_TIMEOUT);
         long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos(); // not earlier than the READ's own deadline
-        Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
+        Await.inJvm("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
         CompletionStage<ReleaseOutcome> release = f.engine.release(g);
         assertThat(release.toCompletableFuture()).as("release waits for the READ").isNotDone();
         assertThat(f.source.status().grantsOutstanding()).as("no Release was sent").isEqualTo(1);
@@ -340,7 +341,7 @@ abstract class AbstractTransferBackendTest {
         arm(Fault.STALL, Duration.ZERO);
         CompletableFuture<ReadHandle> h = readAsync(g, 0, dst, STALL_TIMEOUT);
         long deadline = System.nanoTime() + STALL_TIMEOUT.toNanos(); // not earlier than the READ's own deadline
-        Await.until("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
+        Await.inJvm("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
         h.join().cancel();
         endStall(deadline);
         ReadOutcome o = TransferFixture.await(h.join());

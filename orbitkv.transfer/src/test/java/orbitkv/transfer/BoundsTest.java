@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,7 +77,7 @@ class BoundsTest {
                 assertThat(n.refusals()).extracting(BlockResult.Refused::reason).containsExactly(RefusalReason.PINS_EXHAUSTED));
         assertThat(f.source.status().refusals().get(RefusalReason.PINS_EXHAUSTED)).isEqualTo(2);
         TransferFixture.await(f.engine.release(g));
-        Await.until("pins zero", Duration.ofSeconds(5), () -> f.source.status().pinsHeld() == 0);
+        Await.inJvm("pins zero", Duration.ofSeconds(5), () -> f.source.status().pinsHeld() == 0);
         assertThat(f.authorize(Intent.FOREGROUND, blocks(2, 1000, Medium.DRAM))).as("room again")
                 .isInstanceOf(AuthorizeOutcome.Granted.class);
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
 import orbitkv.transfer.requester.GrantSecrets;
@@ -112,21 +113,21 @@ class DataChannelTest {
             slow.write(GrantSecrets.bindFrame(g));
             other.write(GrantSecrets.bindFrame(g));
             send(slow, g.id(), 0, 1);
-            Await.until("the first block holds the egress window", Duration.ofSeconds(10),
+            Await.inJvm("the first block holds the egress window", Duration.ofSeconds(10),
                     () -> f.source.status().egressInFlightBytes() == size);
             send(other, g.id(), 1, 2);
             assertThat(header(other).status()).isEqualTo(DataStatus.EGRESS_LIMIT);
             assertThat(f.source.status().dataRefusals().get(DataRefusal.EGRESS_LIMIT)).isEqualTo(1);
             DataFrames.ResponseHeader h = header(slow);
             skip(slow, h.length());
-            Await.until("egress drained", Duration.ofSeconds(10), () -> f.source.status().egressInFlightBytes() == 0);
+            Await.inJvm("egress drained", Duration.ofSeconds(10), () -> f.source.status().egressInFlightBytes() == 0);
             send(other, g.id(), 1, 3);
             DataFrames.ResponseHeader h2 = header(other);
             assertThat(h2.status()).as("a refused READ may be asked again").isEqualTo(DataStatus.OK);
             skip(other, h2.length());
         }
         // Counted when the source learns its write completed, which may follow the reader's last byte.
-        Await.until("both blocks counted as served", Duration.ofSeconds(10),
+        Await.inJvm("both blocks counted as served", Duration.ofSeconds(10),
                 () -> f.source.status().readsServed().get(RouteClass.PEER_DRAM) == 2);
     }
 
@@ -143,7 +144,7 @@ class DataChannelTest {
         try (SocketChannel slow = connect()) {
             slow.write(GrantSecrets.bindFrame(big));
             send(slow, big.id(), 0, 1);
-            Await.until("the payload is in flight", Duration.ofSeconds(10),
+            Await.inJvm("the payload is in flight", Duration.ofSeconds(10),
                     () -> f.source.status().egressInFlightBytes() == size);
             assertThat(TransferFixture.await(f.engine.release(other))).isInstanceOf(ReleaseOutcome.Released.class);
             assertThat(TransferFixture.await(f.engine.release(big))).isInstanceOf(ReleaseOutcome.Released.class);
@@ -153,7 +154,7 @@ class DataChannelTest {
             assertThat(s.pinnedBytesHeld()).isEqualTo(size);
             DataFrames.ResponseHeader h = header(slow);
             skip(slow, h.length());
-            Await.until("the pin goes with the last byte written", Duration.ofSeconds(10),
+            Await.inJvm("the pin goes with the last byte written", Duration.ofSeconds(10),
                     () -> f.source.status().pinsHeld() == 0 && f.payloads.pinsHeld() == 0);
         }
     }

@@ -29,6 +29,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.TestCerts;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
 import orbitkv.transfer.requester.GrantSecrets;

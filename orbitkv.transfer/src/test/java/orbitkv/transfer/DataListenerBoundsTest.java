@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import orbitkv.testing.Await;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -128,7 +129,7 @@ class DataListenerBoundsTest {
         });
         try {
             // The fixed listener pauses once its answers stop draining; the old one decodes all of them.
-            Await.until("the listener paused reading, or the flood was decoded completely", Duration.ofSeconds(60),
+            Await.inJvm("the listener paused reading, or the flood was decoded completely", Duration.ofSeconds(60),
                     () -> f.source.status().dataReadPauses().get(DataReadPause.READS_QUEUED_MAX) > 0
                             || refusals(DataRefusal.GRANT_UNKNOWN) >= frames);
             // Once paused it stays paused: the count of decoded READs stops growing while the writer is blocked.
@@ -163,9 +164,9 @@ class DataListenerBoundsTest {
             assertThat(closedBySource(s)).as("a connection holding 4 of 40 bytes is closed").isTrue();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isGreaterThanOrEqualTo(timeoutMs - 5);
         }
-        Await.until("the header timeout counted", Duration.ofSeconds(20),
+        Await.inJvm("the header timeout counted", Duration.ofSeconds(20),
                 () -> f.source.status().dataConnectionTimeouts().get(DataConnectionTimeout.HEADER) == 1);
-        Await.until("the connection released", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 0);
+        Await.inJvm("the connection released", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 0);
         // a whole READ in two pieces is served: the deadline runs only while a frame is partial
         try (SocketChannel s = connect("127.0.0.1")) {
             ByteBuffer one = reads(1, 7);
@@ -194,7 +195,7 @@ class DataListenerBoundsTest {
         try (SocketChannel s = connect("127.0.0.1")) {
             assertThat(closedBySource(s)).isTrue();
         }
-        Await.until("the idle timeout counted", Duration.ofSeconds(20),
+        Await.inJvm("the idle timeout counted", Duration.ofSeconds(20),
                 () -> f.source.status().dataConnectionTimeouts().get(DataConnectionTimeout.IDLE) == 1);
     }
 
@@ -210,13 +211,13 @@ class DataListenerBoundsTest {
             for (int i = 0; i < 4; i++) {
                 open.add(connect("127.0.0.1"));
             }
-            Await.until("four admitted", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 4);
+            Await.inJvm("four admitted", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 4);
             try (SocketChannel fifth = connect("127.0.0.1")) {
                 assertThat(closedBySource(fifth)).as("a fifth connection from one address").isTrue();
             }
             open.add(connect("127.0.0.2"));
             open.add(connect("127.0.0.2"));
-            Await.until("six admitted", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 6);
+            Await.inJvm("six admitted", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 6);
             try (SocketChannel seventh = connect("127.0.0.3")) {
                 assertThat(closedBySource(seventh)).as("a seventh connection to the listener").isTrue();
             }
@@ -224,7 +225,7 @@ class DataListenerBoundsTest {
             assertThat(refusals.get(DataConnectionRefusal.CONNECTIONS_PER_ADDRESS_MAX)).isEqualTo(1);
             assertThat(refusals.get(DataConnectionRefusal.CONNECTIONS_MAX)).isEqualTo(1);
             open.removeFirst().close();
-            Await.until("a slot freed", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 5);
+            Await.inJvm("a slot freed", Duration.ofSeconds(20), () -> f.source.status().dataConnections() == 5);
             try (SocketChannel again = connect("127.0.0.3")) {
                 again.write(reads(1, 1));
                 assertThat(headersUntilClosedOrFirst(again)).as("a freed slot serves again")

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.frame.DataFrames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,7 +55,7 @@ class GrantEndCutsSendTest {
         io.netty.buffer.ByteBuf b = io.netty.buffer.Unpooled.buffer(DataFrames.REQUEST_BYTES);
         DataFrames.writeRequest(b, g.id(), 0, 1);
         s.write(b.nioBuffer());
-        Await.until("the send holds the pin and the egress window", BOUND,
+        Await.inJvm("the send holds the pin and the egress window", BOUND,
                 () -> f.source.status().egressInFlightBytes() == BLOCK);
         return s;
     }
@@ -72,7 +73,7 @@ class GrantEndCutsSendTest {
 
     /** The pin, its bytes, the payload owner's pin and the egress window all return to zero. */
     private void awaitReleased(String why) {
-        Await.until("pin and egress back to zero after " + why, BOUND, () -> {
+        Await.inJvm("pin and egress back to zero after " + why, BOUND, () -> {
             TransferSourceStatus s = f.source.status();
             return s.pinsHeld() == 0 && s.pinnedBytesHeld() == 0 && s.egressInFlightBytes() == 0
                     && f.payloads.pinsHeld() == 0;
@@ -83,7 +84,7 @@ class GrantEndCutsSendTest {
     private static void awaitClosedBySource(SocketChannel s) throws IOException {
         s.configureBlocking(false);
         ByteBuffer sink = ByteBuffer.allocateDirect(1 << 20);
-        Await.until("the source closed the data connection", BOUND, () -> {
+        Await.inJvm("the source closed the data connection", BOUND, () -> {
             try {
                 int n;
                 while ((n = s.read(sink.clear())) > 0) {

@@ -28,6 +28,7 @@ import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
+import orbitkv.testing.Await;
 import orbitkv.transfer.frame.WireCodec;
 import orbitkv.transfer.requester.ChunkCopier;
 import orbitkv.transfer.requester.Engine;
@@ -67,7 +68,7 @@ class LoadSummaryTest {
             assertThat(granted.load()).contains(new SourceLoad(f.sourceIncarnation, 1, 1, 1000, 0));
 
             TransferFixture.await(f.engine.release(((AuthorizeOutcome.Granted) granted).grant()));
-            Await.until("pins released", Duration.ofSeconds(10), () -> f.source.status().pinsHeld() == 0);
+            Await.inJvm("pins released", Duration.ofSeconds(10), () -> f.source.status().pinsHeld() == 0);
             now.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
             AuthorizeOutcome sameWindow = f.authorize(Intent.FOREGROUND,
                     List.of(new BlockRef(TransferFixture.key(2), Medium.DRAM, 1)));

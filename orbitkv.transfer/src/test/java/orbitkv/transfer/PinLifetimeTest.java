@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -53,7 +54,7 @@ class PinLifetimeTest {
     }
 
     private void awaitZero(GrantEnd cause) {
-        Await.until("pins back to zero after " + cause, Duration.ofSeconds(10),
+        Await.inJvm("pins back to zero after " + cause, Duration.ofSeconds(10),
                 () -> f.source.status().pinsHeld() == 0 && f.payloads.pinsHeld() == 0);
         TransferSourceStatus s = f.source.status();
         assertThat(s.pinnedBytesHeld()).isZero();
@@ -121,7 +122,7 @@ class PinLifetimeTest {
     void engineCloseReleases() {
         grantTwo();
         f.engine.close();
-        Await.until("pins back to zero", Duration.ofSeconds(10), () -> f.source.status().pinsHeld() == 0);
+        Await.inJvm("pins back to zero", Duration.ofSeconds(10), () -> f.source.status().pinsHeld() == 0);
         assertThat(f.source.status().grantsEnded().get(GrantEnd.RELEASED)).isEqualTo(1);
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -81,7 +82,7 @@ class PipelinedReadTest {
     }
 
     private void assertNothingHeld() {
-        Await.until("source pins back to zero", Duration.ofSeconds(10),
+        Await.inJvm("source pins back to zero", Duration.ofSeconds(10),
                 () -> f.source.status().pinsHeld() == 0 && f.source.status().egressInFlightBytes() == 0);
         assertThat(f.engine.status().receiveInFlightBytes()).as("receive credits").isZero();
         assertThat(f.engine.status().readsInFlight()).isZero();
@@ -89,7 +90,7 @@ class PipelinedReadTest {
 
     /** Waits until the source sees {@code n} data connections (all READs chose theirs), then lets responses through. */
     private void releaseOnceConnected(int n) {
-        Await.until(n + " data connections", Duration.ofSeconds(10), () -> f.source.status().dataConnections() == n);
+        Await.inJvm(n + " data connections", Duration.ofSeconds(10), () -> f.source.status().dataConnections() == n);
         f.proxy.releaseAll();
     }
 
@@ -169,7 +170,7 @@ class PipelinedReadTest {
         }
         // every request is on the wire (the source sent all three into the holding proxy): the cancel is a stop of a
         // READ in flight behind the head, not a cancel before sending
-        Await.until("the source served the three READs", Duration.ofSeconds(10),
+        Await.inJvm("the source served the three READs", Duration.ofSeconds(10),
                 () -> f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L) == 4);
         handles.get(1).cancel();
         assertThat(TransferFixture.await(handles.get(1))).isInstanceOf(ReadOutcome.Cancelled.class);

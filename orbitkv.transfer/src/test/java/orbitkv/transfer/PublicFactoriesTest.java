@@ -22,6 +22,7 @@ import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -87,7 +88,7 @@ class PublicFactoriesTest {
                 grpc.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
                 source.close();
             }
-            Await.until("the transfer event loops stop on close", Duration.ofSeconds(10),
+            Await.inJvm("the transfer event loops stop on close", Duration.ofSeconds(10),
                     () -> threads("orbitkv-transfer-") == 0);
         }
     }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import orbitkv.inventory.Medium;
+import orbitkv.testing.Await;
 import orbitkv.transfer.FaultProxy.Fault;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -42,7 +43,7 @@ class SharedMemoryTransferTest extends AbstractTransferBackendTest {
 
     @Override
     void endStall(long deadlineNanos) {
-        Await.until("the stalled READ's deadline passed", Duration.ofSeconds(10),
+        Await.inJvm("the stalled READ's deadline passed", Duration.ofSeconds(10),
                 () -> System.nanoTime() - deadlineNanos > 0);
         f.copier.resume();
     }

@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerApi;
 import orbitkv.conformance.manager.ManagerProcess;
 import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.Await;
 
 /**
  * Issue 24 item 1: restore and save end to end on Manager processes, each arm against a raw loopback HTTP server in

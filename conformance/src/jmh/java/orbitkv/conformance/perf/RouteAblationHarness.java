@@ -18,7 +18,6 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerApi;
 import orbitkv.conformance.manager.ManagerProcess;
@@ -26,6 +25,7 @@ import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.conformance.peer.LinkFaults;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.Await;
 
 /**
  * Issue 14's route-selection benchmarks on real Manager processes (PERF-5, PERF-6, ROUTE-6):

@@ -53,6 +53,7 @@ import orbitkv.membership.Member;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.conformance.peer.StaticMembership;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Test;
@@ -712,7 +713,7 @@ class SessionBenchHarness {
             for (List<?> l : List.of(sources, servers, indexes, stamps, subscribers, nulls, grpcs, channels)) {
                 l.clear();
             }
-            orbitkv.conformance.etcd.Await.until("closed bench world released", Duration.ofSeconds(20), Duration.ofMillis(50), () -> {
+            Await.until("closed bench world released", Duration.ofSeconds(20), Duration.ofMillis(50), () -> {
                 System.gc();
                 return residents.stream().allMatch(r -> r.get() == null);
             });

@@ -40,15 +40,7 @@ final class KitRun {
     KitReport run() throws SetupException, InterruptedException {
         List<ScenarioRow> rows = selectedRows();
         TargetApi api = new TargetApi(settings.targetHttp());
-        JsonNode status;
-        try {
-            status = api.status();
-        } catch (RuntimeException e) {
-            throw new SetupException("the target's HTTP API v1 at " + settings.targetHttp() + " does not answer status: "
-                    + e.getMessage(), e);
-        }
-        requireText(status, "/protocol", ClusterIdentity.PROTOCOL, "the target's protocol");
-        requireText(status, "/cluster/name", settings.cluster(), "the target's cluster name (--cluster)");
+        JsonNode status = targetStatus(api);
         Incarnation target = Incarnation.parse(status.at("/self/incarnation").asText());
         UUID clusterUuid = UUID.fromString(status.at("/cluster/uuid").asText());
         String runId = HexFormat.of().toHexDigits(new SecureRandom().nextInt());
@@ -57,13 +49,7 @@ final class KitRun {
                 settings.targetPeer(), settings.targetHttp(), settings.cluster(), clusterUuid, rows.size());
 
         KitReport report = new KitReport(out);
-        AdversarialSource listener;
-        try {
-            listener = settings.peerTls().isEmpty() ? AdversarialSource.start(settings.listen())
-                    : AdversarialSource.start(settings.listen(), settings.peerTls().get().files(settings.memberPrefix() + "-src"));
-        } catch (java.io.IOException e) {
-            throw new SetupException("cannot listen on " + settings.listen() + ": " + e.getMessage(), e);
-        }
+        AdversarialSource listener = listen();
         Endpoint advertised = settings.advertise().orElse(listener.endpoint());
         out.printf("orbitkv conformance: kit listener %s, advertised as %s, member prefix %s, kit namespace %s, peer %s%n",
                 listener.endpoint(), advertised, settings.memberPrefix(), kitNamespace,
@@ -118,6 +104,30 @@ final class KitRun {
         report.writeJUnitXml(settings.report(), target + " peer " + settings.targetPeer() + " http " + settings.targetHttp());
         out.println(report.summary(settings.report()));
         return report;
+    }
+
+    /** The target's status, checked for this kit's protocol and the cluster named by {@code --cluster}. */
+    private JsonNode targetStatus(TargetApi api) throws SetupException {
+        JsonNode status;
+        try {
+            status = api.status();
+        } catch (RuntimeException e) {
+            throw new SetupException("the target's HTTP API v1 at " + settings.targetHttp() + " does not answer status: "
+                    + e.getMessage(), e);
+        }
+        requireText(status, "/protocol", ClusterIdentity.PROTOCOL, "the target's protocol");
+        requireText(status, "/cluster/name", settings.cluster(), "the target's cluster name (--cluster)");
+        return status;
+    }
+
+    /** The kit's own peer listener on {@code --listen}. */
+    private AdversarialSource listen() throws SetupException {
+        try {
+            return settings.peerTls().isEmpty() ? AdversarialSource.start(settings.listen())
+                    : AdversarialSource.start(settings.listen(), settings.peerTls().get().files(settings.memberPrefix() + "-src"));
+        } catch (java.io.IOException e) {
+            throw new SetupException("cannot listen on " + settings.listen() + ": " + e.getMessage(), e);
+        }
     }
 
     private void setUpSources(SourceScenarios sources) throws SetupException, InterruptedException {

@@ -271,50 +271,13 @@ final class RequesterScenarios {
                     ResidenceRecord.put(key(4), Medium.DRAM, 7, 1)))).build());
             case "sequence_overflow" -> ss.send(frame().setDelta(Delta.newBuilder().setFrom(3).setTo(-1L)).build());
             case "foreign_session_frame" -> {
-                Map<String, String> side = Map.of("side", "requester");
-                OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
-                ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID())).setFrameNumber(n)
-                        .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
-                long frameNo = n;
-                ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
-                awaitAck(frameNo);
-                if (before.isPresent()) {
-                    Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=requester} counts the drop", () -> api.sample(
-                            "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
-                }
-                return "dropped";
+                return foreignSessionFrame();
             }
             case "replaced_session_frame" -> {
-                UUID oldSid = sid;
-                ss.complete();
-                SessionRouter.Routed r = router.next(deadline.bound(wait.multipliedBy(2)));
-                ss = r.session();
-                RequesterFrame open = r.open();
-                Expect.equal(open.getOpen().getResume().getAppliedCursor(), 3L, "SNAP-8 resume from the installed view");
-                Expect.that(!WireFrames.uuid(open.getOpen().getSessionId()).equals(oldSid), "the new session has a new id");
-                accept(open, OpenMode.OPEN_MODE_RESUMED);
-                ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(oldSid)).setFrameNumber(n)
-                        .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
-                long frameNo = n;
-                ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
-                awaitAck(frameNo);
-                return "dropped";
+                return replacedSessionFrame();
             }
-            case "commit_without_pages" -> {
-                UUID v2 = UUID.randomUUID();
-                long begin = n;
-                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
-                TranscriptDigest d = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish();
-                ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 2, begin, begin, 0, d)).build());
-            }
-            case "digest_mismatch" -> {
-                UUID v2 = UUID.randomUUID();
-                long begin = n;
-                ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
-                ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
-                byte[] wrong = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish().bytes();
-                ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 1, begin, begin + 1, 3, new TranscriptDigest(wrong))).build());
-            }
+            case "commit_without_pages" -> commitWithoutPages();
+            case "digest_mismatch" -> digestMismatch();
             case "scope_digest_short" -> ss.send(frame().setSnapshotBegin(WireFrames.begin(UUID.randomUUID(), 3, scopeDigest)
                     .toBuilder().setScopeDigest(ByteString.copyFrom(new byte[31]))).build());
             case "page_after_replay" -> {
@@ -333,16 +296,72 @@ final class RequesterScenarios {
             case "idle_ack_silence" -> {
                 return awaitSilence(n - 1);
             }
-            case "source_left_membership" -> {
-                oldSource = source.incarnation();
-                Membership replaced = source;
-                source = members.register("src"); // the same node id at the next epoch replaces the record
-                members.release(replaced);
-                router.expect(source.incarnation()); // the target's sessions to the new incarnation are refused
-            }
+            case "source_left_membership" -> sourceLeftMembership();
             default -> throw new IllegalArgumentException("unknown requester scenario " + name);
         }
         return awaitAnswer();
+    }
+
+    /** A frame under a session id the target never opened is dropped and counted. */
+    private String foreignSessionFrame() throws Exception {
+        Map<String, String> side = Map.of("side", "requester");
+        OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+        ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID())).setFrameNumber(n)
+                .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
+        long frameNo = n;
+        ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
+        awaitAck(frameNo);
+        if (before.isPresent()) {
+            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=requester} counts the drop", () -> api.sample(
+                    "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
+        }
+        return "dropped";
+    }
+
+    /** A frame of the session the target replaced (after its resume) is dropped. */
+    private String replacedSessionFrame() throws Exception {
+        UUID oldSid = sid;
+        ss.complete();
+        SessionRouter.Routed r = router.next(deadline.bound(wait.multipliedBy(2)));
+        ss = r.session();
+        RequesterFrame open = r.open();
+        Expect.equal(open.getOpen().getResume().getAppliedCursor(), 3L, "SNAP-8 resume from the installed view");
+        Expect.that(!WireFrames.uuid(open.getOpen().getSessionId()).equals(oldSid), "the new session has a new id");
+        accept(open, OpenMode.OPEN_MODE_RESUMED);
+        ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(oldSid)).setFrameNumber(n)
+                .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
+        long frameNo = n;
+        ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
+        awaitAck(frameNo);
+        return "dropped";
+    }
+
+    /** A snapshot commit that claims pages never sent. */
+    private void commitWithoutPages() throws Exception {
+        UUID v2 = UUID.randomUUID();
+        long begin = n;
+        ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+        TranscriptDigest d = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish();
+        ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 2, begin, begin, 0, d)).build());
+    }
+
+    /** A snapshot commit whose transcript digest is not the pages' digest. */
+    private void digestMismatch() throws Exception {
+        UUID v2 = UUID.randomUUID();
+        long begin = n;
+        ss.send(frame().setSnapshotBegin(WireFrames.begin(v2, 3, scopeDigest)).build());
+        ss.send(frame().setSnapshotPage(WireFrames.page(v2, 1, rows)).build());
+        byte[] wrong = TranscriptDigest.builder().begin(begin, v2, scopeDigest, 3).finish().bytes();
+        ss.send(frame().setSnapshotCommit(WireFrames.commit(v2, 3, 1, begin, begin + 1, 3, new TranscriptDigest(wrong))).build());
+    }
+
+    /** The kit source re-registers at its next epoch: the old incarnation left membership. */
+    private void sourceLeftMembership() throws Exception {
+        oldSource = source.incarnation();
+        Membership replaced = source;
+        source = members.register("src"); // the same node id at the next epoch replaces the record
+        members.release(replaced);
+        router.expect(source.incarnation()); // the target's sessions to the new incarnation are refused
     }
 
     /** A delta whose encoded size exceeds the target's encoded frame bound (but not gRPC's 4 MiB message limit). */

@@ -282,54 +282,13 @@ final class SourceScenarios {
                 return outcome;
             }
             case "duplicate_ack" -> {
-                OptionalDouble before = api.sample("orbitkv_session_duplicate_acks_total", Map.of());
-                Expect.equal(outstanding(sid), b.creditBytes(), "status outstanding_bytes before the ACK = the credit-consuming "
-                        + "bytes the kit received (SES-13: the source ledgers exactly their encoded size)");
-                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                Expect.within(wait, "the ACK returns all outstanding credit", () -> outstanding(sid) == 0);
-                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                if (before.isPresent()) {
-                    Expect.within(wait, "orbitkv_session_duplicate_acks_total counts the duplicate", () -> api.sample(
-                            "orbitkv_session_duplicate_acks_total", Map.of()).orElse(0) >= before.getAsDouble() + 1);
-                }
-                Expect.equal(outstanding(sid), 0L, "outstanding credit after the duplicate ACK (never below zero: no second return)");
-                return "duplicate";
+                return duplicateAck(s, sid, b, f);
             }
             case "foreign_session_frame" -> {
-                long outstanding = b.creditBytes();
-                Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (" + outstanding + " bytes received by the kit)");
-                Expect.equal(outstanding(sid), outstanding, "status outstanding_bytes = the credit-consuming bytes the kit received");
-                Map<String, String> side = Map.of("side", "source");
-                OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
-                s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID()))
-                        .setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                if (before.isPresent()) {
-                    Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=source} counts the drop", () -> api.sample(
-                            "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
-                }
-                Expect.equal(outstanding(sid), outstanding, "outstanding credit after another session's ACK");
-                s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                Expect.within(wait, "the session continues: its own ACK returns the credit", () -> outstanding(sid) == 0);
-                return "dropped";
+                return foreignSessionFrame(s, sid, b, f);
             }
             case "replaced_session" -> {
-                UUID sid2 = UUID.randomUUID();
-                AdversarialRequester.Session s2 = peer.open(r(1).nodeId());
-                s2.send(openFrame(sid2, validOpen(r(1), sid2)));
-                Bootstrap b2 = readBootstrap(s2);
-                String old = awaitError(s, deadline, wait, seen);
-                try {
-                    s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                } catch (RuntimeException closed) {
-                    // the old stream is closed: nothing can reach the replacement through it
-                }
-                Expect.within(wait, "the replaced session is gone", () -> served(sid) == null);
-                JsonNode now = served(sid2);
-                Expect.that(now != null, "the replacement session " + sid2 + " is served");
-                Expect.equal(now.get("outstanding_bytes").asLong(), b2.creditBytes(), "the old session's ACK returned none of the "
-                        + "replacement's credit: its outstanding_bytes = the " + b2.creditBytes() + " credit-consuming bytes the kit "
-                        + "received on it (last frame " + b2.lastFrame() + ")");
-                return old;
+                return replacedSession(s, sid, b, f);
             }
             case "session_limit" -> {
                 if (settings.targetSourceSessionsMax().isEmpty()) {
@@ -355,6 +314,62 @@ final class SourceScenarios {
             }
             default -> throw new IllegalArgumentException("unknown source scenario " + name);
         }
+    }
+
+    /** SES-13: a duplicate ACK returns no credit a second time and is counted. */
+    private String duplicateAck(AdversarialRequester.Session s, UUID sid, Bootstrap b, RequesterFrame.Builder f) throws Exception {
+        OptionalDouble before = api.sample("orbitkv_session_duplicate_acks_total", Map.of());
+        Expect.equal(outstanding(sid), b.creditBytes(), "status outstanding_bytes before the ACK = the credit-consuming "
+                + "bytes the kit received (SES-13: the source ledgers exactly their encoded size)");
+        s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+        Expect.within(wait, "the ACK returns all outstanding credit", () -> outstanding(sid) == 0);
+        s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+        if (before.isPresent()) {
+            Expect.within(wait, "orbitkv_session_duplicate_acks_total counts the duplicate", () -> api.sample(
+                    "orbitkv_session_duplicate_acks_total", Map.of()).orElse(0) >= before.getAsDouble() + 1);
+        }
+        Expect.equal(outstanding(sid), 0L, "outstanding credit after the duplicate ACK (never below zero: no second return)");
+        return "duplicate";
+    }
+
+    /** An ACK under another session's id is dropped and counted; the session continues. */
+    private String foreignSessionFrame(AdversarialRequester.Session s, UUID sid, Bootstrap b, RequesterFrame.Builder f) throws Exception {
+        long outstanding = b.creditBytes();
+        Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (" + outstanding + " bytes received by the kit)");
+        Expect.equal(outstanding(sid), outstanding, "status outstanding_bytes = the credit-consuming bytes the kit received");
+        Map<String, String> side = Map.of("side", "source");
+        OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+        s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID()))
+                .setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+        if (before.isPresent()) {
+            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=source} counts the drop", () -> api.sample(
+                    "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
+        }
+        Expect.equal(outstanding(sid), outstanding, "outstanding credit after another session's ACK");
+        s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+        Expect.within(wait, "the session continues: its own ACK returns the credit", () -> outstanding(sid) == 0);
+        return "dropped";
+    }
+
+    /** SES-6: the replaced session's ACK returns none of the replacement's credit. */
+    private String replacedSession(AdversarialRequester.Session s, UUID sid, Bootstrap b, RequesterFrame.Builder f) throws Exception {
+        UUID sid2 = UUID.randomUUID();
+        AdversarialRequester.Session s2 = peer.open(r(1).nodeId());
+        s2.send(openFrame(sid2, validOpen(r(1), sid2)));
+        Bootstrap b2 = readBootstrap(s2);
+        String old = awaitError(s, deadline, wait, seen);
+        try {
+            s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
+        } catch (RuntimeException closed) {
+            // the old stream is closed: nothing can reach the replacement through it
+        }
+        Expect.within(wait, "the replaced session is gone", () -> served(sid) == null);
+        JsonNode now = served(sid2);
+        Expect.that(now != null, "the replacement session " + sid2 + " is served");
+        Expect.equal(now.get("outstanding_bytes").asLong(), b2.creditBytes(), "the old session's ACK returned none of the "
+                + "replacement's credit: its outstanding_bytes = the " + b2.creditBytes() + " credit-consuming bytes the kit "
+                + "received on it (last frame " + b2.lastFrame() + ")");
+        return old;
     }
 
     /**

@@ -598,14 +598,7 @@ public final class FaultProxy implements AutoCloseable {
                         bytes[rnd.nextInt(bytes.length)] ^= (byte) (1 << rnd.nextInt(8));
                         counts.flipped.incrementAndGet();
                     }
-                    long delayNanos = TimeUnit.MILLISECONDS.toNanos(f.delayMs()) + latencyNanos;
-                    if (f.jitterMs() > 0) {
-                        delayNanos += (long) (rnd.nextDouble() * TimeUnit.MILLISECONDS.toNanos(f.jitterMs()));
-                    }
-                    if (f.lossProbability() > 0 && rnd.nextDouble() < f.lossProbability()) {
-                        counts.lost.incrementAndGet();
-                        delayNanos += TimeUnit.MILLISECONDS.toNanos(LinkFaults.RETRANSMISSION_TIMEOUT_MS);
-                    }
+                    long delayNanos = delayNanos(f, rnd);
                     if (bytes.length > 0) {
                         lastDue = enqueue(queue, bytes, lastDue, delayNanos);
                     }
@@ -624,6 +617,19 @@ public final class FaultProxy implements AutoCloseable {
                 }
                 close();
             }
+        }
+
+        /** A chunk's delay: the link's delay, latency and jitter, plus a retransmission timeout when it is "lost". */
+        private long delayNanos(LinkFaults f, SplittableRandom rnd) {
+            long delayNanos = TimeUnit.MILLISECONDS.toNanos(f.delayMs()) + latencyNanos;
+            if (f.jitterMs() > 0) {
+                delayNanos += (long) (rnd.nextDouble() * TimeUnit.MILLISECONDS.toNanos(f.jitterMs()));
+            }
+            if (f.lossProbability() > 0 && rnd.nextDouble() < f.lossProbability()) {
+                counts.lost.incrementAndGet();
+                delayNanos += TimeUnit.MILLISECONDS.toNanos(LinkFaults.RETRANSMISSION_TIMEOUT_MS);
+            }
+            return delayNanos;
         }
 
         /** Enqueues in order: a chunk never overtakes an earlier one, whatever its own delay. */

@@ -196,68 +196,91 @@ final class Http2FrameFaults {
             return;
         }
         if (draw(d, ff.oversize())) {
-            int i = m.start[d.random.nextInt(m.count)];
-            byte[] g = f.clone();
-            int l = ff.oversizeLength();
-            g[i + 1] = (byte) (l >>> 24);
-            g[i + 2] = (byte) (l >>> 16);
-            g[i + 3] = (byte) (l >>> 8);
-            g[i + 4] = (byte) l;
-            out.writeBytes(g);
-            counts.oversized();
+            oversize(d, ff, f, m, out);
             return;
         }
-        if (draw(d, ff.corrupt())) {
-            int k = d.random.nextInt(m.count);
-            if (m.length[k] > 0 && m.start[k] + 5 < f.length) {
-                byte[] g = f.clone();
-                g[m.start[k] + 5] = 0; // protobuf tag 0 is invalid: a detectably malformed message
-                out.writeBytes(g);
-                counts.corrupted();
-                return;
-            }
+        if (draw(d, ff.corrupt()) && corrupt(d, f, m, out)) {
+            return;
         }
-        if (draw(d, ff.duplicate())) {
-            int k = m.pickWhole(d.random);
-            if (k >= 0) {
-                int a = m.start[k];
-                int end = a + 5 + m.length[k];
-                // [frame up to the end of the message] [a copy of the message] [the rest]: each no larger than
-                // the original frame, so the peer's maximum frame size holds
-                dataFrame(out, f, 9, end);
-                dataFrame(out, f, a, end);
-                if (end < f.length) {
-                    dataFrame(out, f, end, f.length);
-                }
-                long copy = end - a;
-                Direction back = d == up ? down : up; // the receiver's WINDOW_UPDATEs flow back
-                back.debt.merge(0, copy, Long::sum);
-                back.debt.merge(stream, copy, Long::sum);
-                counts.duplicated();
-                return;
-            }
+        if (draw(d, ff.duplicate()) && duplicate(d, f, m, stream, out)) {
+            return;
         }
-        if (draw(d, ff.reorder())) {
-            int k = m.pickWholePair(d.random);
-            if (k >= 0) { // swap two neighbours inside the frame
-                int a = m.start[k];
-                int la = 5 + m.length[k];
-                int lb = 5 + m.length[k + 1];
-                byte[] g = f.clone();
-                System.arraycopy(f, a + la, g, a, lb);
-                System.arraycopy(f, a, g, a + lb, la);
-                out.writeBytes(g);
-                counts.reordered();
-                return;
-            }
-            if (exactlyOne && d.held == null) { // hold it until the next one-message frame of its stream
-                d.held = f;
-                d.heldStream = stream;
-                d.heldSinceNanos = System.nanoTime();
-                return;
-            }
+        if (draw(d, ff.reorder()) && reorder(d, f, m, stream, exactlyOne, out)) {
+            return;
         }
         out.writeBytes(f);
+    }
+
+    /** One message of the frame announces {@code ff.oversizeLength()} bytes. */
+    private void oversize(Direction d, LinkFaults.FrameFaults ff, byte[] f, Messages m, ByteArrayOutputStream out) {
+        int i = m.start[d.random.nextInt(m.count)];
+        byte[] g = f.clone();
+        int l = ff.oversizeLength();
+        g[i + 1] = (byte) (l >>> 24);
+        g[i + 2] = (byte) (l >>> 16);
+        g[i + 3] = (byte) (l >>> 8);
+        g[i + 4] = (byte) l;
+        out.writeBytes(g);
+        counts.oversized();
+    }
+
+    /** One non-empty message gets protobuf tag 0 (a detectably malformed message); false if none can. */
+    private boolean corrupt(Direction d, byte[] f, Messages m, ByteArrayOutputStream out) {
+        int k = d.random.nextInt(m.count);
+        if (m.length[k] > 0 && m.start[k] + 5 < f.length) {
+            byte[] g = f.clone();
+            g[m.start[k] + 5] = 0; // protobuf tag 0 is invalid: a detectably malformed message
+            out.writeBytes(g);
+            counts.corrupted();
+            return true;
+        }
+        return false;
+    }
+
+    /** One whole message is sent twice (the copy's flow-control credit is owed back); false if none is whole. */
+    private boolean duplicate(Direction d, byte[] f, Messages m, int stream, ByteArrayOutputStream out) {
+        int k = m.pickWhole(d.random);
+        if (k < 0) {
+            return false;
+        }
+        int a = m.start[k];
+        int end = a + 5 + m.length[k];
+        // [frame up to the end of the message] [a copy of the message] [the rest]: each no larger than
+        // the original frame, so the peer's maximum frame size holds
+        dataFrame(out, f, 9, end);
+        dataFrame(out, f, a, end);
+        if (end < f.length) {
+            dataFrame(out, f, end, f.length);
+        }
+        long copy = end - a;
+        Direction back = d == up ? down : up; // the receiver's WINDOW_UPDATEs flow back
+        back.debt.merge(0, copy, Long::sum);
+        back.debt.merge(stream, copy, Long::sum);
+        counts.duplicated();
+        return true;
+    }
+
+    /** Two neighbouring messages swap, or a one-message frame is held for its stream's next; false if neither. */
+    private boolean reorder(Direction d, byte[] f, Messages m, int stream, boolean exactlyOne, ByteArrayOutputStream out) {
+        int k = m.pickWholePair(d.random);
+        if (k >= 0) { // swap two neighbours inside the frame
+            int a = m.start[k];
+            int la = 5 + m.length[k];
+            int lb = 5 + m.length[k + 1];
+            byte[] g = f.clone();
+            System.arraycopy(f, a + la, g, a, lb);
+            System.arraycopy(f, a, g, a + lb, la);
+            out.writeBytes(g);
+            counts.reordered();
+            return true;
+        }
+        if (exactlyOne && d.held == null) { // hold it until the next one-message frame of its stream
+            d.held = f;
+            d.heldStream = stream;
+            d.heldSinceNanos = System.nanoTime();
+            return true;
+        }
+        return false;
     }
 
     /** A DATA frame (no flags) of {@code src}'s stream carrying {@code src[from, to)}. */

@@ -23,6 +23,7 @@ import orbitkv.conformance.inventory.TableSyntax;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.MutationResult;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -175,7 +176,7 @@ class EtcdBlockPublisherTableTest {
         }
     }
 
-    private void run(TableSyntax.Row row) throws Exception {
+    private void run(TableRows.Row row) throws Exception {
         String owner = "o1";
         BaselineKeys keys = new BaselineKeys("t-" + UUID.randomUUID().toString().substring(0, 8));
         Map<String, String> cfg = TableSyntax.options(row.column(0));

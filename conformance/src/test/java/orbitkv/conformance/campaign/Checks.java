@@ -30,12 +30,15 @@ final class Checks {
     /** Highest watermark seen per (requester, owner incarnation, view id): it must never go back. */
     private final Map<List<String>, Long> watermarks = new ConcurrentHashMap<>();
     final AtomicLong peakCreditBytes = new AtomicLong();
-    final AtomicLong samples = new AtomicLong();
+    /** Judged and aborted samples by cause (issue 34 item 7). */
+    final SampleTally tally = new SampleTally();
+    private final SampleReader reader;
 
     Checks(CampaignCluster cluster, Map<String, SourceModel> models, Violations violations) {
         this.cluster = cluster;
         this.models = models;
         this.violations = violations;
+        this.reader = new SampleReader(violations);
     }
 
     /** One owner entry of a status answer. */
@@ -100,32 +103,64 @@ final class Checks {
      * lineage equal the model's state of s at one sequence between the two watermarks (ATOMIC).
      */
     void sample(CampaignCluster.Node r, CampaignCluster.Node s) {
+        sample(Sampled.of(r), Sampled.of(s));
+    }
+
+    /**
+     * {@link #sample(CampaignCluster.Node, CampaignCluster.Node)} on injected answers, counted in {@link #tally}
+     * (issue 34 item 7): a sample is judged, or aborted by a named {@link SampleTally.Cause}; a 5xx from a node
+     * that stayed live is an {@link Property#ANSWERS} violation (and judged), never a dropped sample.
+     */
+    void sample(Sampled r, Sampled s) {
+        String where = "sample " + r.name() + " of " + s.name();
         try {
-            JsonNode st1 = r.api.status();
-            JsonNode q = r.api.queryFullOnly(CampaignCluster.NAMESPACE, Workload.keys(s.name)).json();
-            JsonNode st2 = r.api.status();
-            samples.incrementAndGet();
-            String where = "sample " + r.name + " of " + s.name;
+            JsonNode st1 = reader.answer(where, r, r::status);
+            JsonNode q = reader.answer(where, r, () -> r.query(Workload.keys(s.name())));
+            JsonNode st2 = reader.answer(where, r, r::status);
             if (!st1.at("/self/incarnation").asText().equals(st2.at("/self/incarnation").asText())) {
-                return; // the requester healed in between: two different indexes
+                tally.aborted(SampleTally.Cause.REQUESTER_HEALED);
+                return;
             }
-            Set<String> ok = new HashSet<>(admitted(st1));
-            ok.addAll(admitted(st2));
-            for (Listed l : remote(q)) {
-                if (!ok.contains(l.incarnation())) {
-                    violations.add(Property.STALE_INCARNATION, where + ": lists " + l.key() + " of " + l.incarnation()
-                            + ", admitted by neither status around the query " + ok);
-                }
-            }
-            unique(where, q);
-            cut(where, r, s, st1, q, st2);
-            credit(s);
-        } catch (RuntimeException | AssertionError e) {
-            // a process stopped, killed or fenced mid-sample: nothing to conclude from this sample
+            judge(where, r, s, st1, q, st2);
+            tally.judged();
+        } catch (SampleReader.Unjudged u) {
+            count(u);
+            return;
+        } catch (RuntimeException shape) {
+            // a 200 whose JSON lacks what the documented answer holds: visible, never swallowed
+            violations.add(Property.ANSWERS, where + ": answer not of the documented shape: " + shape);
+            tally.judged();
+            return;
+        }
+        try {
+            credit(s.name(), reader.answer(where, s, s::status)); // the source's side; r's properties are already judged
+        } catch (SampleReader.Unjudged u) {
+            // not counted again: the sample was judged on r's answers; a live source's 5xx is already a violation
         }
     }
 
-    private void cut(String where, CampaignCluster.Node r, CampaignCluster.Node s, JsonNode st1, JsonNode q, JsonNode st2) {
+    private void count(SampleReader.Unjudged u) {
+        if (u.cause == null) {
+            tally.judged(); // a live node's 5xx or unreadable 200: recorded as an ANSWERS violation by answer()
+        } else {
+            tally.aborted(u.cause);
+        }
+    }
+
+    private void judge(String where, Sampled r, Sampled s, JsonNode st1, JsonNode q, JsonNode st2) {
+        Set<String> ok = new HashSet<>(admitted(st1));
+        ok.addAll(admitted(st2));
+        for (Listed l : remote(q)) {
+            if (!ok.contains(l.incarnation())) {
+                violations.add(Property.STALE_INCARNATION, where + ": lists " + l.key() + " of " + l.incarnation()
+                        + ", admitted by neither status around the query " + ok);
+            }
+        }
+        unique(where, q);
+        cut(where, r, s, st1, q, st2);
+    }
+
+    private void cut(String where, Sampled r, Sampled s, JsonNode st1, JsonNode q, JsonNode st2) {
         if ("Unavailable".equals(q.path("coverage").asText())) {
             // A suspended or fenced requester answers from its local tiers only (INV-10, docs/api.md coverage
             // table): no remote replica, whatever its untouched installed views say. Comparing its empty rows
@@ -137,7 +172,7 @@ final class Checks {
             }
             return;
         }
-        SourceModel model = models.get(s.name);
+        SourceModel model = models.get(s.name());
         String inc = model.lineageIncarnation();
         if (inc == null) {
             return;
@@ -152,7 +187,7 @@ final class Checks {
             model.suspect(Property.ORDERED, where + ": watermark of view " + o1.viewId() + " went from "
                     + o1.watermark() + " to " + o2.watermark());
         }
-        List<String> id = List.of(r.incarnation, inc, o1.viewId());
+        List<String> id = List.of(String.valueOf(r.incarnation()), inc, o1.viewId());
         Long before = watermarks.get(id);
         if (before != null && o1.watermark() < before) {
             model.suspect(Property.ORDERED, where + ": watermark of view " + o1.viewId() + " went back from "
@@ -211,15 +246,14 @@ final class Checks {
         return !anyKnown || to > model.recordedThrough();
     }
 
-    /** CREDIT: every served session's outstanding and peak bytes within the receive window. */
-    void credit(CampaignCluster.Node s) {
-        JsonNode st = s.api.status();
+    /** CREDIT: every served session's outstanding and peak bytes within the receive window ({@code st}: s's status). */
+    void credit(String s, JsonNode st) {
         for (JsonNode served : st.at("/sessions/served")) {
             long out = served.get("outstanding_bytes").asLong();
             long peak = served.get("peak_outstanding_bytes").asLong();
             peakCreditBytes.accumulateAndGet(peak, Math::max);
             if (out > CampaignCluster.RECEIVE_WINDOW_BYTES || peak > CampaignCluster.RECEIVE_WINDOW_BYTES) {
-                violations.add(Property.CREDIT, s.name + ": session to " + served.at("/requester/incarnation").asText()
+                violations.add(Property.CREDIT, s + ": session to " + served.at("/requester/incarnation").asText()
                         + " has " + out + " outstanding, peak " + peak + " > window " + CampaignCluster.RECEIVE_WINDOW_BYTES);
             }
         }

@@ -26,12 +26,25 @@ import orbitkv.conformance.peer.FaultProxy;
  * checks every {@link Property} against the models, scans the Managers' logs, and prints one line.
  *
  * <p>Run line: {@code CAMPAIGN seed=.. commit=.. scenario=.. pace=.. faults={kind=n,..} ops=ok/failed/indeterminate
- * peak_credit_bytes=.. violations={property=n,..} converge_ms=.. result=PASS|FAIL}. The lines are also
+ * peak_credit_bytes=.. samples=JUDGED aborted={cause=n,..} violations={property=n,..} converge_ms=.. result=PASS|FAIL}. The lines are also
  * appended to {@code conformance/target/campaign-runs.txt}.
  */
 final class FaultCampaign {
-    /** What a run is asked to do. */
-    record Plan(long baseSeed, int schedules, List<Scenario> fixed, double pace, boolean peerRestoreWired) {
+    /**
+     * The default of {@code -Dorbitkv.campaign.min-judged-samples}: a schedule that judged fewer samples fails
+     * ({@link Property#SAMPLED}, issue 34 item 7). One: the short schedules (pace 0.5, 2-4 s of faults) try only a
+     * few samples on a loaded machine; a schedule whose every sample was aborted proves nothing and fails.
+     */
+    static final long MIN_JUDGED_SAMPLES_DEFAULT = 1;
+
+    /** What a run is asked to do; {@code minJudgedSamples} per schedule. */
+    record Plan(long baseSeed, int schedules, List<Scenario> fixed, double pace, boolean peerRestoreWired, long minJudgedSamples) {
+        /** A plan with the minimum of judged samples from {@code -Dorbitkv.campaign.min-judged-samples}. */
+        Plan(long baseSeed, int schedules, List<Scenario> fixed, double pace, boolean peerRestoreWired) {
+            this(baseSeed, schedules, fixed, pace, peerRestoreWired,
+                    Long.getLong("orbitkv.campaign.min-judged-samples", MIN_JUDGED_SAMPLES_DEFAULT));
+        }
+
         /** Schedule {@code i}: its seed and scenario (fixed list first, then drawn from the seed). */
         Scenario scenario(int i) {
             if (i < fixed.size()) {
@@ -124,6 +137,10 @@ final class FaultCampaign {
             sampler.join(30_000);
             load.stop();
         }
+        String shortfall = checks.tally.shortfall(plan.minJudgedSamples());
+        if (shortfall != null) {
+            v.add(Property.SAMPLED, shortfall);
+        }
         healEverything(s);
         long healed = System.nanoTime();
         boolean converged = awaitSettled(checks);
@@ -143,9 +160,9 @@ final class FaultCampaign {
         if (heals.get() > 0) {
             faults.put("heals-observed", heals.get());
         }
-        String line = String.format("CAMPAIGN seed=%d commit=%s scenario=%s pace=%s faults=%s ops=%s peak_credit_bytes=%d samples=%d "
+        String line = String.format("CAMPAIGN seed=%d commit=%s scenario=%s pace=%s faults=%s ops=%s peak_credit_bytes=%d %s "
                         + "violations=%s converge_ms=%d duration_ms=%d result=%s%s", seed, commit, scenario.name(), plan.pace(), faults,
-                load.opsSummary(), checks.peakCreditBytes.get(), checks.samples.get(), v.summary(), convergeMs,
+                load.opsSummary(), checks.peakCreditBytes.get(), checks.tally.summary(), v.summary(), convergeMs,
                 (System.nanoTime() - t0) / 1_000_000, v.total() == 0 ? "PASS" : "FAIL",
                 s.notes.isEmpty() ? "" : " notes=\"" + s.notes + "\"");
         System.out.println(line);

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import orbitkv.conformance.etcd.Await;
+import orbitkv.testing.Await;
 
 /**
  * Three hosts as Linux network namespaces (issue 17 item 4): {@code okvc-h0..h2}, each with one {@code eth0}

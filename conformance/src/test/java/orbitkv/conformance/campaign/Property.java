@@ -26,7 +26,11 @@ enum Property {
     /** No Manager logs an ERROR line outside the justified allowlist. */
     LOG_ERRORS,
     /** The cluster converges (membership settled, views installed, awaits answered) within the stated bound. */
-    CONVERGENCE;
+    CONVERGENCE,
+    /** A live Manager (process running, not stopped, not restarted) answers the sampled status and query without a 5xx (issue 34 item 7). */
+    ANSWERS,
+    /** Every schedule judged at least the configured minimum of samples: a sampler that could not read proves nothing (issue 34 item 7). */
+    SAMPLED;
 
     String label() {
         return name().toLowerCase(java.util.Locale.ROOT);

@@ -1,8 +1,8 @@
 package orbitkv.conformance.campaign;
 
 import java.time.Duration;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.peer.LinkFaults;
+import orbitkv.testing.Await;
 
 /**
  * The fault scenarios of the campaign (issue 17 item 2). Each applies its faults to a running cluster under

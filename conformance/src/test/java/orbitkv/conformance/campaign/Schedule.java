@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.membership.CrashPoints;
+import orbitkv.testing.Await;
 
 /**
  * One seeded schedule's faults as its scenario applies them (issue 17 item 2): the operations a

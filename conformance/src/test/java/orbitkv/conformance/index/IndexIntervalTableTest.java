@@ -2,15 +2,11 @@ package orbitkv.conformance.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Tag;
@@ -30,31 +26,9 @@ class IndexIntervalTableTest {
     }
 
     static List<Row> rows() throws IOException {
-        List<Row> rows = new ArrayList<>();
-        try (InputStream in = IndexIntervalTableTest.class.getResourceAsStream(TABLE)) {
-            assertThat(in).as("table resource " + TABLE).isNotNull();
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String line;
-            int n = 0;
-            while ((line = r.readLine()) != null) {
-                n++;
-                String t = line.strip();
-                if (t.isEmpty() || t.startsWith("#")) {
-                    continue;
-                }
-                int hash = t.indexOf(" # ");
-                if (hash < 0) {
-                    throw new IllegalArgumentException(TABLE + ":" + n + ": row must end with '# RULE-ID ...'");
-                }
-                String[] cols = t.substring(0, hash).split("\\|");
-                if (cols.length != 5) {
-                    throw new IllegalArgumentException(TABLE + ":" + n + ": expected 5 columns, got " + cols.length);
-                }
-                rows.add(new Row(n, cols[0].strip(), cols[1].strip(), cols[2].strip(), cols[3].strip(),
-                        cols[4].strip(), t.substring(hash + 3).strip()));
-            }
-        }
-        return rows;
+        return TableRows.read(TABLE, IndexIntervalTableTest.class.getResourceAsStream(TABLE), TableRows.BARS, 5).stream()
+                .map(t -> new Row(t.line(), t.column(0), t.column(1), t.column(2), t.column(3), t.column(4), t.rules()))
+                .toList();
     }
 
     @Test

@@ -14,6 +14,7 @@ import orbitkv.inventory.Scope;
 import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.SnapshotScan.ReplayStep;
 import orbitkv.inventory.SnapshotScan.ScanStep;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Tag;
@@ -98,7 +99,7 @@ class SnapshotScanTableTest {
         }
     }
 
-    private static void run(TableSyntax.Row row) {
+    private static void run(TableRows.Row row) {
         InventorySource source = InventorySource.create(TableSyntax.config(row.column(0)));
         Run run = new Run(source, TableSyntax.mutations(row.column(1)), TableSyntax.scope(row.column(2)));
         for (String raw : row.column(3).split(";")) {

@@ -15,6 +15,7 @@ import orbitkv.inventory.MutationResult;
 import orbitkv.inventory.ReadOutcome;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Tag;
@@ -33,7 +34,7 @@ class SourceIntervalTableTest {
     @TestFactory
     @DisplayName("PUB-1 PUB-6 PUB-7 PUB-8 DELTA-1 DELTA-3 BND-5 source interval table")
     Stream<DynamicTest> rows() throws IOException {
-        List<TableSyntax.Row> rows = TableSyntax.rows(TABLE, 4);
+        List<TableRows.Row> rows = TableSyntax.rows(TABLE, 4);
         assertThat(rows).hasSizeGreaterThanOrEqualTo(40);
         return rows.stream().map(row -> DynamicTest.dynamicTest(row.name(), () -> run(row)));
     }
@@ -60,7 +61,7 @@ class SourceIntervalTableTest {
         }
     }
 
-    private static void run(TableSyntax.Row row) {
+    private static void run(TableRows.Row row) {
         InventoryConfig config = TableSyntax.config(row.column(0));
         InventorySource source = InventorySource.create(config);
         ResidenceModel model = new ResidenceModel();

@@ -1,8 +1,6 @@
 package orbitkv.conformance.inventory;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -13,6 +11,7 @@ import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.StateKey;
+import orbitkv.testing.TableRows;
 
 /**
  * The shared syntax of the inventory tables (documented in each table file's header): rows, configs,
@@ -21,50 +20,13 @@ import orbitkv.inventory.StateKey;
 public final class TableSyntax {
     private TableSyntax() {}
 
-    /** The row comment starts at the first {@code #} with whitespace on both sides ({@code (0,4]#4} is a token). */
-    private static final java.util.regex.Pattern COMMENT = java.util.regex.Pattern.compile("\\s#\\s");
-
-    /** One data row: its 1-based line, its columns, the rule IDs and comment after {@code #}. */
-    public record Row(String file, int line, List<String> columns, String rules) {
-        public String column(int i) {
-            return columns.get(i);
-        }
-
-        public String name() {
-            return rules + " — " + file + ":" + line;
-        }
-    }
-
-    static List<Row> rows(String file, int columnCount) throws IOException {
+    static List<TableRows.Row> rows(String file, int columnCount) throws IOException {
         return rows("inventory", file, columnCount);
     }
 
-    /** The rows of {@code src/test/resources/tables/<dir>/<file>}. */
-    public static List<Row> rows(String dir, String file, int columnCount) throws IOException {
-        Path path = Path.of(System.getProperty("basedir", "."), "src/test/resources/tables", dir, file);
-        List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
-        List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i).strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            java.util.regex.Matcher m = COMMENT.matcher(line);
-            int hash = m.find() ? m.start() + 1 : -1;
-            if (hash < 0) {
-                throw new IllegalArgumentException(file + ":" + (i + 1) + ": every row must end with '# RULE-ID ...'");
-            }
-            String rules = line.substring(hash + 1).strip();
-            List<String> cols = new ArrayList<>();
-            for (String c : line.substring(0, hash).split("\\|")) {
-                cols.add(c.strip());
-            }
-            if (cols.size() != columnCount) {
-                throw new IllegalArgumentException(file + ":" + (i + 1) + ": expected " + columnCount + " columns, got " + cols.size());
-            }
-            rows.add(new Row(file, i + 1, cols, rules));
-        }
-        return rows;
+    /** The rows of {@code src/test/resources/tables/<dir>/<file>} ({@link TableRows}: columns, rule IDs, lines). */
+    public static List<TableRows.Row> rows(String dir, String file, int columnCount) throws IOException {
+        return TableRows.read(Path.of(System.getProperty("basedir", "."), "src/test/resources/tables", dir, file), columnCount);
     }
 
     /** {@code -} or space-separated {@code name=value} overrides of {@link InventoryConfig#defaults()}. */

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import orbitkv.testing.RawConnection;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -94,7 +90,7 @@ class HttpHardeningGateTest {
     void malformedTransferEncoding() throws Exception {
         long before = blocks();
         for (String tail : java.util.Arrays.asList("\r\nzz\r\n", null)) {
-            try (Conn c = new Conn(http)) {
+            try (RawConnection c = new RawConnection(http, BOUND)) {
                 byte[] rec = record(0x51, 1);
                 c.write(saveHead("Transfer-Encoding: chunked\r\n\r\n"));
                 if (tail != null) {
@@ -102,9 +98,9 @@ class HttpHardeningGateTest {
                 } else {
                     c.write("zz\r\n"); // the bad chunk size alone
                 }
-                Reply r = c.read();
+                RawHttp.Response r = c.read();
                 assertThat(r.status()).as(r.text()).isEqualTo(400);
-                assertThat(r.code()).isEqualTo("MALFORMED_HTTP");
+                assertThat(code(r)).isEqualTo("MALFORMED_HTTP");
                 assertThat(c.closedWithin(Duration.ofSeconds(5))).as("closed, not held until the idle timeout").isTrue();
             }
         }
@@ -115,25 +111,25 @@ class HttpHardeningGateTest {
     @Order(2)
     @DisplayName("INV-9 issue 20.8: 250 pipelined requests in one write are all answered in order; 400 meet the default bound of 256 visibly (429, in order, counted)")
     void pipelined() throws Exception {
-        try (Conn c = new Conn(http)) {
+        try (RawConnection c = new RawConnection(http, BOUND)) {
             c.write(pipeline(250));
             for (int i = 0; i < 250; i++) {
-                Reply r = c.read();
+                RawHttp.Response r = c.read();
                 assertThat(r.status()).as("answer %d", i).isEqualTo(200);
-                assertThat(r.json().has(i % 2 == 0 ? "tiers" : "protocol")).as("answer %d in order", i).isTrue();
+                assertThat(json(r).has(i % 2 == 0 ? "tiers" : "protocol")).as("answer %d in order", i).isTrue();
             }
         }
-        try (Conn c = new Conn(http)) {
+        try (RawConnection c = new RawConnection(http, BOUND)) {
             c.write(pipeline(400));
             int ok = 0;
-            Reply r = c.read();
+            RawHttp.Response r = c.read();
             for (; r.status() == 200; r = c.read()) {
-                assertThat(r.json().has(ok % 2 == 0 ? "tiers" : "protocol")).as("answer %d in order", ok).isTrue();
+                assertThat(json(r).has(ok % 2 == 0 ? "tiers" : "protocol")).as("answer %d in order", ok).isTrue();
                 ok++;
             }
             assertThat(ok).isGreaterThanOrEqualTo(256);
             assertThat(r.status()).isEqualTo(429);
-            assertThat(r.code()).isEqualTo("TOO_MANY_PIPELINED_REQUESTS");
+            assertThat(code(r)).isEqualTo("TOO_MANY_PIPELINED_REQUESTS");
         }
         assertThat(api().get("/metrics").text()).contains("orbitkv_http_errors_total{code=\"TOO_MANY_PIPELINED_REQUESTS\"} 1.0");
     }
@@ -161,12 +157,12 @@ class HttpHardeningGateTest {
         for (Map.Entry<String, String> e : expected.entrySet()) {
             String[] line = e.getKey().split(" ");
             byte[] body = line[0].equals("POST") ? record(0x52, 4) : new byte[0];
-            try (Conn c = new Conn(http)) {
+            try (RawConnection c = new RawConnection(http, BOUND)) {
                 c.write(line[0] + " " + line[1] + " HTTP/1.1\r\nHost: gate\r\nContent-Type: application/x-orbitkv-blocks\r\n"
                         + "Content-Length: " + body.length + "\r\n\r\n").write(body);
-                Reply r = c.read();
+                RawHttp.Response r = c.read();
                 assertThat(r.status()).as(e.getKey() + ": " + r.text()).isEqualTo(400);
-                assertThat(r.code()).as(e.getKey()).isEqualTo(e.getValue());
+                assertThat(code(r)).as(e.getKey()).isEqualTo(e.getValue());
             }
         }
         assertThat(blocks()).as("neither U+FFFD namespace was created").isEqualTo(before);
@@ -197,26 +193,26 @@ class HttpHardeningGateTest {
     @DisplayName("INV-9 issue 20.4: declared bodies beyond --http-body-bytes-in-flight-max are refused 429 TOO_MANY_BODY_BYTES_IN_FLIGHT while others hold the bytes")
     void bodyBytesInFlight() throws Exception {
         byte[] big = record(0x53, (1 << 20) - 100); // one block just under --block-bytes-max
-        List<Conn> holders = new ArrayList<>();
+        List<RawConnection> holders = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) { // 2 x 1 MiB of the 3 MiB budget
-                Conn c = new Conn(http);
+                RawConnection c = new RawConnection(http, BOUND);
                 c.write(saveHead("Content-Length: " + big.length + "\r\n\r\n")).write(java.util.Arrays.copyOf(big, 10));
                 holders.add(c);
             }
             awaitMetric("orbitkv_http_body_bytes_in_flight " + (2.0 * big.length));
-            try (Conn c = new Conn(http)) { // declares the 2 MiB save bound: 4 MiB would be in flight
+            try (RawConnection c = new RawConnection(http, BOUND)) { // declares the 2 MiB save bound: 4 MiB would be in flight
                 c.write(saveHead("Content-Length: " + (2 << 20) + "\r\n\r\n"));
-                Reply r = c.read();
+                RawHttp.Response r = c.read();
                 assertThat(r.status()).as(r.text()).isEqualTo(429);
-                assertThat(r.code()).isEqualTo("TOO_MANY_BODY_BYTES_IN_FLIGHT");
+                assertThat(code(r)).isEqualTo("TOO_MANY_BODY_BYTES_IN_FLIGHT");
             }
-            for (Conn c : holders) {
+            for (RawConnection c : holders) {
                 c.write(java.util.Arrays.copyOfRange(big, 10, big.length));
                 assertThat(c.read().status()).isEqualTo(200);
             }
         } finally {
-            for (Conn c : holders) {
+            for (RawConnection c : holders) {
                 c.close();
             }
         }
@@ -227,10 +223,10 @@ class HttpHardeningGateTest {
     @Order(6)
     @DisplayName("INV-9 issue 20.5: 256 connections trickling save bodies hold every request slot; /health and /metrics still answer 200; the trickles get 408 and the slots come back")
     void slowClients() throws Exception {
-        List<Conn> slow = new ArrayList<>();
+        List<RawConnection> slow = new ArrayList<>();
         try {
             for (int i = 0; i < 256; i++) {
-                Conn c = new Conn(http);
+                RawConnection c = new RawConnection(http, BOUND);
                 c.write(saveHead("Content-Length: 1000\r\n\r\n")).write(new byte[] {0}); // one byte of 1000
                 slow.add(c);
             }
@@ -243,26 +239,26 @@ class HttpHardeningGateTest {
             assertThat(refused.status()).isEqualTo(429);
             long t0 = System.nanoTime();
             int timedOut = 0;
-            for (Conn c : slow) {
-                Reply r = c.read();
-                if (r.status() == 408 && r.code().equals("BODY_TIMEOUT")) {
+            for (RawConnection c : slow) {
+                RawHttp.Response r = c.read();
+                if (r.status() == 408 && code(r).equals("BODY_TIMEOUT")) {
                     timedOut++;
                 }
             }
             assertThat(timedOut).isEqualTo(256);
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(BOUND);
         } finally {
-            for (Conn c : slow) {
+            for (RawConnection c : slow) {
                 c.close();
             }
         }
         awaitMetric("orbitkv_http_requests_in_flight 0.0");
         assertThat(api().save("gate", Map.of("54", ManagerApi.payload(1, 1, 16))).status()).isEqualTo(200);
-        try (Conn c = new Conn(http)) { // headers that never finish: 408 HEADER_TIMEOUT
+        try (RawConnection c = new RawConnection(http, BOUND)) { // headers that never finish: 408 HEADER_TIMEOUT
             c.write("POST /cache/save?namespace=gate HTTP/1.1\r\nHost: gate\r\n");
-            Reply r = c.read();
+            RawHttp.Response r = c.read();
             assertThat(r.status()).isEqualTo(408);
-            assertThat(r.code()).isEqualTo("HEADER_TIMEOUT");
+            assertThat(code(r)).isEqualTo("HEADER_TIMEOUT");
         }
     }
 
@@ -274,84 +270,11 @@ class HttpHardeningGateTest {
         }
     }
 
-    /** An answer read off a raw connection. */
-    private record Reply(int status, Map<String, String> headers, byte[] body) {
-        String text() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-
-        JsonNode json() throws IOException {
-            return JSON.readTree(body);
-        }
-
-        String code() throws IOException {
-            return json().at("/error/code").asText();
-        }
+    private static String code(RawHttp.Response r) throws IOException {
+        return json(r).at("/error/code").asText();
     }
 
-    /** A raw TCP connection sending exactly the bytes a test means, reading answers one by one. */
-    private static final class Conn implements AutoCloseable {
-        private final Socket socket = new Socket();
-        private final OutputStream out;
-        private final InputStream in;
-
-        Conn(InetSocketAddress address) throws IOException {
-            socket.connect(address, 5000);
-            socket.setSoTimeout((int) BOUND.toMillis());
-            out = socket.getOutputStream();
-            in = socket.getInputStream();
-        }
-
-        Conn write(String ascii) throws IOException {
-            return write(ascii.getBytes(StandardCharsets.ISO_8859_1));
-        }
-
-        Conn write(byte[] b) throws IOException {
-            out.write(b);
-            out.flush();
-            return this;
-        }
-
-        Reply read() throws IOException {
-            String status = line();
-            if (status == null) {
-                throw new IOException("connection closed before a response line");
-            }
-            Map<String, String> headers = new LinkedHashMap<>();
-            for (String l = line(); l != null && !l.isEmpty(); l = line()) {
-                int colon = l.indexOf(':');
-                headers.put(l.substring(0, colon).strip().toLowerCase(Locale.ROOT), l.substring(colon + 1).strip());
-            }
-            byte[] body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
-            int code = Integer.parseInt(status.split(" ")[1]);
-            return code == 100 ? read() : new Reply(code, headers, body);
-        }
-
-        boolean closedWithin(Duration bound) throws IOException {
-            socket.setSoTimeout((int) bound.toMillis());
-            try {
-                return in.read(new byte[1]) < 0;
-            } catch (SocketTimeoutException e) {
-                return false;
-            } catch (IOException e) {
-                return true;
-            }
-        }
-
-        private String line() throws IOException {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            int c;
-            while ((c = in.read()) != -1 && c != '\n') {
-                if (c != '\r') {
-                    b.write(c);
-                }
-            }
-            return c == -1 && b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    private static JsonNode json(RawHttp.Response r) throws IOException {
+        return JSON.readTree(r.body());
     }
 }

@@ -190,8 +190,11 @@ public final class ManagerApi {
                 + "\", \"timeout_ms\": " + timeoutMs + "}");
     }
 
+    /** The status endpoint every caller reads (owners paginated at 256). */
+    public static final String STATUS_PATH = "/cache/metadata/status?owners_limit=256";
+
     public JsonNode status() {
-        Reply r = get("/cache/metadata/status?owners_limit=256");
+        Reply r = get(STATUS_PATH);
         if (r.status() != 200) {
             throw new AssertionError("status answered " + r.status() + ": " + r.text());
         }

@@ -18,14 +18,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.membership.Endpoint;
-import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -72,24 +70,18 @@ class PeerRestoreGateTest {
      */
     private static final String DRAM = "288MiB";
 
-    private final String cluster = "peer-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private ManagerProcess a;
     private ManagerProcess b;
     private ManagerProcess c;
     private ManagerProcess d;
     private FaultProxy dData;
-    private final List<ManagerProcess> all = new ArrayList<>();
-    private final Map<ManagerProcess, Path> dirs = new java.util.HashMap<>();
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-peer-restore-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
+        cluster = ManagerCluster.format(ETCD, "peer");
         int dPort = ManagerProcess.freeLoopbackPort();
-        dData = new FaultProxy(new Endpoint("127.0.0.1", dPort));
+        dData = cluster.own(new FaultProxy(new Endpoint("127.0.0.1", dPort)));
         // A publishes with a 1 s quiet period (PUB-5): an eviction on A reaches C's index only after it,
         // which opens the window between C's evidence and A's current residences deterministically.
         a = launch("a", List.of("--coalescing-window-ms", "1000", "--coalescing-wait-max-ms", "1000"));
@@ -98,40 +90,28 @@ class PeerRestoreGateTest {
         d = launch("d", List.of("--transfer-data-port", Integer.toString(dPort), "--transfer-data-advertise",
                 dData.endpoint().host() + ":" + dData.endpoint().port(), "--transfer-pins-per-requester-max", "2",
                 "--transfer-pins-total-max", "2", "--transfer-grant-expiry-ms", Long.toString(D_GRANT_EXPIRY_MS)));
-        for (ManagerProcess m : all) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : all) {
-            Await.until(m + " admits four members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 4);
-        }
+        cluster.awaitMembers();
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        Path dir = work.resolve(node + "-" + all.size());
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", DRAM, "--block-bytes-max", "128MiB",
-                "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", DRAM,
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
-        all.add(m);
-        dirs.put(m, dir);
-        return m;
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", DRAM, "--block-bytes-max", "128MiB",
+                    "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", DRAM,
+                    "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
-
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        if (dData != null) {
-            dData.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
     }
 
     private static ManagerApi api(ManagerProcess m) {
-        return new ManagerApi(m.httpBase());
+        return ManagerCluster.api(m);
     }
 
     private static String key(int i) {
@@ -149,13 +129,7 @@ class PeerRestoreGateTest {
 
     /** {@code requester}'s index has everything {@code sources} published so far (sync + await, API-5). */
     private static void published(ManagerProcess requester, ManagerProcess... sources) {
-        for (ManagerProcess s : sources) {
-            ManagerApi.Reply sync = api(s).sync();
-            assertThat(sync.status()).as(sync.text()).isEqualTo(200);
-            ManagerApi.Reply await = api(requester).await(sync.json().get("inventory_fence"),
-                    api(requester).status().at("/scope/digest").asText(), 10_000);
-            assertThat(await.status()).as(await.text()).isEqualTo(200);
-        }
+        ManagerCluster.published(requester, 10_000, sources);
     }
 
     private static JsonNode source(ManagerProcess m) {
@@ -290,7 +264,7 @@ class PeerRestoreGateTest {
 
     /** The newest SSD block file of {@code m} (the writer numbers them; the number is the last part of the name). */
     private Path newestSsdFile(ManagerProcess m) throws IOException {
-        Path ssd = dirs.get(m).resolve("ssd");
+        Path ssd = cluster.dir(m).resolve("ssd");
         try (Stream<Path> files = Files.list(ssd)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".okv")).max(Comparator.comparingLong(f -> {
                 String n = f.getFileName().toString();

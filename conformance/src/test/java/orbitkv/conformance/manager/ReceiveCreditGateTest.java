@@ -5,19 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.membership.Endpoint;
-import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -45,57 +42,41 @@ class ReceiveCreditGateTest {
     /** Two of these do not fit one window; one does. */
     private static final int BLOCK_BYTES = 640 << 10;
 
-    private final String cluster = "credit-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private ManagerProcess r;
     private ManagerProcess s;
     private FaultProxy sData;
-    private final List<ManagerProcess> all = new ArrayList<>();
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-receive-credit-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
+        cluster = ManagerCluster.format(ETCD, "credit");
         int sPort = ManagerProcess.freeLoopbackPort();
-        sData = new FaultProxy(new Endpoint("127.0.0.1", sPort));
+        sData = cluster.own(new FaultProxy(new Endpoint("127.0.0.1", sPort)));
         r = launch("r", List.of("--transfer-receive-in-flight-bytes-max", Long.toString(WINDOW_BYTES)));
         s = launch("s", List.of("--transfer-data-port", Integer.toString(sPort), "--transfer-data-advertise",
                 sData.endpoint().host() + ":" + sData.endpoint().port()));
-        for (ManagerProcess m : all) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : all) {
-            Await.until(m + " admits two members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 2);
-        }
+        cluster.awaitMembers();
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        Path dir = work.resolve(node);
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "1MiB",
-                "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);
-        all.add(m);
-        return m;
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", "64MiB", "--block-bytes-max", "1MiB",
+                    "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
+                    "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
-
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        if (sData != null) {
-            sData.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
     }
 
     private static ManagerApi api(ManagerProcess m) {
-        return new ManagerApi(m.httpBase());
+        return ManagerCluster.api(m);
     }
 
     private static String key(int i) {
@@ -108,11 +89,7 @@ class ReceiveCreditGateTest {
     }
 
     private static void published(ManagerProcess requester, ManagerProcess source) {
-        ManagerApi.Reply sync = api(source).sync();
-        assertThat(sync.status()).as(sync.text()).isEqualTo(200);
-        ManagerApi.Reply await = api(requester).await(sync.json().get("inventory_fence"),
-                api(requester).status().at("/scope/digest").asText(), 10_000);
-        assertThat(await.status()).as(await.text()).isEqualTo(200);
+        ManagerCluster.published(requester, 10_000, source);
     }
 
     private static JsonNode requester(ManagerProcess m) {

@@ -5,19 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.conformance.peer.LinkFaults;
-import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -48,58 +44,43 @@ class ReleaseUnderSnapshotGateTest {
     static final long RELEASE_BOUND_MS = 2_000;
     private static final int RELEASES = 10;
 
-    private final String cluster = "bnd2-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private ManagerProcess s;
     private ManagerProcess r;
     private ManagerProcess e;
     private FaultProxy eEgress;
-    private final List<ManagerProcess> all = new ArrayList<>();
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-release-snapshot-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
-        eEgress = FaultProxy.builder().listen(InetAddress.getLoopbackAddress(), 0).connectProxy().http2().name("e-egress")
-                .build();
+        cluster = ManagerCluster.format(ETCD, "bnd2");
+        eEgress = cluster.own(FaultProxy.builder().listen(InetAddress.getLoopbackAddress(), 0).connectProxy().http2()
+                .name("e-egress").build());
         s = launch("s", List.of(), List.of("--transfer-grant-expiry-ms", "30000"));
         r = launch("r", List.of(), List.of());
-        for (ManagerProcess m : all) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : all) {
-            Await.until(m + " admits two members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 2);
-        }
+        cluster.awaitMembers();
     }
 
     private ManagerProcess launch(String node, List<String> jvm, List<String> extra) throws IOException {
-        Path dir = work.resolve(node);
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "1MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500",
-                // small session frames and credit windows: the source serializes its snapshot page by page as
-                // credits return over the capped link, so its session stays BOOTSTRAPPING while it does
-                "--frame-encoded-bytes-max", "64KiB", "--snapshot-page-bytes-max", "32KiB", "--receive-window-bytes", "64KiB");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), jvm, args);
-        all.add(m);
-        return m;
+        return cluster.launch(node, jvm, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", "64MiB", "--block-bytes-max", "1MiB",
+                    "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500",
+                    // small session frames and credit windows: the source serializes its snapshot page by page as
+                    // credits return over the capped link, so its session stays BOOTSTRAPPING while it does
+                    "--frame-encoded-bytes-max", "64KiB", "--snapshot-page-bytes-max", "32KiB", "--receive-window-bytes", "64KiB"));
+            args.addAll(extra);
+            return args;
+        });
     }
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        if (eEgress != null) {
-            eEgress.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
     }
 
     private static ManagerApi api(ManagerProcess m) {
-        return new ManagerApi(m.httpBase());
+        return ManagerCluster.api(m);
     }
 
     private static String key(int i) {
@@ -107,11 +88,7 @@ class ReleaseUnderSnapshotGateTest {
     }
 
     private static void published(ManagerProcess requester, ManagerProcess source) {
-        ManagerApi.Reply sync = api(source).sync();
-        assertThat(sync.status()).as(sync.text()).isEqualTo(200);
-        ManagerApi.Reply await = api(requester).await(sync.json().get("inventory_fence"),
-                api(requester).status().at("/scope/digest").asText(), 20_000);
-        assertThat(await.status()).as(await.text()).isEqualTo(200);
+        ManagerCluster.published(requester, 20_000, source);
     }
 
     /** S's served sessions that have not reached STREAMING (E's bootstrap). */

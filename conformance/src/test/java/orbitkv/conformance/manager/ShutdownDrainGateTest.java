@@ -2,13 +2,11 @@ package orbitkv.conformance.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,11 +15,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import orbitkv.testing.RawConnection;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -59,84 +56,23 @@ class ShutdownDrainGateTest {
                 + "Content-Length: " + length + "\r\n\r\n";
     }
 
-    private record Reply(int status, Map<String, String> headers, byte[] body) {
-        String code() throws IOException {
-            return JSON.readTree(body).at("/error/code").asText();
-        }
-
-        String text() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
+    private static String code(RawHttp.Response r) throws IOException {
+        return json(r).at("/error/code").asText();
     }
 
-    /** One connection: writes what the test means, reads one complete answer (or fails: reset, end of stream). */
-    private static final class Conn implements AutoCloseable {
-        private final Socket socket = new Socket();
-        private final OutputStream out;
-        private final InputStream in;
-
-        Conn(InetSocketAddress address) throws IOException {
-            socket.connect(address, 5000);
-            socket.setSoTimeout((int) BOUND.toMillis());
-            out = socket.getOutputStream();
-            in = socket.getInputStream();
-        }
-
-        Conn write(byte[] b, int from, int to) throws IOException {
-            out.write(b, from, to - from);
-            out.flush();
-            return this;
-        }
-
-        Conn write(String ascii) throws IOException {
-            byte[] b = ascii.getBytes(StandardCharsets.ISO_8859_1);
-            return write(b, 0, b.length);
-        }
-
-        Reply read() throws IOException {
-            String status = line();
-            if (status == null) {
-                throw new IOException("connection closed before a response line");
-            }
-            Map<String, String> headers = new LinkedHashMap<>();
-            for (String l = line(); l != null && !l.isEmpty(); l = line()) {
-                int colon = l.indexOf(':');
-                headers.put(l.substring(0, colon).strip().toLowerCase(Locale.ROOT), l.substring(colon + 1).strip());
-            }
-            int length = Integer.parseInt(headers.getOrDefault("content-length", "-1"));
-            byte[] body = in.readNBytes(length);
-            if (body.length != length) {
-                throw new IOException("answer body cut at " + body.length + " of " + length + " bytes");
-            }
-            return new Reply(Integer.parseInt(status.split(" ")[1]), headers, body);
-        }
-
-        private String line() throws IOException {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            int c;
-            while ((c = in.read()) != -1 && c != '\n') {
-                if (c != '\r') {
-                    b.write(c);
-                }
-            }
-            return c == -1 && b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    private static JsonNode json(RawHttp.Response r) throws IOException {
+        return JSON.readTree(r.body());
     }
 
     /** A large save whose body trickles from a virtual thread until its answer arrives or the server stops reading. */
     private static final class SlowSave implements AutoCloseable {
-        final Conn conn;
+        final RawConnection conn;
         final AtomicBoolean answered = new AtomicBoolean();
         final Thread writer;
 
         SlowSave(InetSocketAddress address, int firstKey) throws IOException {
             byte[] body = body(firstKey);
-            conn = new Conn(address);
+            conn = new RawConnection(address, BOUND);
             conn.write(saveHead(body.length)).write(body, 0, RECORD_BYTES); // about one record, then a trickle
             writer = Thread.ofVirtual().start(() -> {
                 try {
@@ -150,7 +86,7 @@ class ShutdownDrainGateTest {
             });
         }
 
-        Reply read() throws IOException {
+        RawHttp.Response read() throws IOException {
             try {
                 return conn.read();
             } finally {
@@ -165,22 +101,22 @@ class ShutdownDrainGateTest {
         }
     }
 
-    private static Reply health(InetSocketAddress address) throws IOException {
-        try (Conn c = new Conn(address)) {
+    private static RawHttp.Response health(InetSocketAddress address) throws IOException {
+        try (RawConnection c = new RawConnection(address, BOUND)) {
             return c.write("GET /health HTTP/1.1\r\nHost: gate\r\nConnection: close\r\n\r\n").read();
         }
     }
 
     private static String metrics(InetSocketAddress address) throws IOException {
-        try (Conn c = new Conn(address)) {
+        try (RawConnection c = new RawConnection(address, BOUND)) {
             return new String(c.write("GET /metrics HTTP/1.1\r\nHost: gate\r\nConnection: close\r\n\r\n").read().body(),
                     StandardCharsets.UTF_8);
         }
     }
 
-    private static void assertShuttingDown(Reply r, String what) throws IOException {
+    private static void assertShuttingDown(RawHttp.Response r, String what) throws IOException {
         assertThat(r.status()).as("%s: %s", what, r.text()).isEqualTo(503);
-        assertThat(r.code()).as(what).isEqualTo("SHUTTING_DOWN");
+        assertThat(code(r)).as(what).isEqualTo("SHUTTING_DOWN");
         assertThat(r.headers().get("connection")).as(what).isEqualTo("close");
     }
 
@@ -202,7 +138,7 @@ class ShutdownDrainGateTest {
                 slow.add(new SlowSave(http, 0x10 * (i + 1)));
             }
             byte[] finishing = body(0x60);
-            Conn completes = new Conn(http); // receiving its body at SIGTERM, completed during the drain
+            RawConnection completes = new RawConnection(http, BOUND); // receiving its body at SIGTERM, completed during the drain
             completes.write(saveHead(finishing.length)).write(finishing, 0, RECORD_BYTES);
             long until = System.nanoTime() + BOUND.toNanos();
             while (!metrics(http).contains("orbitkv_http_requests_in_flight 5.0")) {
@@ -211,7 +147,7 @@ class ShutdownDrainGateTest {
             }
 
             m.sigterm();
-            Reply h = health(http);
+            RawHttp.Response h = health(http);
             while (h.status() == 200) { // SIGTERM is handled asynchronously: admission stops shortly after
                 assertThat(System.nanoTime() - until).as("admission stops").isNegative();
                 h = health(http);
@@ -219,14 +155,14 @@ class ShutdownDrainGateTest {
             assertShuttingDown(h, "/health during the drain");
 
             completes.write(finishing, RECORD_BYTES, finishing.length);
-            Reply done = completes.read();
+            RawHttp.Response done = completes.read();
             assertThat(done.status()).as("a save completed during the drain: %s", done.text()).isEqualTo(200);
             assertThat(done.headers().get("connection")).isEqualTo("close");
             completes.close();
 
             for (int i = 0; i < 4; i++) { // saves started during the drain: new connections are answered
                 byte[] later = body(0x80 + i * RECORDS);
-                try (Conn c = new Conn(http)) {
+                try (RawConnection c = new RawConnection(http, BOUND)) {
                     c.write(saveHead(later.length));
                     try {
                         c.write(later, 0, later.length);

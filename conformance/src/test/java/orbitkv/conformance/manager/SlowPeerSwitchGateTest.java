@@ -11,14 +11,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.conformance.peer.LinkFaults;
 import orbitkv.membership.Endpoint;
-import orbitkv.membership.MembershipAdmin;
 import orbitkv.recovery.RoutePolicy;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -63,61 +61,49 @@ class SlowPeerSwitchGateTest {
     static final int SWITCH_ROUNDS_MAX = 16;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final String cluster = "slow-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private ManagerProcess a;
     private ManagerProcess b;
     private ManagerProcess c;
     private FaultProxy aData;
-    private final List<ManagerProcess> all = new ArrayList<>();
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-slow-peer-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
+        cluster = ManagerCluster.format(ETCD, "slow");
         int aPort = ManagerProcess.freeLoopbackPort();
-        aData = new FaultProxy(new Endpoint("127.0.0.1", aPort));
+        aData = cluster.own(new FaultProxy(new Endpoint("127.0.0.1", aPort)));
         a = launch("a", List.of("--transfer-data-port", Integer.toString(aPort), "--transfer-data-advertise",
                 aData.endpoint().host() + ":" + aData.endpoint().port()));
         b = launch("b", List.of());
         c = launch("c", List.of("--route-selection", "cost-driven", "--route-observations-min",
-                Integer.toString(OBSERVATIONS_MIN), "--route-trace-dir", Files.createDirectories(work.resolve("traces")).toString(),
+                Integer.toString(OBSERVATIONS_MIN), "--route-trace-dir", Files.createDirectories(traces()).toString(),
                 "--route-trace-sample-every", "1"));
-        for (ManagerProcess m : all) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : all) {
-            Await.until(m + " admits three members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 3);
-        }
+        cluster.awaitMembers();
+    }
+
+    private Path traces() {
+        return cluster.work().resolve("traces");
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        Path dir = work.resolve(node);
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "1MiB",
-                "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);
-        all.add(m);
-        return m;
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", "64MiB", "--block-bytes-max", "1MiB",
+                    "--ssd-dir", Files.createDirectories(dir.resolve("ssd")).toString(), "--ssd", "64MiB",
+                    "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
-
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        if (aData != null) {
-            aData.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
     }
 
     private static ManagerApi api(ManagerProcess m) {
-        return new ManagerApi(m.httpBase());
+        return ManagerCluster.api(m);
     }
 
     private static String key(int i) {
@@ -130,13 +116,7 @@ class SlowPeerSwitchGateTest {
     }
 
     private static void published(ManagerProcess requester, ManagerProcess... sources) {
-        for (ManagerProcess s : sources) {
-            ManagerApi.Reply sync = api(s).sync();
-            assertThat(sync.status()).as(sync.text()).isEqualTo(200);
-            ManagerApi.Reply await = api(requester).await(sync.json().get("inventory_fence"),
-                    api(requester).status().at("/scope/digest").asText(), 10_000);
-            assertThat(await.status()).as(await.text()).isEqualTo(200);
-        }
+        ManagerCluster.published(requester, 10_000, sources);
     }
 
     /** One restore of {@code k} over TCP; byte-exact; returns {@code [route header, trace header]}. */
@@ -151,9 +131,9 @@ class SlowPeerSwitchGateTest {
 
     /** C's last recorded route trace (one JSONL line per restore, written before the restore answers). */
     private JsonNode lastTrace() {
-        try (var files = Files.list(work.resolve("traces"))) {
+        try (var files = Files.list(traces())) {
             Path file = files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).findFirst().orElseThrow(
-                    () -> new AssertionError("C wrote no route trace file under " + work.resolve("traces")));
+                    () -> new AssertionError("C wrote no route trace file under " + traces()));
             List<String> lines = Files.readAllLines(file);
             assertThat(lines).as("route traces in " + file).isNotEmpty();
             return JSON.readTree(lines.getLast());

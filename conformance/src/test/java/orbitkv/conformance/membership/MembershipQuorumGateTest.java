@@ -8,12 +8,12 @@ import static orbitkv.conformance.membership.Gates.registered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import orbitkv.conformance.etcd.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.MembershipEvent.FenceCause;
+import orbitkv.testing.Await;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

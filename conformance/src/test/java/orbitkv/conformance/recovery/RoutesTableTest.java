@@ -2,10 +2,7 @@ package orbitkv.conformance.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -48,6 +45,7 @@ import orbitkv.recovery.RouteSource;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.TraceSampling;
 import orbitkv.recovery.TransferPorts;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Tag;
@@ -70,30 +68,9 @@ class RoutesTableTest {
     record Row(int line, String evidence, String observations, String demand, String expected, String rules) {}
 
     static List<Row> rows() throws IOException {
-        List<Row> rows = new ArrayList<>();
-        try (InputStream in = RoutesTableTest.class.getResourceAsStream(TABLE)) {
-            assertThat(in).as("table resource " + TABLE).isNotNull();
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String line;
-            int n = 0;
-            while ((line = r.readLine()) != null) {
-                n++;
-                String t = line.strip();
-                if (t.isEmpty() || t.startsWith("#")) {
-                    continue;
-                }
-                int hash = t.indexOf(" # ");
-                if (hash < 0) {
-                    throw new IllegalArgumentException(TABLE + ":" + n + ": row must end with '# RULE-ID ...'");
-                }
-                String[] cols = t.substring(0, hash).split("\\|");
-                if (cols.length != 4) {
-                    throw new IllegalArgumentException(TABLE + ":" + n + ": expected 4 columns, got " + cols.length);
-                }
-                rows.add(new Row(n, cols[0].strip(), cols[1].strip(), cols[2].strip(), cols[3].strip(), t.substring(hash + 3).strip()));
-            }
-        }
-        return rows;
+        return TableRows.read(TABLE, RoutesTableTest.class.getResourceAsStream(TABLE), TableRows.BARS, 4).stream()
+                .map(t -> new Row(t.line(), t.column(0), t.column(1), t.column(2), t.column(3), t.rules()))
+                .toList();
     }
 
     @Test

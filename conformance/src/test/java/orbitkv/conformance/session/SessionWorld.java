@@ -41,6 +41,7 @@ import orbitkv.membership.Member;
 import orbitkv.membership.MembershipView;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
+import orbitkv.testing.Await;
 
 /**
  * Real sources and requesters over real gRPC on loopback (black-box: exported API only), with an
@@ -272,7 +273,7 @@ final class SessionWorld implements AutoCloseable {
 
     /** Waits (bounded) until {@code condition} holds. */
     static void await(String what, Duration bound, BooleanSupplier condition) throws InterruptedException {
-        orbitkv.conformance.etcd.Await.until(what, bound, Duration.ofMillis(1), condition);
+        orbitkv.testing.Await.inJvm(what, bound, condition);
     }
 
     /** The installed cursor of {@code source} at {@code requester}, if any. */

@@ -115,13 +115,7 @@ final class ClockedSessions implements AutoCloseable {
 
     /** Awaits {@code condition} in real time, bounded by {@link #BOUND}; the failure names what was awaited. */
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + BOUND.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("not within " + BOUND + ": " + what);
-            }
-            Thread.sleep(1); // the poll interval of a bounded await, not a synchronization
-        }
+        orbitkv.testing.Await.inJvm(what, BOUND, condition);
     }
 
     /** Awaits until {@code clock} has a task due exactly {@code delayNanos} from its now (a waiter armed its timer). */

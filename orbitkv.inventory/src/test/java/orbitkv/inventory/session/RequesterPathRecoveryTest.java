@@ -229,11 +229,7 @@ class RequesterPathRecoveryTest {
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + BOUND.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - end).as("within %s: %s", BOUND, what).isNegative();
-            Thread.sleep(5); // polling a bounded condition
-        }
+        orbitkv.testing.Await.inJvm(what, BOUND, condition);
     }
 
     /** The scripted source end: numbers its frames from 1 in the Open's session, as a real source does (SES-12). */

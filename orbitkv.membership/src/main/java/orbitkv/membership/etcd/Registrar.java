@@ -170,13 +170,23 @@ final class Registrar {
             Op.put(bytes(keys.member(node)), bytes(MemberCodec.encode(member)),
                     PutOption.builder().withLeaseId(leaseId).build()),
         };
+        return commit(member, cluster, compares, writes, epochRev, leaseId, grantSent, grant.getTTL());
+    }
+
+    /**
+     * The guarded registration transaction, retried while its result is ambiguous: the claim, a refusal when
+     * another registration of the node won, or null to re-read (the format record, floor or member key moved).
+     */
+    private Outcome commit(Member member, ClusterIdentity cluster, Cmp[] compares, Op[] writes, long epochRev, long leaseId,
+                           long grantSent, long ttlSeconds) throws EtcdCallFailed {
+        String node = who.nodeId().value();
         for (int i = 1; i <= MAX_ATTEMPTS; i++) {
             TxnResponse txn;
             try {
                 txn = EtcdCalls.await(kv.txn().If(compares).Then(writes).Else(get(keys.epoch(node))).commit(),
                         config.etcdCallTimeoutMs());
             } catch (EtcdCallFailed ambiguous) {
-                Outcome resolved = resolveAmbiguous(member, epochRev, leaseId, grantSent, grant.getTTL(), cluster);
+                Outcome resolved = resolveAmbiguous(member, epochRev, leaseId, grantSent, ttlSeconds, cluster);
                 if (resolved != null) {
                     return resolved;
                 }
@@ -184,7 +194,7 @@ final class Registrar {
                 continue; // nothing committed and nobody else moved the epoch: the same guarded txn again
             }
             if (txn.isSucceeded()) {
-                return new Claimed(new Claim(cluster, member, leaseId, grantSent, grant.getTTL() * 1000,
+                return new Claimed(new Claim(cluster, member, leaseId, grantSent, ttlSeconds * 1000,
                         txn.getHeader().getRevision()));
             }
             revokeQuietly(leaseId);

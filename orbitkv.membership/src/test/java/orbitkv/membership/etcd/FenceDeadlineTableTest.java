@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Tag;
@@ -24,18 +23,9 @@ class FenceDeadlineTableTest {
     @DisplayName("MEM-8 INV-7 fence deadline table")
     List<DynamicTest> table() throws IOException {
         List<DynamicTest> tests = new ArrayList<>();
-        try (InputStream in = getClass().getResourceAsStream("fence-deadline.table")) {
-            int lineNo = 0;
-            for (String raw : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                lineNo++;
-                String line = raw.contains("#") ? raw.substring(0, raw.indexOf('#')).strip() : raw.strip();
-                if (line.isEmpty()) {
-                    continue;
-                }
-                String[] f = line.split("\\s+");
-                String name = "line " + lineNo + ": " + raw.strip();
-                tests.add(DynamicTest.dynamicTest(name, () -> runRow(f)));
-            }
+        for (TableRows.Row row : TableRows.read("fence-deadline.table",
+                getClass().getResourceAsStream("fence-deadline.table"), TableRows.WHITESPACE, 5)) {
+            tests.add(DynamicTest.dynamicTest(row.name(), () -> runRow(row.columns().toArray(String[]::new))));
         }
         assertThat(tests).hasSizeGreaterThanOrEqualTo(12);
         return tests;

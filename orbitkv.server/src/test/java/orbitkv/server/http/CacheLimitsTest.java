@@ -13,6 +13,7 @@ import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
 import orbitkv.server.runtime.StandaloneManager;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -26,6 +26,8 @@ import orbitkv.server.net.NativeTransport;
 import orbitkv.server.tier.DramTier;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
+import orbitkv.testing.RawConnection;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;

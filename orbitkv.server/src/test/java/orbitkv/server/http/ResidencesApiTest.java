@@ -24,6 +24,7 @@ import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SourceResidency;
 import orbitkv.server.tier.SsdTier;
 import orbitkv.server.net.NativeTransport;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -27,6 +27,7 @@ import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
 import orbitkv.server.tier.RestoreArena;
 import orbitkv.server.tier.SsdTier;
+import orbitkv.testing.RawHttp;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PayloadSource.PinResult;
 import org.junit.jupiter.api.AfterAll;

@@ -28,6 +28,7 @@ import orbitkv.server.tier.DramTier;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
 import orbitkv.server.tier.SsdTier;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

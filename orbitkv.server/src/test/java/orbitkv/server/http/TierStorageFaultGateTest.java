@@ -17,6 +17,7 @@ import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
 import orbitkv.server.runtime.StandaloneManager;
 import orbitkv.server.tier.LocalResourceRefused;
+import orbitkv.testing.RawHttp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;

@@ -33,6 +33,7 @@ import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.PeerTls;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
+import orbitkv.testing.TestCerts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.DisplayName;

@@ -94,34 +94,10 @@ final class AuthorizeCalls {
         long[] offsets = new long[n];
         boolean anyGranted = false;
         for (int i = 0; i < n; i++) {
-            BlockRef ref = req.blocks().get(i);
-            orbitkv.transfer.wire.BlockResult w = a.getBlocks(i);
             offsets[i] = -1;
-            switch (w.getResultCase()) {
-                case GRANTED -> {
-                    long length = w.getGranted().getLength();
-                    if (length < 0) {
-                        throw new Violation("block " + i + " length overflows", grantId);
-                    }
-                    blocks.add(new BlockResult.Granted(ref, length, w.getGranted().getCrc32C()));
-                    if (w.getGranted().getInArena()) {
-                        if (!a.hasArena() || w.getGranted().getArenaOffset() < 0) {
-                            throw new Violation("block " + i + " is in an arena the answer does not name", grantId);
-                        }
-                        offsets[i] = w.getGranted().getArenaOffset();
-                    }
-                    anyGranted = true;
-                }
-                case REFUSED -> {
-                    RefusalReason reason = WireCodec.reason(w.getRefused().getReason());
-                    long current = w.getRefused().getCurrentSequence();
-                    if (reason == null || reason.level() != RefusalReason.Level.BLOCK || current < 0) {
-                        throw new Violation("block " + i + " refused with reason " + w.getRefused().getReasonValue(), grantId);
-                    }
-                    blocks.add(new BlockResult.Refused(ref, reason, current, w.getRefused().getDetail()));
-                }
-                case RESULT_NOT_SET -> throw new Violation("block " + i + " has no result", grantId);
-            }
+            BlockResult r = blockResult(a, i, req.blocks().get(i), offsets, grantId);
+            blocks.add(r);
+            anyGranted |= r instanceof BlockResult.Granted;
         }
         if (anyGranted != (grantId != null)) {
             throw new Violation(anyGranted ? "granted blocks without a grant id" : "a grant id without granted blocks",
@@ -145,14 +121,48 @@ final class AuthorizeCalls {
         } catch (IllegalArgumentException | WireException e) {
             throw new Violation("data endpoint or boot id: " + e.getMessage(), grantId);
         }
-        IssuedGrant.ArenaRef arena = null;
-        if (a.hasArena()) {
-            var s = a.getArena();
-            if (s.getPath().isEmpty() || !s.getPath().startsWith("/") || s.getSizeBytes() < 0) {
-                throw new Violation("arena path must be absolute", grantId);
+        return new Answer(grantId, a.getGrantSecret().toByteArray(), Duration.ofMillis(a.getExpiryMs()), data, sourceBoot,
+                arena(a, grantId), blocks, offsets);
+    }
+
+    /** Block {@code i}'s result; a granted block in the arena gets its offset in {@code offsets[i]}. */
+    private static BlockResult blockResult(Authorized a, int i, BlockRef ref, long[] offsets, UUID grantId) throws Violation {
+        orbitkv.transfer.wire.BlockResult w = a.getBlocks(i);
+        switch (w.getResultCase()) {
+            case GRANTED -> {
+                long length = w.getGranted().getLength();
+                if (length < 0) {
+                    throw new Violation("block " + i + " length overflows", grantId);
+                }
+                if (w.getGranted().getInArena()) {
+                    if (!a.hasArena() || w.getGranted().getArenaOffset() < 0) {
+                        throw new Violation("block " + i + " is in an arena the answer does not name", grantId);
+                    }
+                    offsets[i] = w.getGranted().getArenaOffset();
+                }
+                return new BlockResult.Granted(ref, length, w.getGranted().getCrc32C());
             }
-            arena = new IssuedGrant.ArenaRef(s.getPath(), s.getDevice(), s.getInode(), s.getSizeBytes());
+            case REFUSED -> {
+                RefusalReason reason = WireCodec.reason(w.getRefused().getReason());
+                long current = w.getRefused().getCurrentSequence();
+                if (reason == null || reason.level() != RefusalReason.Level.BLOCK || current < 0) {
+                    throw new Violation("block " + i + " refused with reason " + w.getRefused().getReasonValue(), grantId);
+                }
+                return new BlockResult.Refused(ref, reason, current, w.getRefused().getDetail());
+            }
+            default -> throw new Violation("block " + i + " has no result", grantId);
         }
-        return new Answer(grantId, a.getGrantSecret().toByteArray(), Duration.ofMillis(a.getExpiryMs()), data, sourceBoot, arena, blocks, offsets);
+    }
+
+    /** The arena the answer names, or null; its path must be absolute. */
+    private static IssuedGrant.ArenaRef arena(Authorized a, UUID grantId) throws Violation {
+        if (!a.hasArena()) {
+            return null;
+        }
+        var s = a.getArena();
+        if (s.getPath().isEmpty() || !s.getPath().startsWith("/") || s.getSizeBytes() < 0) {
+            throw new Violation("arena path must be absolute", grantId);
+        }
+        return new IssuedGrant.ArenaRef(s.getPath(), s.getDevice(), s.getInode(), s.getSizeBytes());
     }
 }

@@ -284,23 +284,10 @@ public final class Engine implements TransferEngine {
                     + " bytes for a block of " + granted.lengthBytes());
         }
         Medium medium = granted.ref().medium();
-        SharedMemoryFallback fallback = SharedMemoryFallback.NONE;
-        SharedArenas.Mapping mapping = null;
-        if (policy == BackendPolicy.SHARED_MEMORY_PREFERRED) {
-            if (medium == Medium.SSD) {
-                fallback = SharedMemoryFallback.SSD_RESIDENT;
-            } else if (!g.sameHost) {
-                fallback = SharedMemoryFallback.OTHER_HOST;
-            } else if (g.arena == null || g.arenaOffsets[block] < 0) {
-                fallback = SharedMemoryFallback.ARENA_UNAVAILABLE;
-            } else {
-                try {
-                    mapping = arenas.acquire(g.arena);
-                } catch (SharedArenas.Unavailable e) {
-                    fallback = SharedMemoryFallback.ARENA_UNAVAILABLE;
-                }
-            }
-        }
+        SharedMemory shared = policy == BackendPolicy.SHARED_MEMORY_PREFERRED ? sharedMemory(g, block, medium)
+                : new SharedMemory(SharedMemoryFallback.NONE, null);
+        SharedMemoryFallback fallback = shared.fallback();
+        SharedArenas.Mapping mapping = shared.mapping();
         TcpReader.Lease lease = null;
         if (mapping == null) {
             lease = tcp.reserve(g.data, g.id(), granted.lengthBytes());
@@ -343,6 +330,27 @@ public final class Engine implements TransferEngine {
             tcp.run(read, lease);
         }
         return read;
+    }
+
+    /** The shared-memory route of a READ: the arena mapping it reads from, or why it falls back to TCP. */
+    private record SharedMemory(SharedMemoryFallback fallback, SharedArenas.Mapping mapping) {}
+
+    /** For {@code SHARED_MEMORY_PREFERRED}: the arena mapping of block {@code block}, else the named fallback. */
+    private SharedMemory sharedMemory(IssuedGrant g, int block, Medium medium) {
+        if (medium == Medium.SSD) {
+            return new SharedMemory(SharedMemoryFallback.SSD_RESIDENT, null);
+        }
+        if (!g.sameHost) {
+            return new SharedMemory(SharedMemoryFallback.OTHER_HOST, null);
+        }
+        if (g.arena == null || g.arenaOffsets[block] < 0) {
+            return new SharedMemory(SharedMemoryFallback.ARENA_UNAVAILABLE, null);
+        }
+        try {
+            return new SharedMemory(SharedMemoryFallback.NONE, arenas.acquire(g.arena));
+        } catch (SharedArenas.Unavailable e) {
+            return new SharedMemory(SharedMemoryFallback.ARENA_UNAVAILABLE, null);
+        }
     }
 
     private ReadHandle refuse(ReadRefusal reason, String detail) {

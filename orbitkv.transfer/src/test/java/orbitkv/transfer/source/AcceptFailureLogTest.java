@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import orbitkv.transfer.Await;
+import orbitkv.testing.Await;
 import orbitkv.transfer.NativeIo;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.TransferFixture;
@@ -73,7 +73,7 @@ class AcceptFailureLogTest {
             if (System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(500)) { // the pause lasts 1 s from the first
                 assertThat(server.config().isAutoRead()).as("accepting paused after a failure").isFalse();
             }
-            Await.until("accepting resumes", Duration.ofSeconds(20), () -> server.config().isAutoRead());
+            Await.inJvm("accepting resumes", Duration.ofSeconds(20), () -> server.config().isAutoRead());
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }

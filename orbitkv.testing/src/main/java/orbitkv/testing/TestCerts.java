@@ -1,4 +1,4 @@
-package orbitkv.conformance.manager;
+package orbitkv.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,16 +12,19 @@ import java.util.concurrent.TimeUnit;
  * (nothing is committed): a CA, and leaf certificates it signs for {@code 127.0.0.1} / {@code localhost}
  * usable as server and client certificates. Keys are PKCS#8 PEM (EC P-256). A leaf names its member node id as the
  * URI SAN {@code urn:orbitkv:node:<node-id>} (issue 33: peer certificates bind member identity).
+ *
+ * <p>The one copy for every module's tests (issue 34 item 6; conformance, orbitkv.server and orbitkv.transfer each
+ * had their own).
  */
-final class TestCerts {
+public final class TestCerts {
     private final Path dir;
 
-    TestCerts(Path dir) {
+    public TestCerts(Path dir) {
         this.dir = dir;
     }
 
     /** A new self-signed CA {@code name}: returns its certificate; the key stays beside it. */
-    Path ca(String name) throws IOException, InterruptedException {
+    public Path ca(String name) throws IOException, InterruptedException {
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
                 dir.resolve(name + ".key").toString(), "-out", dir.resolve(name + ".pem").toString(), "-days", "2",
                 "-subj", "/CN=" + name);
@@ -29,12 +32,12 @@ final class TestCerts {
     }
 
     /** A leaf {@code name} signed by CA {@code ca} naming node id {@code name}: returns {cert, key}. */
-    Path[] leaf(String name, String ca) throws IOException, InterruptedException {
+    public Path[] leaf(String name, String ca) throws IOException, InterruptedException {
         return leaf(name, ca, name);
     }
 
     /** A leaf {@code name} signed by CA {@code ca} naming node id {@code nodeId} (none when null): returns {cert, key}. */
-    Path[] leaf(String name, String ca, String nodeId) throws IOException, InterruptedException {
+    public Path[] leaf(String name, String ca, String nodeId) throws IOException, InterruptedException {
         Path key = dir.resolve(name + ".key");
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");

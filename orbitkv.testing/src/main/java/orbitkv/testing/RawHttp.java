@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,39 +13,40 @@ import java.util.Map;
 
 /**
  * A deliberately small HTTP/1.1 client over a socket, so tests can send exactly the bytes they mean
- * (wrong lengths, chunked bodies, bad content types). One request per connection.
+ * (wrong lengths, chunked bodies, bad content types). One request per connection. Shared by every module's tests
+ * (issue 34 item 6), with {@link RawConnection} for connections that carry several answers.
  */
-final class RawHttp {
-    record Response(int status, Map<String, String> headers, byte[] body) {
-        String text() {
+public final class RawHttp {
+    public record Response(int status, Map<String, String> headers, byte[] body) {
+        public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
 
-        String header(String name) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
 
     private final InetSocketAddress address;
 
-    RawHttp(InetSocketAddress address) {
+    public RawHttp(InetSocketAddress address) {
         this.address = address;
     }
 
-    Response get(String path) throws IOException {
+    public Response get(String path) throws IOException {
         return send("GET", path, null, null, null);
     }
 
-    Response post(String path, String contentType, byte[] body) throws IOException {
+    public Response post(String path, String contentType, byte[] body) throws IOException {
         return send("POST", path, contentType, body, null);
     }
 
-    Response postJson(String path, String json) throws IOException {
+    public Response postJson(String path, String json) throws IOException {
         return post(path, "application/json", json.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@code declaredLength} overrides Content-Length (the body sent is still {@code body}); -1 = chunked. */
-    Response send(String method, String path, String contentType, byte[] body, Long declaredLength) throws IOException {
+    public Response send(String method, String path, String contentType, byte[] body, Long declaredLength) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(address, 5000);
             socket.setSoTimeout(20_000);

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,21 +15,34 @@ import java.util.Map;
 
 /**
  * One real TCP connection to the HTTP API that sends exactly the bytes a test means, when it means them
- * (slow, pipelined, malformed, a whole body before reading), and reads answers one by one.
+ * (slow, pipelined, malformed, a whole body before reading), and reads answers one by one. The one raw-connection
+ * helper of every module's tests (issue 34 item 6; the HTTP hardening and shutdown-drain gates had their own).
  */
-final class RawConnection implements AutoCloseable {
+public final class RawConnection implements AutoCloseable {
     private final Socket socket;
     private final OutputStream out;
     private final InputStream in;
 
-    RawConnection(InetSocketAddress address) throws IOException {
-        this(connect(address));
+    /** The read timeout unless told: a failing read ends a test after it. */
+    public static final Duration READ_TIMEOUT = Duration.ofSeconds(20);
+
+    public RawConnection(InetSocketAddress address) throws IOException {
+        this(connect(address), READ_TIMEOUT);
+    }
+
+    /** A connection whose reads give up after {@code readTimeout}. */
+    public RawConnection(InetSocketAddress address, Duration readTimeout) throws IOException {
+        this(connect(address), readTimeout);
     }
 
     /** Over a socket the caller connected (from a chosen local address, or over TLS). */
-    RawConnection(Socket connected) throws IOException {
+    public RawConnection(Socket connected) throws IOException {
+        this(connected, READ_TIMEOUT);
+    }
+
+    private RawConnection(Socket connected, Duration readTimeout) throws IOException {
         socket = connected;
-        socket.setSoTimeout(20_000);
+        socket.setSoTimeout((int) readTimeout.toMillis());
         out = socket.getOutputStream();
         in = socket.getInputStream();
     }
@@ -40,18 +53,23 @@ final class RawConnection implements AutoCloseable {
         return s;
     }
 
-    RawConnection write(String ascii) throws IOException {
+    public RawConnection write(String ascii) throws IOException {
         return write(ascii.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    RawConnection write(byte[] bytes) throws IOException {
-        out.write(bytes);
+    public RawConnection write(byte[] bytes) throws IOException {
+        return write(bytes, 0, bytes.length);
+    }
+
+    /** {@code bytes[from, to)}. */
+    public RawConnection write(byte[] bytes, int from, int to) throws IOException {
+        out.write(bytes, from, to - from);
         out.flush();
         return this;
     }
 
-    /** The next answer; fails if the connection ends before a status line. */
-    RawHttp.Response read() throws IOException {
+    /** The next answer; fails if the connection ends before a status line or inside the body. */
+    public RawHttp.Response read() throws IOException {
         String statusLine = line();
         if (statusLine == null) {
             throw new IOException("connection closed before a response line");
@@ -64,6 +82,9 @@ final class RawConnection implements AutoCloseable {
         }
         int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
         byte[] body = in.readNBytes(length);
+        if (body.length != length) {
+            throw new IOException("answer body cut at " + body.length + " of " + length + " bytes");
+        }
         if (status == 100) {
             return read();
         }
@@ -71,7 +92,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     /** True if the server closed the connection (end of stream) within {@code bound}, discarding what arrives. */
-    boolean closedWithin(Duration bound) throws IOException {
+    public boolean closedWithin(Duration bound) throws IOException {
         long until = System.nanoTime() + bound.toNanos();
         byte[] buf = new byte[8192];
         while (System.nanoTime() - until < 0) {
@@ -89,7 +110,7 @@ final class RawConnection implements AutoCloseable {
         return false;
     }
 
-    Socket socket() {
+    public Socket socket() {
         return socket;
     }
 

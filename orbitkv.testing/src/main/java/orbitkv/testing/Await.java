@@ -1,18 +1,32 @@
-package orbitkv.conformance.etcd;
+package orbitkv.testing;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
-/** Awaits a condition with a bound, polling (every 20 ms unless told); never a fixed sleep used as synchronization. */
+/**
+ * Awaits a condition with a bound, polling; never a fixed sleep used as synchronization. The bound only decides how
+ * long a failing run takes (docs/testing.md: 20-60 s). The one await helper of every module's tests (issue 34 item 6).
+ */
 public final class Await {
     private Await() {}
 
+    /** The poll of {@link #until(String, Duration, BooleanSupplier)}: conditions that cost a request (HTTP, etcd). */
+    public static final Duration POLL = Duration.ofMillis(20);
+    /** The poll of {@link #inJvm}: cheap conditions on this JVM's own objects, some true only briefly. */
+    public static final Duration POLL_IN_JVM = Duration.ofMillis(1);
+
     /**
-     * Returns how long it took; throws {@link AssertionError} naming {@code what} after {@code bound}.
+     * Returns how long it took; throws {@link AssertionError} naming {@code what} after {@code bound}. Polls every
+     * {@link #POLL}.
      */
     public static Duration until(String what, Duration bound, BooleanSupplier condition) {
-        return until(what, bound, Duration.ofMillis(20), condition);
+        return until(what, bound, POLL, condition);
+    }
+
+    /** {@link #until(String, Duration, BooleanSupplier)} polling every {@link #POLL_IN_JVM}. */
+    public static Duration inJvm(String what, Duration bound, BooleanSupplier condition) {
+        return until(what, bound, POLL_IN_JVM, condition);
     }
 
     /**
