@@ -59,17 +59,20 @@ import orbitkv.membership.ProtocolClock;
 /**
  * A deterministic, single-threaded simulator of the InventorySession protocol on virtual time (issue 25).
  *
- * <p><b>Real code driven</b> (production classes, unchanged): {@link InventorySource} (the resident map, the
- * bounded journal with trimming, the interval partitioner and coalescer, the snapshot pager with S0/S1 and
- * replay) on a virtual clock; {@link CreditLedger}; the {@link SourceState} and {@link RequesterState}
- * machines; {@link OpenCheck} (the source's Open validation and admission, SES-4..SES-9) on real protobuf
- * {@link RequesterFrame}s; {@link TranscriptDigest} (both ends compute it); the real encoded size of every
- * delta frame ({@link SourceFrameEncoder#deltaFrameEncodedBytes}).
+ * <p><b>Real code driven</b> (production classes, unchanged): the requester's sans-I/O {@link RequesterCore} (issue 38:
+ * every receive check with {@link FrameCheck}, stream identity SES-6, the frame-number gap check, the
+ * {@link RequesterState} machine, the ACK cadence and the receive deadline, its one timer driven in virtual time), fed
+ * pages and deltas through the production {@code SourceFrameEncoder} and {@code SourceFrameDecoder} and control frames
+ * as protobuf messages (every {@value #FULL_ENCODE_EVERY}th schedule serializes and parses them too);
+ * {@link InventorySource} (the resident map, the bounded journal with trimming, the interval partitioner and
+ * coalescer, the snapshot pager with S0/S1 and replay) on a virtual clock; {@link CreditLedger}; the
+ * {@link SourceState} machine; {@link OpenCheck} on real protobuf {@link RequesterFrame}s; {@link TranscriptDigest}.
  *
- * <p><b>Model</b> (this file): the network (streams, delivery, faults), the source's session pump and liveness
- * timer, the requester's connect loop, receive checks (stream, frame gap, credit) and its view receiver
- * (the GlobalIndex lives in {@code orbitkv.index}, which depends on this module, so a small map per view
- * stands in for it), and membership propagation. Frames are Java objects, not encoded bytes.
+ * <p><b>Model</b> (this file): the network (streams, delivery, faults), the requester's connect loop timing, the
+ * source's session pump and liveness timer (the source core is not yet extracted from {@code SourceSession}), and
+ * the requester's view receiver ({@link SimReceiver}: the GlobalIndex lives in {@code orbitkv.index}, which depends
+ * on this module, so a slot map per view restates its staging, install and commit checks and serves as the oracle),
+ * and membership propagation.
  *
  * <p>A run is a pure function of its seed (and bug and kept schedule steps): one {@link SplittableRandom}
  * drives the schedule and every choice, the clock is the event queue's, and ties break by insertion order.
@@ -285,6 +288,20 @@ final class ProtocolSimulator {
         }
     }
 
+    /**
+     * A violation found inside a call of the production core (the receiver's oracles): recorded before it is thrown,
+     * because the core turns any exception of a step into an INTERNAL refusal of the stream; the event loop rethrows it.
+     */
+    private Violation raised;
+
+    private Violation violation(String oracle, String detail) {
+        Violation v = new Violation(oracle, detail);
+        if (raised == null) {
+            raised = v;
+        }
+        return v;
+    }
+
     private void fold(long v) {
         trace = (trace ^ v) * 0x100000001b3L;
     }
@@ -330,6 +347,9 @@ final class ProtocolSimulator {
                 throw new Violation("bounded", "more than " + EVENTS_MAX + " events");
             }
             e.task.run();
+            if (raised != null) {
+                throw raised;
+            }
         }
         now = end;
         checkConvergence();
@@ -1256,6 +1276,12 @@ final class ProtocolSimulator {
                         }
                     }
                     case RequesterCore.Effect.Close c -> {
+                        if (c.error().isPresent() && c.error().get().cause() == ErrorCause.INTERNAL) {
+                            if (raised != null) {
+                                throw raised;
+                            }
+                            throw violation("invariant", c.error().get().detail()); // a production class refused an edge
+                        }
                         fold(c.error().map(r -> r.cause().ordinal() + 1).orElse(0));
                         log("r" + index + " closes " + c.stream().toString().substring(0, 8) + ": " + c.error());
                         cancel(st, c.stream());
@@ -1323,7 +1349,7 @@ final class ProtocolSimulator {
                 rx.bufferedBytes += m.bytes;
                 rx.bufferedFrames++;
                 if (rx.bufferedBytes > WINDOW_BYTES || rx.bufferedFrames > WINDOW_FRAMES) {
-                    throw new Violation("credit", "requester holds " + rx.bufferedFrames + " unconsumed frames of "
+                    throw violation("credit", "requester holds " + rx.bufferedFrames + " unconsumed frames of "
                             + rx.bufferedBytes + " bytes, window " + WINDOW_FRAMES + " frames of " + WINDOW_BYTES + " bytes");
                 }
             }
@@ -1362,7 +1388,7 @@ final class ProtocolSimulator {
             for (RequesterCore.Effect e : effects) {
                 if (refused && e instanceof RequesterCore.Effect.Send s && s.frame().hasAck()
                         && s.frame().getAck().getConsumedThroughFrame() >= m.frame) {
-                    throw new Violation("credit", "ACK of frame " + s.frame().getAck().getConsumedThroughFrame()
+                    throw violation("credit", "ACK of frame " + s.frame().getAck().getConsumedThroughFrame()
                             + " returned the credit of frame " + m.frame + ", which the requester refused");
                 }
             }
@@ -1372,25 +1398,25 @@ final class ProtocolSimulator {
         void check(Slot slot, Installed v) {
             SrcInc inc = incarnation(v.inc);
             if (committerOf.get(v.view) != inc) {
-                throw new Violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
+                throw violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
                         + " is installed as a view of " + v.inc);
             }
             if (v.cursor > inc.head()) {
-                throw new Violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
+                throw violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
             }
             long[] expect = inc.mapAt.get((int) v.cursor);
             for (int i = 0; i < SLOTS; i++) {
                 long want = scope.contains(NS[i / (KEYS * 2)]) ? expect[i] : 0;
                 if (v.map[i] != want) {
                     if (v.map[i] != 0 && v.map[i] < ownerOfSize.size() && ownerOfSize.get((int) v.map[i]) != inc) {
-                        throw new Violation("stale incarnation", "view of " + v.inc + " holds a record of another incarnation");
+                        throw violation("stale incarnation", "view of " + v.inc + " holds a record of another incarnation");
                     }
-                    throw new Violation("atomic", "view at cursor " + v.cursor + " differs from the source in slot " + i
+                    throw violation("atomic", "view at cursor " + v.cursor + " differs from the source in slot " + i
                             + ": " + v.map[i] + " != " + want);
                 }
             }
             if (v.inc.equals(slot.lastInc) && v.cursor < slot.lastCursor) {
-                throw new Violation("ordered", "installed cursor went back from " + slot.lastCursor + " to " + v.cursor);
+                throw violation("ordered", "installed cursor went back from " + slot.lastCursor + " to " + v.cursor);
             }
             slot.lastInc = v.inc;
             slot.lastCursor = v.cursor;
@@ -1417,14 +1443,14 @@ final class ProtocolSimulator {
                     return s;
                 }
             }
-            throw new Violation("stale incarnation", "a core of " + source + " reached the receiver after it was replaced");
+            throw violation("stale incarnation", "a core of " + source + " reached the receiver after it was replaced");
         }
 
         /** The "unique" oracle: a data frame reaches the receiver once per stream, in order (SES-12). */
         private void unique(Slot slot, long frame) {
             UUID stream = slot.core.currentStream().orElse(null);
             if (stream != null && stream.equals(slot.lastStream) && frame <= slot.lastFrame) {
-                throw new Violation("unique", "frame " + frame + " applied after frame " + slot.lastFrame + " on stream " + stream);
+                throw violation("unique", "frame " + frame + " applied after frame " + slot.lastFrame + " on stream " + stream);
             }
             slot.lastStream = stream;
             slot.lastFrame = frame;
