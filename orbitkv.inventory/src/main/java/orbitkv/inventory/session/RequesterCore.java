@@ -14,14 +14,11 @@ import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.codec.SourceFrameDecoder;
 import orbitkv.inventory.wire.Ack;
-import orbitkv.inventory.wire.AllNamespaces;
 import orbitkv.inventory.wire.ErrorCause;
 import orbitkv.inventory.wire.FlushThrough;
-import orbitkv.inventory.wire.NamespaceList;
 import orbitkv.inventory.wire.Open;
 import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.inventory.wire.ResumePoint;
-import orbitkv.inventory.wire.ScopeSpec;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.inventory.wire.Uuid;
 import orbitkv.membership.ClusterIdentity;
@@ -66,6 +63,9 @@ final class RequesterCore {
 
     /** What a step asks the shell to do, in order. */
     sealed interface Effect {
+        /** The stream the effect concerns. */
+        UUID stream();
+
         /** Send {@code frame} on {@code stream}. */
         record Send(UUID stream, RequesterFrame frame) implements Effect {}
 
@@ -170,7 +170,7 @@ final class RequesterCore {
     private Open.Builder open(Rx rx, Optional<InstalledCursor> resume) {
         Open.Builder open = Open.newBuilder().setProtocol(ClusterIdentity.PROTOCOL)
                 .setClusterUuid(Wire.uuid(peer.cluster().uuid())).setSource(Wire.ref(peer.source()))
-                .setRequester(Wire.ref(peer.self())).setScope(scopeSpec(peer.scope()))
+                .setRequester(Wire.ref(peer.self())).setScope(Wire.scopeSpec(peer.scope()))
                 .setScopeDigest(ByteString.copyFrom(peer.scope().digest().bytes())).setSessionId(rx.wire)
                 .setReceiveWindowBytes(peer.config().receiveWindowBytes());
         resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId()))
@@ -439,14 +439,5 @@ final class RequesterCore {
         List<Effect> d = out;
         out = new ArrayList<>();
         return d;
-    }
-
-    static ScopeSpec scopeSpec(Scope scope) {
-        if (scope instanceof Scope.NamespaceList list) {
-            NamespaceList.Builder b = NamespaceList.newBuilder();
-            list.namespaces().forEach(ns -> b.addNamespaces(ByteString.copyFrom(ns.bytes())));
-            return ScopeSpec.newBuilder().setList(b).build();
-        }
-        return ScopeSpec.newBuilder().setAll(AllNamespaces.getDefaultInstance()).build();
     }
 }

@@ -1,15 +1,12 @@
 package orbitkv.inventory.session;
 
 import io.grpc.CallOptions;
-import io.grpc.ClientStreamTracer;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -38,8 +35,6 @@ final class RequesterSession {
     private static final Logger LOG = LoggerFactory.getLogger(RequesterSession.class);
     /** Bound on the graceful close of a stopped session's channel. */
     static final long CHANNEL_DRAIN_MS = 1_000;
-    static final int SILENT_LIVENESS_INTERVALS_MAX = RequesterCore.SILENT_LIVENESS_INTERVALS_MAX;
-    static final String RECEIVE_SILENCE_CAUSE = RequesterCore.RECEIVE_SILENCE_CAUSE;
 
     private final Subscriber owner;
     private final Incarnation source;
@@ -51,7 +46,7 @@ final class RequesterSession {
     /** Every step and its effects run under this monitor. */
     private final RequesterCore core;
     /** Guarded by {@link #core}: the gRPC call of the core's current stream. */
-    private Call call;
+    private RequesterCall call;
     /** Guarded by {@link #core}: whether the last ended stream made progress. */
     private boolean lastProgressed;
     /** What the connect loop waits for; a step that needs it earlier raises the signal. */
@@ -110,7 +105,7 @@ final class RequesterSession {
     /** Under {@link #core}: carries out a step's effects in order; true if any was handed out. */
     private boolean perform(List<RequesterCore.Effect> effects) {
         for (RequesterCore.Effect e : effects) {
-            Call c = call != null && call.id.equals(streamOf(e)) ? call : null;
+            RequesterCall c = call != null && call.id.equals(e.stream()) ? call : null;
             switch (e) {
                 case RequesterCore.Effect.Send s -> {
                     if (c != null) {
@@ -143,15 +138,6 @@ final class RequesterSession {
         return !effects.isEmpty();
     }
 
-    private static UUID streamOf(RequesterCore.Effect e) {
-        return switch (e) {
-            case RequesterCore.Effect.Send s -> s.stream();
-            case RequesterCore.Effect.Close c -> c.stream();
-            case RequesterCore.Effect.Abandon a -> a.stream();
-            case RequesterCore.Effect.Ended en -> en.stream();
-        };
-    }
-
     // ---------------------------------------------------------------- the connect loop
 
     private void run() {
@@ -182,7 +168,7 @@ final class RequesterSession {
             if (!core.currentStream().equals(Optional.of(id))) {
                 return Optional.empty();
             }
-            call = new Call(id);
+            call = new RequesterCall(this, id);
             try {
                 call.requests = ClientCalls.asyncBidiStreamingCall(channel.newCall(method,
                         CallOptions.DEFAULT.withStreamTracerFactory(call.tracer())), call);
@@ -216,79 +202,27 @@ final class RequesterSession {
         }
     }
 
-    /** One gRPC call: forwards inbound messages, arrivals and its end to the core. */
-    private final class Call implements StreamObserver<Inbound<SourceFrame>> {
-        final UUID id;
-        /** Guarded by {@link #core}. */
-        StreamObserver<RequesterFrame> requests;
-
-        Call(UUID id) {
-            this.id = id;
+    /** A message of stream {@code id} (the call's gRPC callback). */
+    void onMessage(UUID id, Inbound<SourceFrame> in) {
+        synchronized (core) {
+            perform(core.onFrame(id, clock.nanoTime(), in));
+            logLimit();
         }
+    }
 
-        /** A message's bytes as they arrive (gRPC's deframer): a receiving stream is not silent. */
-        ClientStreamTracer.Factory tracer() {
-            return new ClientStreamTracer.Factory() {
-                @Override
-                public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
-                    return new ClientStreamTracer() {
-                        @Override
-                        public void inboundMessage(int seqNo) {
-                            core.noteArrival(id, clock.nanoTime());
-                        }
+    /** Bytes of a message of stream {@code id} arrived (gRPC's deframer, lock-free). */
+    void onArrival(UUID id) {
+        core.noteArrival(id, clock.nanoTime());
+    }
 
-                        @Override
-                        public void inboundWireSize(long bytes) {
-                            core.noteArrival(id, clock.nanoTime());
-                        }
-                    };
-                }
-            };
-        }
-
-        void send(RequesterFrame f) {
-            try {
-                requests.onNext(f);
-            } catch (RuntimeException e) { // the call already ended: its end reaches the core through onError
-                LOG.trace("frame not delivered", e);
+    /** Stream {@code id} ended: {@code code} is the transport's status, empty for the source's half-close. */
+    void onEnd(UUID id, Optional<Status.Code> code) {
+        synchronized (core) {
+            if (code.isPresent() && code.get() == Status.Code.UNAVAILABLE && core.currentStream().equals(Optional.of(id))) {
+                // this loop's backoff paces reconnects, not the channel's hidden one (1 s growing to 120 s)
+                channel.resetConnectBackoff();
             }
-        }
-
-        void close(Optional<Refusal> error) {
-            try {
-                error.ifPresent(r -> requests.onNext(RequesterFrame.newBuilder().setSessionId(Wire.uuid(id))
-                        .setError(Wire.error(r.cause(), r.detail())).build()));
-                requests.onCompleted();
-            } catch (RuntimeException e) { // the call already ended: the source learns it from the transport
-                LOG.trace("error frame not delivered", e);
-            }
-        }
-
-        @Override
-        public void onNext(Inbound<SourceFrame> in) {
-            synchronized (core) {
-                perform(core.onFrame(id, clock.nanoTime(), in));
-                logLimit();
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            Status.Code code = Status.fromThrowable(t).getCode();
-            synchronized (core) {
-                if (code == Status.Code.UNAVAILABLE && core.currentStream().equals(Optional.of(id))) {
-                    // this loop's backoff paces reconnects, not the channel's hidden one (1 s growing to 120 s)
-                    channel.resetConnectBackoff();
-                }
-                perform(core.onStreamEnd(id, Optional.of("TRANSPORT_" + code.name())));
-            }
-        }
-
-        @Override
-        public void onCompleted() {
-            synchronized (core) {
-                perform(core.onStreamEnd(id, Optional.empty()));
-            }
+            perform(core.onStreamEnd(id, code.map(c -> "TRANSPORT_" + c.name())));
         }
     }
 
@@ -303,9 +237,5 @@ final class RequesterSession {
             core.acceptedAgain();
             LOG.info("source {} accepts this requester's session again after SESSION_LIMIT refusals", source);
         }
-    }
-
-    static orbitkv.inventory.wire.ScopeSpec scopeSpec(orbitkv.inventory.Scope scope) {
-        return RequesterCore.scopeSpec(scope);
     }
 }

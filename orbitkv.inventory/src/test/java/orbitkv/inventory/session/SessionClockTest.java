@@ -89,7 +89,7 @@ class SessionClockTest {
         SessionConfig config = SessionConfig.defaults().withLivenessIntervalMs(1000).withBackoffMs(2, 20, 2, 20);
         CoreDriver d = new CoreDriver(config);
         d.resumed();
-        long deadline = d.now + RequesterSession.SILENT_LIVENESS_INTERVALS_MAX * 1000 * MS;
+        long deadline = d.now + RequesterCore.SILENT_LIVENESS_INTERVALS_MAX * 1000 * MS;
         assertThat(d.core.deadlineNanos()).as("the receive deadline").isEqualTo(deadline);
 
         assertThat(d.core.onTimer(deadline - 1)).as("not replaced 1 ns before the deadline").isEmpty();
@@ -100,7 +100,7 @@ class SessionClockTest {
         assertThat(ended).hasSize(2);
         assertThat(ended.get(0)).isInstanceOf(RequesterCore.Effect.Abandon.class);
         assertThat(ended.get(1)).isInstanceOf(RequesterCore.Effect.Ended.class);
-        assertThat(d.core.lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
+        assertThat(d.core.lastErrorCause()).isEqualTo(RequesterCore.RECEIVE_SILENCE_CAUSE);
         assertThat(d.core.deadlineNanos()).as("no timer while backing off").isEqualTo(Long.MAX_VALUE);
 
         List<RequesterCore.Effect> open = d.core.connect(deadline + 20 * MS, UUID.randomUUID(),
