@@ -206,6 +206,7 @@ final class RequesterSession {
     void onMessage(UUID id, Inbound<SourceFrame> in) {
         synchronized (core) {
             perform(core.onFrame(id, clock.nanoTime(), in));
+            core.noteArrival(id, clock.nanoTime()); // a long apply (a large commit) is not silence: it ended now
             logLimit();
         }
     }
