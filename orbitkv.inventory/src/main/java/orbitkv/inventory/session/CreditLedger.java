@@ -81,6 +81,7 @@ final class CreditLedger {
         outstanding.addLast(new long[] {frame, bytes, sentNanos});
         outstandingBytes += bytes;
         peakOutstandingBytes = Math.max(peakOutstandingBytes, outstandingBytes);
+        assert outstandingBytes <= windowBytes && outstanding.size() <= windowFrames : "SES-13: credit window exceeded";
     }
 
     /** Records a numbered control frame (no credit). */
@@ -111,6 +112,8 @@ final class CreditLedger {
         outstandingBytes -= returned;
         returnedBytes += returned;
         ackedThroughFrame = consumedThrough;
+        assert outstandingBytes >= 0 && (outstandingBytes == 0) == outstanding.isEmpty()
+                : "SES-13: outstanding credit " + outstandingBytes + " bytes over " + outstanding.size() + " frames";
         return new AckOutcome.Returned(returned, sentNanos);
     }
 

@@ -66,4 +66,14 @@ final class Wire {
             return ErrorCause.INTERNAL;
         }
     }
+
+    /** The wire form of a requester scope (SES-7, SES-8). */
+    static orbitkv.inventory.wire.ScopeSpec scopeSpec(orbitkv.inventory.Scope scope) {
+        if (scope instanceof orbitkv.inventory.Scope.NamespaceList list) {
+            orbitkv.inventory.wire.NamespaceList.Builder b = orbitkv.inventory.wire.NamespaceList.newBuilder();
+            list.namespaces().forEach(ns -> b.addNamespaces(com.google.protobuf.ByteString.copyFrom(ns.bytes())));
+            return orbitkv.inventory.wire.ScopeSpec.newBuilder().setList(b).build();
+        }
+        return orbitkv.inventory.wire.ScopeSpec.newBuilder().setAll(orbitkv.inventory.wire.AllNamespaces.getDefaultInstance()).build();
+    }
 }

@@ -64,6 +64,20 @@ final class Journal {
         head = r.sequence();
         bytes += b;
         peakBytes = Math.max(peakBytes, bytes);
+        assert contiguous() : "INV-4: journal not contiguous after append of " + r.sequence();
+    }
+
+    /**
+     * INV-4, issue 34 item 8: within both bounds, the oldest entry is oldestRetained(), the newest is head and its
+     * predecessor head - 1 (O(1): appends keep the rest contiguous by induction).
+     */
+    private boolean contiguous() {
+        if (size < 1 || size > recordsMax || bytes < 0 || bytes > bytesMax) {
+            return false;
+        }
+        long newest = ring[(start + size - 1) % ring.length].sequence();
+        boolean previous = size < 2 || ring[(start + size - 2) % ring.length].sequence() == head - 1;
+        return newest == head && previous && ring[start].sequence() == oldestRetained();
     }
 
     private void trimOldest() {
@@ -73,6 +87,7 @@ final class Journal {
         size--;
         bytes -= entryBytes(r);
         trimmed++;
+        assert bytes >= 0 && size >= 0 : "journal accounting went negative: " + bytes + " bytes, " + size + " entries";
     }
 
     private void grow() {

@@ -140,6 +140,11 @@ final class ClockedSessions implements AutoCloseable {
         final AtomicLong appliedThrough = new AtomicLong();
         private volatile InstalledCursor installed;
 
+        /** Installs {@code at} as if a snapshot had committed it (a core driven without a source). */
+        void install(InstalledCursor at) {
+            installed = at;
+        }
+
         @Override
         public StageOutcome beginStaging(Incarnation s, UUID v, ScopeDigest d, long s0, long frame) {
             return new StageOutcome.Staged(0);

@@ -11,6 +11,22 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import orbitkv.inventory.CoalescedInterval;
+import orbitkv.inventory.CommitMarker;
+import orbitkv.inventory.CommitOutcome;
+import orbitkv.inventory.DeltaOutcome;
+import orbitkv.inventory.RecordBatch;
+import orbitkv.inventory.RejectReason;
+import orbitkv.inventory.ResetCause;
+import orbitkv.inventory.StageOutcome;
+import orbitkv.inventory.ViewReceiver;
+import orbitkv.inventory.codec.SourceFrameDecoder;
+import orbitkv.inventory.wire.Liveness;
+import orbitkv.inventory.wire.OpenAccepted;
+import orbitkv.inventory.wire.OpenMode;
+import orbitkv.inventory.wire.SnapshotBegin;
+import orbitkv.inventory.wire.SnapshotCommit;
+import orbitkv.inventory.wire.SourceFrame;
+import orbitkv.inventory.wire.Uuid;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.InventoryConfig;
@@ -43,17 +59,20 @@ import orbitkv.membership.ProtocolClock;
 /**
  * A deterministic, single-threaded simulator of the InventorySession protocol on virtual time (issue 25).
  *
- * <p><b>Real code driven</b> (production classes, unchanged): {@link InventorySource} (the resident map, the
- * bounded journal with trimming, the interval partitioner and coalescer, the snapshot pager with S0/S1 and
- * replay) on a virtual clock; {@link CreditLedger}; the {@link SourceState} and {@link RequesterState}
- * machines; {@link OpenCheck} (the source's Open validation and admission, SES-4..SES-9) on real protobuf
- * {@link RequesterFrame}s; {@link TranscriptDigest} (both ends compute it); the real encoded size of every
- * delta frame ({@link SourceFrameEncoder#deltaFrameEncodedBytes}).
+ * <p><b>Real code driven</b> (production classes, unchanged): the requester's sans-I/O {@link RequesterCore} (issue 38:
+ * every receive check with {@link FrameCheck}, stream identity SES-6, the frame-number gap check, the
+ * {@link RequesterState} machine, the ACK cadence and the receive deadline, its one timer driven in virtual time), fed
+ * pages and deltas through the production {@code SourceFrameEncoder} and {@code SourceFrameDecoder} and control frames
+ * as protobuf messages (every {@value #FULL_ENCODE_EVERY}th schedule serializes and parses them too);
+ * {@link InventorySource} (the resident map, the bounded journal with trimming, the interval partitioner and
+ * coalescer, the snapshot pager with S0/S1 and replay) on a virtual clock; {@link CreditLedger}; the
+ * {@link SourceState} machine; {@link OpenCheck} on real protobuf {@link RequesterFrame}s; {@link TranscriptDigest}.
  *
- * <p><b>Model</b> (this file): the network (streams, delivery, faults), the source's session pump and liveness
- * timer, the requester's connect loop, receive checks (stream, frame gap, credit) and its view receiver
- * (the GlobalIndex lives in {@code orbitkv.index}, which depends on this module, so a small map per view
- * stands in for it), and membership propagation. Frames are Java objects, not encoded bytes.
+ * <p><b>Model</b> (this file): the network (streams, delivery, faults), the requester's connect loop timing, the
+ * source's session pump and liveness timer (the source core is not yet extracted from {@code SourceSession}), and
+ * the requester's view receiver ({@link SimReceiver}: the GlobalIndex lives in {@code orbitkv.index}, which depends
+ * on this module, so a slot map per view restates its staging, install and commit checks and serves as the oracle),
+ * and membership propagation.
  *
  * <p>A run is a pure function of its seed (and bug and kept schedule steps): one {@link SplittableRandom}
  * drives the schedule and every choice, the clock is the event queue's, and ties break by insertion order.
@@ -69,7 +88,6 @@ final class ProtocolSimulator {
     static final long WINDOW_BYTES = 1024;
     static final int WINDOW_FRAMES = 4;
     static final long LIVENESS_MS = 100;
-    static final long DEADLINE_MS = 350;
     /** Virtual time after the last scheduled step in which every fault is healed and the protocol must converge. */
     static final long SETTLE_MS = 4000;
     static final int SESSIONS_PER_SOURCE_MAX = 8;
@@ -78,7 +96,8 @@ final class ProtocolSimulator {
 
     static final InventoryConfig INVENTORY = InventoryConfig.defaults().withJournalRecordsMax(12)
             .withFrameEncodedBytesMax(256).withPageRecordsMax(3).withInputRecordsMax(6).withWindow(1, 2);
-    static final SessionConfig SESSION = SessionConfig.defaults().withFrameBytesMax(512, 4096).withReceiveWindowBytes(WINDOW_BYTES);
+    static final SessionConfig SESSION = SessionConfig.defaults().withFrameBytesMax(512, 4096).withReceiveWindowBytes(WINDOW_BYTES)
+            .withLivenessIntervalMs(LIVENESS_MS);
 
     private static final Namespace[] NS = {Namespace.utf8("a"), Namespace.utf8("b")};
     private static final StateKey[] KEY = new StateKey[NAMESPACES * KEYS];
@@ -206,6 +225,11 @@ final class ProtocolSimulator {
     // ---------------------------------------------------------------- machinery
 
     private final SimBug bug;
+    /** Every {@value #FULL_ENCODE_EVERY}th schedule also serializes and parses every control frame (issue 38 item 3). */
+    static final int FULL_ENCODE_EVERY = 8;
+    private final boolean full;
+    /** The requesters' membership view: valid, admitting every incarnation (the sources' views carry the faults). */
+    private static final MembershipView VIEW_OF_REQUESTERS = new AdmitAll();
     private final List<Step> steps;
     private final SplittableRandom rng;
     private final PriorityQueue<Ev> queue = new PriorityQueue<>();
@@ -237,6 +261,7 @@ final class ProtocolSimulator {
 
     private ProtocolSimulator(long seed, SimBug bug, List<Step> steps) {
         this.bug = bug;
+        this.full = Math.floorMod(seed, FULL_ENCODE_EVERY) == 0;
         this.steps = steps;
         this.rng = new SplittableRandom(seed ^ 0x5DEECE66DL);
         ownerOfSize.add(null);
@@ -261,6 +286,20 @@ final class ProtocolSimulator {
         if (verbose) {
             System.out.printf("%9.3fms %s%n", now / 1e6, what);
         }
+    }
+
+    /**
+     * A violation found inside a call of the production core (the receiver's oracles): recorded before it is thrown,
+     * because the core turns any exception of a step into an INTERNAL refusal of the stream; the event loop rethrows it.
+     */
+    private Violation raised;
+
+    private Violation violation(String oracle, String detail) {
+        Violation v = new Violation(oracle, detail);
+        if (raised == null) {
+            raised = v;
+        }
+        return v;
     }
 
     private void fold(long v) {
@@ -298,9 +337,6 @@ final class ProtocolSimulator {
         for (SrcNode s : sources) {
             at(LIVENESS_MS * MS, 3, s::liveness);
         }
-        for (ReqNode q : requesters) {
-            at(LIVENESS_MS * MS, 4, q::deadlines);
-        }
         long end = healAt + SETTLE_MS * MS;
         while (!queue.isEmpty() && queue.peek().at <= end && !settled) {
             Ev e = queue.poll();
@@ -311,6 +347,9 @@ final class ProtocolSimulator {
                 throw new Violation("bounded", "more than " + EVENTS_MAX + " events");
             }
             e.task.run();
+            if (raised != null) {
+                throw raised;
+            }
         }
         now = end;
         checkConvergence();
@@ -346,10 +385,7 @@ final class ProtocolSimulator {
                 }
             }
             case RESET -> {
-                Rx rx = q.slots[s.index].current;
-                if (rx != null) {
-                    q.fail(q.slots[s.index], rx, "reset");
-                }
+                q.reset(q.slots[s.index]);
             }
             case RESTART -> s.restart(true);
             case LEAVE -> {
@@ -402,10 +438,12 @@ final class ProtocolSimulator {
             for (SrcNode s : sources) {
                 Slot slot = q.slots[s.index];
                 Installed v = slot.installed;
-                SrcSession ss = slot.current == null ? null : slot.current.stream.session;
-                quiet &= s.cur != null && v != null && v.inc.equals(s.cur.id) && v.cursor == s.cur.head()
-                        && slot.current != null && !slot.current.ended && slot.current.queue.isEmpty() && ss != null
-                        && !ss.closed && ss.out.isEmpty() && ss.ledger.ackedThroughFrame() == ss.ledger.lastSentFrame();
+                Stream st = slot.stream;
+                SrcSession ss = st == null ? null : st.session;
+                quiet &= s.cur != null && v != null && v.inc.equals(s.cur.id) && v.cursor == s.cur.head() && st != null
+                        && slot.core != null && slot.core.state() instanceof RequesterState.Streaming
+                        && slot.core.currentStream().equals(Optional.of(st.id)) && st.rx.queue.isEmpty() && ss != null
+                        && !ss.closed && ss.out.isEmpty() && ss.ledger.outstandingBytes() == 0;
             }
         }
         if (quiet) {
@@ -427,7 +465,7 @@ final class ProtocolSimulator {
         boolean forgeNext;
     }
 
-    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL }
+    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL, REGEN }
 
     /** A frame (or transport signal) in flight. */
     static final class Msg {
@@ -440,11 +478,15 @@ final class ProtocolSimulator {
         long pageCount;
         long maxScanned;
         long firstFrame;
+        long lastFrame;
+        ScopeDigest scopeDigest;
         TranscriptDigest digest;
         boolean resumed;
         long bytes;
         RequesterFrame open;
         String cause;
+        /** Counted in the requester's unconsumed credit (its first arrival; copies are set false by copy()). */
+        boolean counted;
 
         Msg(MKind kind) {
             this.kind = kind;
@@ -464,12 +506,92 @@ final class ProtocolSimulator {
             m.pageCount = pageCount;
             m.maxScanned = maxScanned;
             m.firstFrame = firstFrame;
+            m.lastFrame = lastFrame;
+            m.scopeDigest = scopeDigest;
             m.digest = digest;
             m.resumed = resumed;
             m.bytes = bytes;
             m.open = open;
             m.cause = cause;
             return m;
+        }
+
+        /** A requester frame as the core handed it out. */
+        static Msg from(RequesterFrame f) {
+            return switch (f.getBodyCase()) {
+                case OPEN -> {
+                    Msg m = new Msg(MKind.OPEN);
+                    m.open = f;
+                    yield m;
+                }
+                case ACK -> {
+                    Msg m = new Msg(MKind.ACK);
+                    m.a = f.getAck().getConsumedThroughFrame();
+                    yield m;
+                }
+                case RESUME_FROM, NEED_REPAIR -> {
+                    Msg m = new Msg(MKind.REGEN);
+                    boolean resume = f.hasResumeFrom();
+                    m.view = Wire.uuid(resume ? f.getResumeFrom().getViewId() : f.getNeedRepair().getViewId());
+                    m.a = resume ? f.getResumeFrom().getAppliedCursor() : f.getNeedRepair().getAppliedCursor();
+                    yield m;
+                }
+                default -> throw new IllegalStateException("the simulated requester sends " + f.getBodyCase());
+            };
+        }
+
+        /**
+         * This source frame as the requester's transport hands it to the core: pages and deltas through the production
+         * encoder and decoder (SourceFrameEncoder, SourceFrameDecoder), control frames as protobuf messages, on a
+         * sample of schedules ({@code full}) serialized and parsed as well.
+         */
+        Inbound<SourceFrame> toInbound(UUID stream, boolean full) {
+            Uuid session = Wire.uuid(stream);
+            SourceFrame.Builder f0 = SourceFrame.newBuilder().setSessionId(session).setFrameNumber(frame);
+            switch (kind) {
+                case PAGE -> {
+                    return decode(SourceFrameEncoder.page(stream, view, a, records).number(frame).toByteArray());
+                }
+                case DELTA -> {
+                    return decode(SourceFrameEncoder.delta(stream, new Interval(a, b), records).number(frame).toByteArray());
+                }
+                case OPEN_ACCEPTED -> f0.setAccepted(OpenAccepted.newBuilder().setMode(resumed ? OpenMode.OPEN_MODE_RESUMED
+                        : OpenMode.OPEN_MODE_BOOTSTRAP).setWindowBytes(WINDOW_BYTES));
+                case BEGIN -> f0.setSnapshotBegin(SnapshotBegin.newBuilder().setViewId(Wire.uuid(view)).setS0(a)
+                        .setScopeDigest(ByteString.copyFrom(scopeDigest.bytes())));
+                case COMMIT -> f0.setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(Wire.uuid(view)).setS1(a)
+                        .setPageCount(pageCount).setFirstFrame(firstFrame).setLastFrame(lastFrame).setMaxScannedSequence(maxScanned)
+                        .setTranscriptDigest(ByteString.copyFrom(digest.bytes())));
+                case LIVENESS -> f0.setLiveness(Liveness.newBuilder().setSourceHead(a));
+                case ERROR -> f0.setError(Wire.error(ErrorCause.valueOf(cause), ""));
+                default -> throw new IllegalStateException("a requester receives " + kind);
+            }
+            SourceFrame f = f0.build();
+            if (!full) {
+                return new Inbound.Parsed<>(f, f.getSerializedSize());
+            }
+            byte[] bytes = f.toByteArray();
+            try {
+                return new Inbound.Parsed<>(SourceFrame.parseFrom(bytes), bytes.length);
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                return new Inbound.Unparseable<>(e.getMessage());
+            }
+        }
+
+        private static Inbound<SourceFrame> decode(byte[] bytes) {
+            if (bytes.length > SESSION.frameEncodedBytesMax()) {
+                return new Inbound.Oversized<>(bytes.length, SESSION.frameEncodedBytesMax());
+            }
+            return switch (SourceFrameDecoder.decode(bytes, SESSION.frameDecodedBytesMax())) {
+                case SourceFrameDecoder.Result.Read r -> new Inbound.Read(r, bytes.length);
+                case SourceFrameDecoder.Result.UseGenerated g -> {
+                    try {
+                        yield new Inbound.Parsed<>(SourceFrame.parseFrom(bytes), bytes.length);
+                    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                        yield new Inbound.Unparseable<>(e.getMessage());
+                    }
+                }
+            };
         }
     }
 
@@ -512,6 +634,14 @@ final class ProtocolSimulator {
         void toSource(Msg m) {
             fold(m.kind.ordinal() * 37L + m.a);
             if (m.kind != MKind.CANCEL && !transit(m)) {
+                // One stream is one TCP connection: a request frame is never lost alone; the connection breaks, and
+                // both ends learn it (a lost ACK would otherwise strand the source's credit while liveness flows).
+                at(now + delay() + 20 * MS, 17, () -> {
+                    if (session != null) {
+                        session.close("connection lost");
+                    }
+                    req.broken(this);
+                });
                 return;
             }
             long t = Math.max(now + delay(), lastToSrc);
@@ -650,6 +780,11 @@ final class ProtocolSimulator {
                         st.session.close("cancelled");
                     }
                 }
+                case REGEN -> {
+                    if (st.session != null && !st.session.closed) {
+                        st.session.onRegenerate(m.view, m.a);
+                    }
+                }
                 default -> throw new IllegalStateException("a source receives " + m.kind);
             }
         }
@@ -706,13 +841,45 @@ final class ProtocolSimulator {
 
         void liveness() {
             for (SrcSession s : sessions) {
-                if (s.out.isEmpty() && s.ledger.lastSentFrame() > 0) {
+                if (now - s.lastSendAt >= LIVENESS_MS * MS && s.ledger.lastSentFrame() > 0) {
                     Msg l = new Msg(MKind.LIVENESS);
                     l.a = s.inc.head();
                     s.send(l);
                 }
             }
             at(now + LIVENESS_MS * MS, 3, this::liveness);
+        }
+    }
+
+    private static final class AdmitAll implements MembershipView {
+        @Override
+        public ClusterIdentity cluster() {
+            return CLUSTER;
+        }
+
+        @Override
+        public long revision() {
+            return 1;
+        }
+
+        @Override
+        public boolean valid() {
+            return true;
+        }
+
+        @Override
+        public Collection<Member> members() {
+            return List.of();
+        }
+
+        @Override
+        public Optional<Member> member(NodeId nodeId) {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean isAdmitted(Incarnation incarnation) {
+            return true;
         }
     }
 
@@ -789,6 +956,8 @@ final class ProtocolSimulator {
         SourceState state = new SourceState.Opening();
         final ArrayDeque<Msg> out = new ArrayDeque<>();
         long nextFrame = 1;
+        long lastSendAt;
+        long lastDataFrame;
         boolean closed;
         boolean wakeScheduled;
         // the snapshot attempt
@@ -824,6 +993,20 @@ final class ProtocolSimulator {
             }
         }
 
+        /** DELTA-8, DELTA-9, DELTA-10: regenerate from the requester's applied cursor, as the production pump does. */
+        void onRegenerate(UUID view, long applied) {
+            if (!(state instanceof SourceState.Streaming s)) {
+                return; // bootstrapping: the request named a position the commit replaces (SNAP-8)
+            }
+            if (view.equals(s.at().view()) && applied > s.at().cursor()) {
+                throw new Violation("ordered", "requester applied " + applied + " beyond the cursor sent " + s.at().cursor());
+            }
+            state = SourceState.next(state, SourceState.onRegenerationRequest(s, new InstalledCursor(view, applied),
+                    inc.inventory.oldestRetainedSequence()));
+            out.removeIf(m -> m.kind == MKind.DELTA); // produced for the old position
+            wake(0);
+        }
+
         void onAck(long consumed) {
             switch (ledger.ack(consumed)) {
                 case CreditLedger.AckOutcome.Future f -> throw new Violation("credit", "ACK of frame " + consumed
@@ -853,6 +1036,7 @@ final class ProtocolSimulator {
 
         void send(Msg m) {
             m.frame = nextFrame++;
+            lastSendAt = now;
             if (m.data()) {
                 ledger.charge(m.frame, m.bytes, now);
             } else {
@@ -862,6 +1046,7 @@ final class ProtocolSimulator {
             switch (m.kind) {
                 case BEGIN -> {
                     firstFrame = m.frame;
+                    m.scopeDigest = digest;
                     transcript = TranscriptDigest.builder().begin(m.frame, m.view, digest, m.a);
                 }
                 case PAGE -> {
@@ -883,6 +1068,7 @@ final class ProtocolSimulator {
                 case COMMIT -> {
                     m.digest = transcript.finish();
                     m.firstFrame = firstFrame;
+                    m.lastFrame = lastDataFrame;
                     state = SourceState.next(state, new SourceState.Committed(new SourceState.Position(view, s1)));
                     inc.committedViews.addLast(view);
                     committerOf.put(view, inc);
@@ -896,6 +1082,9 @@ final class ProtocolSimulator {
                     }
                 }
                 default -> { }
+            }
+            if (m.data()) {
+                lastDataFrame = m.frame;
             }
             stream.toRequester(m);
         }
@@ -923,7 +1112,7 @@ final class ProtocolSimulator {
                                 m.view = view;
                                 m.a = p.ordinal();
                                 m.records = p.records();
-                                m.bytes = InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES + p.accountedBytes() / 4;
+                                m.bytes = SourceFrameEncoder.page(stream.id, view, p.ordinal(), p.records()).encodedBytes();
                                 out.add(m);
                             }
                             case SnapshotScan.ScanStep.ScanEnd e -> {
@@ -996,6 +1185,10 @@ final class ProtocolSimulator {
 
     // ---------------------------------------------------------------- requesters
 
+    /**
+     * One requester: per source a {@link Slot} whose {@link RequesterCore} (the production core) makes every receive
+     * decision; this class is only its transport (delivery, starvation, stream ends) and its timer.
+     */
     final class ReqNode {
         final int index;
         final Incarnation self;
@@ -1004,6 +1197,9 @@ final class ProtocolSimulator {
         final Link[] links;
         final Slot[] slots;
         final long[] learnAt;
+        final SimReceiver receiver = new SimReceiver(this);
+        /** Shared by this requester's cores, as a Subscriber's sessions share theirs. */
+        final RequesterCounters counters = new RequesterCounters();
         boolean starved;
 
         ReqNode(int index, Scope scope) {
@@ -1027,19 +1223,26 @@ final class ProtocolSimulator {
             at(t, 13, () -> learn(src, inc));
         }
 
+        /** A new source incarnation gets a new core, as the Subscriber makes a new RequesterSession (SES-6). */
         void learn(int src, Incarnation inc) {
             Slot slot = slots[src];
             if (inc == null ? slot.inc == null : inc.equals(slot.inc)) {
                 return;
             }
-            if (slot.current != null && !slot.current.ended) {
-                fail(slot, slot.current, "membership");
+            if (slot.core != null) {
+                RequesterCore old = slot.core;
+                perform(slot, old, old.stop(ErrorCause.UNKNOWN_SOURCE_INCARNATION, ResetCause.MEMBER_REMOVED));
             }
             slot.inc = inc;
-            slot.state = new RequesterState.Idle();
             slot.installed = null;
+            slot.staging = null;
             slot.lastCursor = -1;
+            slot.core = null;
+            slot.timerAt = -1;
             if (inc != null) {
+                slot.core = new RequesterCore(new RequesterCore.Peer(CLUSTER, self, inc, scope, SESSION, receiver,
+                        counters, () -> VIEW_OF_REQUESTERS));
+                slot.core.fault = bug.fault;
                 scheduleConnect(slot);
             }
         }
@@ -1053,99 +1256,104 @@ final class ProtocolSimulator {
 
         void connect(Slot slot) {
             slot.connectScheduled = false;
-            if (slot.inc == null || !(slot.state instanceof RequesterState.Idle || slot.state instanceof RequesterState.BackingOff)) {
+            if (slot.core == null || !(slot.core.state() instanceof RequesterState.Idle || slot.core.state() instanceof RequesterState.BackingOff)) {
                 return;
             }
             Stream st = new Stream(uuid(), sources[slot.src], this);
-            Optional<InstalledCursor> resume = slot.installed == null ? Optional.empty()
-                    : Optional.of(new InstalledCursor(slot.installed.view, slot.installed.cursor));
-            slot.state = moved(RequesterState.next(slot.state, new RequesterState.Connect(st.id, resume)));
-            Rx rx = new Rx(st, slot.inc);
-            rx.lastReceived = now;
-            st.rx = rx;
-            slot.current = rx;
-            Open.Builder open = Open.newBuilder().setProtocol(ClusterIdentity.PROTOCOL).setClusterUuid(Wire.uuid(CLUSTER.uuid()))
-                    .setSource(Wire.ref(slot.inc)).setRequester(Wire.ref(self)).setScope(RequesterSession.scopeSpec(scope))
-                    .setScopeDigest(ByteString.copyFrom(scopeDigest.bytes())).setSessionId(Wire.uuid(st.id))
-                    .setReceiveWindowBytes(WINDOW_BYTES);
-            resume.ifPresent(c -> open.setResume(ResumePoint.newBuilder().setViewId(Wire.uuid(c.viewId())).setAppliedCursor(c.watermark())));
-            Msg m = new Msg(MKind.OPEN);
-            m.open = RequesterFrame.newBuilder().setSessionId(Wire.uuid(st.id)).setOpen(open).build();
-            st.toSource(m);
+            st.rx = new Rx(st, slot.core);
+            slot.stream = st;
+            perform(slot, slot.core, slot.core.connect(now, st.id, receiver.installedCursor(slot.inc), true));
         }
 
-        /** The transport reports the stream broken. */
+        /** Carries out a core's effects: frames to the source, stream ends, the connect loop, the core's timer. */
+        void perform(Slot slot, RequesterCore core, List<RequesterCore.Effect> effects) {
+            for (RequesterCore.Effect e : effects) {
+                Stream st = slot.stream;
+                switch (e) {
+                    case RequesterCore.Effect.Send s -> {
+                        if (st != null && st.id.equals(s.stream())) {
+                            st.toSource(Msg.from(s.frame()));
+                        }
+                    }
+                    case RequesterCore.Effect.Close c -> {
+                        if (c.error().isPresent() && c.error().get().cause() == ErrorCause.INTERNAL) {
+                            if (raised != null) {
+                                throw raised;
+                            }
+                            throw violation("invariant", c.error().get().detail()); // a production class refused an edge
+                        }
+                        fold(c.error().map(r -> r.cause().ordinal() + 1).orElse(0));
+                        log("r" + index + " closes " + c.stream().toString().substring(0, 8) + ": " + c.error());
+                        cancel(st, c.stream());
+                    }
+                    case RequesterCore.Effect.Abandon a -> {
+                        log("r" + index + " abandons " + a.stream().toString().substring(0, 8) + ": " + a.detail());
+                        cancel(st, a.stream());
+                    }
+                    case RequesterCore.Effect.Ended en -> {
+                        if (core == slot.core) {
+                            scheduleConnect(slot);
+                        }
+                    }
+                }
+            }
+            armTimer(slot, core);
+        }
+
+        private void cancel(Stream st, UUID stream) {
+            if (st != null && st.id.equals(stream)) {
+                st.toSource(new Msg(MKind.CANCEL));
+            }
+        }
+
+        /** The core's one timer: an event at its deadline; a stale event (the deadline moved) re-arms without effect. */
+        void armTimer(Slot slot, RequesterCore core) {
+            long d = core.deadlineNanos();
+            if (core != slot.core || d == Long.MAX_VALUE || d == slot.timerAt) {
+                return;
+            }
+            slot.timerAt = d;
+            at(d, 4, () -> {
+                if (slot.core == core && slot.timerAt == d) {
+                    slot.timerAt = -1;
+                    perform(slot, core, core.onTimer(now));
+                }
+            });
+        }
+
+        /** The transport reports the stream broken (the source's process ended, a connection refused). */
         void broken(Stream st) {
             Slot slot = slots[st.src.index];
-            if (st.rx != null && st.rx == slot.current && !st.rx.ended) {
-                fail(slot, st.rx, "broken");
+            if (st.rx != null && st.rx.core == slot.core) {
+                perform(slot, slot.core, slot.core.onStreamEnd(st.id, Optional.of("TRANSPORT_UNAVAILABLE")));
             }
         }
 
-        /** Ends the stream: staging is discarded (SNAP-10), the source is told, the connect loop backs off. */
-        void fail(Slot slot, Rx rx, String why) {
-            fold(why.hashCode());
-            log("r" + index + " ends " + rx.stream.id.toString().substring(0, 8) + ": " + why);
-            rx.ended = true; // its staging is dead with it (SNAP-10): only this stream's frames could reach it
-            rx.queue.clear();
-            rx.bufferedBytes = 0;
-            rx.bufferedFrames = 0;
-            if (rx == slot.current) {
-                RequesterState.Outcome o = RequesterState.next(slot.state, new RequesterState.Ended(rx.stream.id));
-                if (o instanceof RequesterState.Outcome.Moved mv) {
-                    slot.state = mv.to();
-                }
-                scheduleConnect(slot);
+        /** A connection reset: both ends see the stream end. */
+        void reset(Slot slot) {
+            Stream st = slot.stream;
+            if (st != null && slot.core != null) {
+                st.toSource(new Msg(MKind.CANCEL));
+                perform(slot, slot.core, slot.core.onStreamEnd(st.id, Optional.of("TRANSPORT_CANCELLED")));
             }
-            Msg c = new Msg(MKind.CANCEL);
-            rx.stream.toSource(c);
         }
 
-        void deadlines() {
-            for (Slot slot : slots) {
-                Rx rx = slot.current;
-                if (rx != null && !rx.ended && now - rx.lastReceived > DEADLINE_MS * MS) {
-                    fail(slot, rx, "deadline");
-                }
-            }
-            at(now + LIVENESS_MS * MS, 4, this::deadlines);
-        }
-
+        /** A message arrives at the transport: the core hears of its bytes at once (the stream tracer), of it when applied. */
         void receive(Stream st, Msg m) {
             Rx rx = st.rx;
             Slot slot = slots[st.src.index];
-            // A frame already handed to the listener when the stream was replaced still arrives (the race SES-6 covers).
-            if (rx != slot.current && !bug(SimBug.INSTALL_REPLACED_SESSION_FRAME)) {
-                return; // SES-6: a frame of a replaced stream changes nothing
-            }
-            if (rx.ended && rx == slot.current) {
-                return; // failed; the connect loop replaces it
-            }
-            if (m.frame != rx.expected && !bug(SimBug.SKIP_GAP_CHECK)) {
-                fail(slot, rx, "gap"); // SES-3: frames are numbered contiguously from 1
-                return;
-            }
-            rx.expected = m.frame + 1;
-            rx.lastReceived = now;
-            if (m.kind == MKind.LIVENESS) {
-                rx.queue.add(m);
-            } else if (m.kind == MKind.ERROR) {
-                fail(slot, rx, "error " + m.cause);
-                return;
-            } else {
-                if (m.data()) {
-                    rx.bufferedBytes += m.bytes;
-                    rx.bufferedFrames++;
-                    if (rx.bufferedBytes > WINDOW_BYTES || rx.bufferedFrames > WINDOW_FRAMES) {
-                        throw new Violation("credit", "requester holds " + rx.bufferedFrames + " unconsumed frames of "
-                                + rx.bufferedBytes + " bytes, window " + WINDOW_FRAMES + " frames of " + WINDOW_BYTES + " bytes");
-                    }
+            rx.core.noteArrival(st.id, now);
+            if (m.data() && rx.core == slot.core && slot.stream == st && m.frame > rx.highestArrived) {
+                rx.highestArrived = m.frame; // a copy the network duplicated is not the source's: only first arrivals count
+                m.counted = true;
+                rx.bufferedBytes += m.bytes;
+                rx.bufferedFrames++;
+                if (rx.bufferedBytes > WINDOW_BYTES || rx.bufferedFrames > WINDOW_FRAMES) {
+                    throw violation("credit", "requester holds " + rx.bufferedFrames + " unconsumed frames of "
+                            + rx.bufferedBytes + " bytes, window " + WINDOW_FRAMES + " frames of " + WINDOW_BYTES + " bytes");
                 }
-                if (bug(SimBug.ACK_BEFORE_APPLY)) {
-                    ack(rx, m.frame);
-                }
-                rx.queue.add(m);
             }
+            rx.queue.add(m);
             scheduleApply(slot, rx);
         }
 
@@ -1157,172 +1365,198 @@ final class ProtocolSimulator {
             }
         }
 
+        /** Hands the next message to the core (gRPC's onNext): the core checks, applies and acknowledges it. */
         void applyNext(Slot slot, Rx rx) {
             rx.applyScheduled = false;
             Msg m = rx.queue.pollFirst();
-            if (m == null || (rx.ended && rx == slot.current)) {
+            if (m == null) {
                 return;
             }
-            if (m.data()) {
+            if (m.counted) {
                 rx.bufferedBytes -= m.bytes;
                 rx.bufferedFrames--;
             }
-            if (m.frame <= rx.applied && m.data()) {
-                throw new Violation("unique", "frame " + m.frame + " applied twice on stream " + rx.stream.id);
-            }
-            if (!process(slot, rx, m)) {
-                return;
-            }
-            rx.applied = Math.max(rx.applied, m.frame);
-            if (!bug(SimBug.ACK_BEFORE_APPLY)) {
-                long through = m.frame;
-                if (bug(SimBug.CREDIT_OFF_BY_ONE) && !rx.queue.isEmpty()) {
-                    through = m.frame + 1;
-                }
-                ack(rx, through);
-            }
+            List<RequesterCore.Effect> effects = rx.core.onFrame(rx.stream.id, now, m.toInbound(rx.stream.id, full));
+            creditFollowsApplication(m, effects);
+            perform(slot, rx.core, effects);
             scheduleApply(slot, rx);
         }
 
-        private void ack(Rx rx, long through) {
-            if (rx.ended) {
-                return;
-            }
-            Msg a = new Msg(MKind.ACK);
-            a.a = through;
-            rx.stream.toSource(a);
-        }
-
-        /** The requester's handling of one frame; false when the stream failed. */
-        private boolean process(Slot slot, Rx rx, Msg m) {
-            boolean current = rx == slot.current;
-            UUID stream = rx.stream.id;
-            switch (m.kind) {
-                case OPEN_ACCEPTED -> {
-                    return event(slot, rx, new RequesterState.Accepted(stream, m.resumed));
-                }
-                case BEGIN -> {
-                    if (!event(slot, rx, new RequesterState.Begun(stream, m.view, now))) {
-                        return false;
-                    }
-                    rx.staging = new Staging(m.view, m.a);
-                    rx.transcript = TranscriptDigest.builder().begin(m.frame, m.view, scopeDigest, m.a);
-                    return true;
-                }
-                case PAGE -> {
-                    if (rx.staging == null || !rx.staging.view.equals(m.view)) {
-                        return failed(slot, rx, "page of an unknown view");
-                    }
-                    for (ResidenceRecord r : m.records) {
-                        rx.staging.map[slot(r)] = r.sizeBytes();
-                    }
-                    rx.staging.pages++;
-                    rx.transcript.page(m.frame, m.a, m.records);
-                    return true;
-                }
-                case DELTA -> {
-                    if (rx.staging != null && rx.staging.view.equals(m.view)) {
-                        if (m.a != rx.staging.replay) {
-                            return failed(slot, rx, "replay gap");
-                        }
-                        applyRecords(rx.staging.map, m.records);
-                        rx.staging.replay = m.b;
-                        rx.transcript.replay(m.frame, new Interval(m.a, m.b), m.records);
-                        return true;
-                    }
-                    Installed v = slot.installed;
-                    if (v == null || !v.view.equals(m.view) || !(current || bug(SimBug.INSTALL_REPLACED_SESSION_FRAME))) {
-                        return failed(slot, rx, "delta of an unknown view");
-                    }
-                    if (m.b <= v.cursor) {
-                        return true; // DELTA-7 duplicate
-                    }
-                    if (m.a != v.cursor) {
-                        return failed(slot, rx, "delta gap"); // DELTA-8/9: resume from the installed cursor
-                    }
-                    applyRecords(v.map, m.records);
-                    v.cursor = m.b;
-                    check(slot, v);
-                    return true;
-                }
-                case COMMIT -> {
-                    Staging sg = rx.staging;
-                    if (sg == null || !sg.view.equals(m.view)) {
-                        return failed(slot, rx, "commit of an unknown view");
-                    }
-                    boolean s1 = m.a == sg.replay || bug(SimBug.COMMIT_BEFORE_S1);
-                    boolean digest = m.digest.equals(rx.transcript.finish()) || bug(SimBug.SKIP_DIGEST_CHECK);
-                    if (!s1 || !digest || m.pageCount != sg.pages || m.maxScanned > m.a) { // SNAP-7
-                        event(slot, rx, new RequesterState.CommitRejected(stream));
-                        rx.staging = null; // SNAP-7: a refused commit discards the staging attempt
-                        return failed(slot, rx, "commit rejected");
-                    }
-                    if (current && !event(slot, rx, new RequesterState.Installed(stream, sg.view))) {
-                        return false;
-                    }
-                    rx.staging = null;
-                    Installed v = new Installed(sg.view, m.a, sg.map, rx.openedFor);
-                    slot.installed = v;
-                    log("r" + index + " installs " + v.view.toString().substring(0, 8) + " at " + v.cursor);
-                    check(slot, v);
-                    return true;
-                }
-                case LIVENESS -> {
-                    return true;
-                }
-                default -> throw new IllegalStateException("a requester receives " + m.kind);
-            }
-        }
-
-        private boolean event(Slot slot, Rx rx, RequesterState.Event e) {
-            RequesterState.Outcome o = RequesterState.next(slot.state, e);
-            switch (o) {
-                case RequesterState.Outcome.Moved mv -> {
-                    slot.state = mv.to();
-                    return true;
-                }
-                case RequesterState.Outcome.Refused r -> {
-                    return failed(slot, rx, "refused " + r.refusal().cause());
-                }
-                case RequesterState.Outcome.Ignored i -> {
-                    return rx != slot.current; // only the replaced-frame bug gets here with an old stream
+        /** SES-13, DELTA-12: an ACK never covers a frame the requester refused (it was never applied). */
+        private void creditFollowsApplication(Msg m, List<RequesterCore.Effect> effects) {
+            boolean refused = effects.stream().anyMatch(e -> e instanceof RequesterCore.Effect.Close c && c.error().isPresent());
+            for (RequesterCore.Effect e : effects) {
+                if (refused && e instanceof RequesterCore.Effect.Send s && s.frame().hasAck()
+                        && s.frame().getAck().getConsumedThroughFrame() >= m.frame) {
+                    throw violation("credit", "ACK of frame " + s.frame().getAck().getConsumedThroughFrame()
+                            + " returned the credit of frame " + m.frame + ", which the requester refused");
                 }
             }
-        }
-
-        private boolean failed(Slot slot, Rx rx, String why) {
-            if (!rx.ended) {
-                fail(slot, rx, why);
-            }
-            return false;
         }
 
         /** The per-step oracles on an installed view: coverage, atomicity, stale incarnation, order. */
-        private void check(Slot slot, Installed v) {
+        void check(Slot slot, Installed v) {
             SrcInc inc = incarnation(v.inc);
             if (committerOf.get(v.view) != inc) {
-                throw new Violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
+                throw violation("stale incarnation", "view " + v.view + " of " + committerOf.get(v.view).id
                         + " is installed as a view of " + v.inc);
             }
             if (v.cursor > inc.head()) {
-                throw new Violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
+                throw violation("coverage", "view claims cursor " + v.cursor + " beyond the source head " + inc.head());
             }
             long[] expect = inc.mapAt.get((int) v.cursor);
             for (int i = 0; i < SLOTS; i++) {
                 long want = scope.contains(NS[i / (KEYS * 2)]) ? expect[i] : 0;
                 if (v.map[i] != want) {
                     if (v.map[i] != 0 && v.map[i] < ownerOfSize.size() && ownerOfSize.get((int) v.map[i]) != inc) {
-                        throw new Violation("stale incarnation", "view of " + v.inc + " holds a record of another incarnation");
+                        throw violation("stale incarnation", "view of " + v.inc + " holds a record of another incarnation");
                     }
-                    throw new Violation("atomic", "view at cursor " + v.cursor + " differs from the source in slot " + i
+                    throw violation("atomic", "view at cursor " + v.cursor + " differs from the source in slot " + i
                             + ": " + v.map[i] + " != " + want);
                 }
             }
             if (v.inc.equals(slot.lastInc) && v.cursor < slot.lastCursor) {
-                throw new Violation("ordered", "installed cursor went back from " + slot.lastCursor + " to " + v.cursor);
+                throw violation("ordered", "installed cursor went back from " + slot.lastCursor + " to " + v.cursor);
             }
             slot.lastInc = v.inc;
             slot.lastCursor = v.cursor;
+        }
+    }
+
+    /**
+     * The requester's view receiver in the simulator: the hidden staging view, the installed view and the commit
+     * checks of {@code orbitkv.index}'s GlobalIndex restated on a slot map (SNAP-5..SNAP-7, DELTA-7..DELTA-9). The
+     * GlobalIndex itself can not run here: {@code orbitkv.index} depends on this module, so this module's tests can
+     * not depend on it (a reactor cycle); the index's own tests cover its staging and install. This model is the
+     * independent oracle of what a receiver must do, and carries the two seeded receiver bugs.
+     */
+    final class SimReceiver implements ViewReceiver {
+        private final ReqNode node;
+
+        SimReceiver(ReqNode node) {
+            this.node = node;
+        }
+
+        private Slot slotOf(Incarnation source) {
+            for (Slot s : node.slots) {
+                if (source.equals(s.inc)) {
+                    return s;
+                }
+            }
+            throw violation("stale incarnation", "a core of " + source + " reached the receiver after it was replaced");
+        }
+
+        /** The "unique" oracle: a data frame reaches the receiver once per stream, in order (SES-12). */
+        private void unique(Slot slot, long frame) {
+            UUID stream = slot.core.currentStream().orElse(null);
+            if (stream != null && stream.equals(slot.lastStream) && frame <= slot.lastFrame) {
+                throw violation("unique", "frame " + frame + " applied after frame " + slot.lastFrame + " on stream " + stream);
+            }
+            slot.lastStream = stream;
+            slot.lastFrame = frame;
+        }
+
+        @Override
+        public StageOutcome beginStaging(Incarnation source, UUID viewId, ScopeDigest digest, long s0, long frame) {
+            Slot slot = slotOf(source);
+            unique(slot, frame);
+            if (!digest.equals(node.scopeDigest)) {
+                return new StageOutcome.Rejected(RejectReason.SCOPE_DIGEST_MISMATCH);
+            }
+            slot.staging = new Staging(viewId, s0, TranscriptDigest.builder().begin(frame, viewId, digest, s0));
+            return new StageOutcome.Staged(0);
+        }
+
+        @Override
+        public StageOutcome stagePage(Incarnation source, UUID viewId, long ordinal, long frame, RecordBatch records) {
+            Slot slot = slotOf(source);
+            unique(slot, frame);
+            Staging sg = slot.staging;
+            if (sg == null || !sg.view.equals(viewId)) {
+                return new StageOutcome.Rejected(RejectReason.VIEW_UNKNOWN);
+            }
+            for (ResidenceRecord r : records.asList()) {
+                sg.map[slot(r)] = r.sizeBytes();
+            }
+            sg.pages++;
+            sg.transcript.page(frame, ordinal, records);
+            return new StageOutcome.Staged(records.size());
+        }
+
+        @Override
+        public DeltaOutcome applyDelta(Incarnation source, UUID viewId, long frame, Interval interval, RecordBatch records) {
+            Slot slot = slotOf(source);
+            unique(slot, frame);
+            Staging sg = slot.staging;
+            if (sg != null && sg.view.equals(viewId)) {
+                if (interval.from() != sg.replay) {
+                    return new DeltaOutcome.Rejected(RejectReason.FRAME_OUT_OF_ORDER); // SNAP-7: replay is contiguous
+                }
+                applyRecords(sg.map, records.asList());
+                sg.replay = interval.to();
+                sg.transcript.replay(frame, interval, records);
+                return new DeltaOutcome.Applied(interval.to());
+            }
+            Installed v = slot.installed;
+            if (v == null || !v.view.equals(viewId)) {
+                return new DeltaOutcome.Rejected(RejectReason.VIEW_UNKNOWN);
+            }
+            if (interval.to() <= v.cursor) {
+                return new DeltaOutcome.Duplicate(v.cursor); // DELTA-7
+            }
+            if (interval.from() != v.cursor) { // DELTA-8, DELTA-9
+                return interval.from() < v.cursor ? new DeltaOutcome.ResumeFrom(v.cursor) : new DeltaOutcome.NeedRepair(v.cursor);
+            }
+            applyRecords(v.map, records.asList());
+            v.cursor = interval.to();
+            node.check(slot, v);
+            return new DeltaOutcome.Applied(v.cursor);
+        }
+
+        @Override
+        public CommitOutcome commit(Incarnation source, UUID viewId, CommitMarker m) {
+            Slot slot = slotOf(source);
+            Staging sg = slot.staging;
+            if (sg == null || !sg.view.equals(viewId)) {
+                return new CommitOutcome.Rejected(RejectReason.VIEW_UNKNOWN);
+            }
+            slot.staging = null; // installed or refused, the attempt ends (SNAP-7)
+            boolean s1 = m.s1() == sg.replay || bug == SimBug.COMMIT_BEFORE_S1;
+            boolean digest = m.transcriptDigest().equals(sg.transcript.finish()) || bug == SimBug.SKIP_DIGEST_CHECK;
+            if (!s1 || m.pageCount() != sg.pages) {
+                return new CommitOutcome.Rejected(RejectReason.COMMIT_INCOMPLETE);
+            }
+            if (!digest) {
+                return new CommitOutcome.Rejected(RejectReason.TRANSCRIPT_DIGEST_MISMATCH);
+            }
+            Installed v = new Installed(viewId, m.s1(), sg.map, source);
+            slot.installed = v;
+            log("r" + node.index + " installs " + v.view.toString().substring(0, 8) + " at " + v.cursor);
+            node.check(slot, v);
+            return new CommitOutcome.Installed(viewId, m.s1(), 0);
+        }
+
+        @Override
+        public void discardStaging(Incarnation source, ResetCause cause) {
+            for (Slot s : node.slots) {
+                if (source.equals(s.inc)) {
+                    s.staging = null;
+                }
+            }
+        }
+
+        @Override
+        public Optional<InstalledCursor> installedCursor(Incarnation source) {
+            for (Slot s : node.slots) {
+                if (source.equals(s.inc) && s.installed != null && s.installed.inc.equals(source)) {
+                    return Optional.of(new InstalledCursor(s.installed.view, s.installed.cursor));
+                }
+            }
+            return Optional.empty();
+        }
+
+        @Override
+        public void observeLiveness(Incarnation source, long head) {
         }
 
         private void applyRecords(long[] map, List<ResidenceRecord> records) {
@@ -1352,40 +1586,41 @@ final class ProtocolSimulator {
         throw new IllegalStateException("expected a move, got " + o);
     }
 
-    /** The requester's per-source state: one machine per source incarnation (SES-6). */
+    /** The requester's per-source state: one core per source incarnation (SES-6), the view the receiver holds. */
     static final class Slot {
         final int src;
         Incarnation inc;
-        RequesterState state = new RequesterState.Idle();
-        Rx current;
+        RequesterCore core;
+        /** The stream of the core's last connect. */
+        Stream stream;
+        long timerAt = -1;
         Installed installed;
+        Staging staging;
         boolean connectScheduled;
         Incarnation lastInc;
         long lastCursor = -1;
+        /** The "unique" oracle: the stream and frame number of the last data frame the receiver took. */
+        UUID lastStream;
+        long lastFrame;
 
         Slot(int src) {
             this.src = src;
         }
     }
 
-    /** The requester's side of one stream. */
+    /** The requester transport's side of one stream: messages arrived but not yet handed to the core. */
     static final class Rx {
         final Stream stream;
-        final Incarnation openedFor;
-        long expected = 1;
-        long applied;
-        long lastReceived;
+        final RequesterCore core;
         long bufferedBytes;
         int bufferedFrames;
-        boolean ended;
+        long highestArrived;
         boolean applyScheduled;
-        Staging staging;
-        TranscriptDigest.Builder transcript;
         final ArrayDeque<Msg> queue = new ArrayDeque<>();
 
-        Rx(Stream stream, Incarnation openedFor) {
+        Rx(Stream stream, RequesterCore core) {
             this.stream = stream;
-            this.openedFor = openedFor;
+            this.core = core;
         }
     }
 
@@ -1396,11 +1631,13 @@ final class ProtocolSimulator {
         long replay;
         long pages;
         final long[] map = new long[SLOTS];
+        final TranscriptDigest.Builder transcript;
 
-        Staging(UUID view, long s0) {
+        Staging(UUID view, long s0, TranscriptDigest.Builder transcript) {
             this.view = view;
             this.s0 = s0;
             this.replay = s0;
+            this.transcript = transcript;
         }
     }
 
@@ -1431,7 +1668,7 @@ final class ProtocolSimulator {
                 if (v == null || !v.inc.equals(s.cur.id) || v.cursor != s.cur.head()) {
                     throw new Violation("convergence", "requester r" + q.index + " holds "
                             + (v == null ? "no view" : v.inc.epoch() + "@" + v.cursor) + " of s" + s.index + " at epoch "
-                            + s.cur.id.epoch() + " head " + s.cur.head() + " (state " + slot.state + ")");
+                            + s.cur.id.epoch() + " head " + s.cur.head() + " (state " + (slot.core == null ? "none" : slot.core.state()) + ")");
                 }
                 q.check(slot, v);
             }

@@ -134,7 +134,7 @@ class RequesterPathRecoveryTest {
     void unansweredOpenIsReplaced() throws Exception {
         start(Script.NO_ANSWER);
         await("a second Open after the first went unanswered", () -> opens.get() >= 2 && cancelled.get() >= 1);
-        assertThat(peer().lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
+        assertThat(peer().lastErrorCause()).isEqualTo(RequesterCore.RECEIVE_SILENCE_CAUSE);
     }
 
     @Test
@@ -142,7 +142,7 @@ class RequesterPathRecoveryTest {
     void silentAcceptedStreamIsReplaced() throws Exception {
         start(Script.ACCEPT_THEN_SILENT);
         await("the silent stream cancelled and a new Open sent", () -> opens.get() >= 2 && cancelled.get() >= 1);
-        assertThat(peer().lastErrorCause()).isEqualTo(RequesterSession.RECEIVE_SILENCE_CAUSE);
+        assertThat(peer().lastErrorCause()).isEqualTo(RequesterCore.RECEIVE_SILENCE_CAUSE);
         assertThat(peer().connects()).isGreaterThanOrEqualTo(2);
         assertThat(channels.getFirst().idles.get()).as("the silent connection is dropped, not reused").isPositive();
     }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.Medium;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
  * The session timers follow injected time (issue 25 item 1): each end runs on a {@link orbitkv.testing.ManualClock},
  * and each timer's effect happens exactly when virtual time passes its due time, not a nanosecond earlier, however
  * much real time goes by. Before the ProtocolClock these timers read {@code System.nanoTime()} and the ACK timer
- * had its own thread, so none of these assertions could be made at an exact instant.
+ * had its own thread, so none of these assertions could be made at an exact instant. The requester's timers live in
+ * the sans-I/O {@link RequesterCore} (issue 38) and are driven here without threads, so they are exact and deterministic.
  */
 @Tag("unit")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -64,50 +67,47 @@ class SessionClockTest {
     }
 
     @Test
-    @DisplayName("issue 25 DELTA-12 SES-14 the requester's ACK leaves when virtual time passes the ACK interval, returning the credit then")
-    void ackCadenceFollowsVirtualTime() throws Exception {
-        pair = new ClockedSessions(InventoryConfig.defaults().withWindow(0, 0), QUIET, true);
-        awaitStreaming();
-        pair.source.put(key(1), Medium.DRAM, 10);
-        await("the delta applied", () -> pair.receiver.deltas.get() == 1);
+    @DisplayName("issue 38 DELTA-12 SES-14 the requester core's ACK leaves when virtual time passes the ACK interval, exactly, returning the delta's credit")
+    void ackCadenceFollowsVirtualTime() {
+        CoreDriver d = new CoreDriver(QUIET);
+        d.resumed();
+        long t = d.now;
+        d.core.onFrame(d.stream, t, d.delta(2, 7, 8));
         long ackNanos = TimeUnit.MILLISECONDS.toNanos(SessionConfig.DEFAULT_ACK_INTERVAL_MS);
-        awaitArmed("the ACK timer", pair.requesterTime, ackNanos);
-        await("the delta's bytes outstanding at the source", () -> source().outstandingBytes() > 0);
-        assertThat(source().creditReturnedBytes()).isZero();
-
-        pair.requesterTime.advance(ackNanos - 1);
-        assertThat(pair.requesterTime.pendingDelaysNanos()).as("the ACK timer still armed, 1 ns short").contains(1L);
-        assertThat(source().creditReturnedBytes()).as("no ACK before the interval").isZero();
-
-        pair.requesterTime.advance(1);
-        await("the ACK returned all credit", () -> source().outstandingBytes() == 0 && source().creditReturnedBytes() > 0);
+        assertThat(d.receiver.deltas.get()).as("the delta applied").isEqualTo(1);
+        assertThat(d.core.deadlineNanos()).as("the ACK timer armed at the interval").isEqualTo(t + ackNanos);
+        assertThat(d.core.onTimer(t + ackNanos - 1)).as("no ACK 1 ns before the interval").isEmpty();
+        List<RequesterCore.Effect> acked = d.core.onTimer(t + ackNanos);
+        assertThat(acked).singleElement().satisfies(e -> assertThat(((RequesterCore.Effect.Send) e).frame().getAck()
+                .getConsumedThroughFrame()).as("the ACK covers the applied delta").isEqualTo(2));
+        assertThat(d.core.deadlineNanos()).as("no ACK timer left; only the receive deadline").isEqualTo(t + d.core.silenceMaxNanos());
     }
 
     @Test
-    @DisplayName("issue 25 DELTA-13 IDX-12 the receive deadline replaces a silent stream at exactly three liveness intervals of virtual time, and the reconnect waits its virtual backoff")
-    void receiveDeadlineFollowsVirtualTime() throws Exception {
+    @DisplayName("issue 38 DELTA-13 IDX-12 the requester core replaces a silent stream at exactly three liveness intervals of virtual time, and the next stream resumes")
+    void receiveDeadlineFollowsVirtualTime() {
         SessionConfig config = SessionConfig.defaults().withLivenessIntervalMs(1000).withBackoffMs(2, 20, 2, 20);
-        pair = new ClockedSessions(InventoryConfig.defaults(), config, false); // the source's clock never moves: it is silent
-        awaitStreaming();
-        long deadline = RequesterSession.SILENT_LIVENESS_INTERVALS_MAX * 1000 * MS;
-        awaitArmed("the receive deadline", pair.requesterTime, deadline);
+        CoreDriver d = new CoreDriver(config);
+        d.resumed();
+        long deadline = d.now + RequesterCore.SILENT_LIVENESS_INTERVALS_MAX * 1000 * MS;
+        assertThat(d.core.deadlineNanos()).as("the receive deadline").isEqualTo(deadline);
 
-        pair.requesterTime.advance(deadline - 1);
-        assertThat(pair.requesterTime.pendingDelaysNanos()).as("the deadline still armed, 1 ns short").contains(1L);
-        assertThat(pair.peer().connects()).as("not replaced before the deadline").isEqualTo(1);
-        assertThat(pair.peer().lastErrorCause()).isEmpty();
+        assertThat(d.core.onTimer(deadline - 1)).as("not replaced 1 ns before the deadline").isEmpty();
+        assertThat(d.core.connects()).isEqualTo(1);
+        assertThat(d.core.lastErrorCause()).isEmpty();
 
-        pair.requesterTime.advance(1);
-        await("the silent stream ended by the receive deadline",
-                () -> RequesterSession.RECEIVE_SILENCE_CAUSE.equals(pair.peer().lastErrorCause()));
-        // advancing before the loop armed its backoff would start the backoff after the advance: wait for it first
-        await("the reconnect backoff armed (at most its 20 ms cap of virtual time)", () -> pair.requesterTime.pendingDelaysNanos()
-                .stream().anyMatch(d -> d > 0 && d <= 20 * MS));
-        assertThat(pair.peer().connects()).as("the reconnect waits for its backoff in virtual time").isEqualTo(1);
-        pair.requesterTime.advance(20 * MS); // the reconnect backoff's cap
-        await("a second stream resumed the installed view", () -> pair.peer().connects() == 2
-                && pair.peer().state() == SubscriptionStatus.State.STREAMING);
-        assertThat(pair.receiver.installs.get()).as("resumed, not bootstrapped again (SNAP-8)").isEqualTo(1);
+        List<RequesterCore.Effect> ended = d.core.onTimer(deadline);
+        assertThat(ended).hasSize(2);
+        assertThat(ended.get(0)).isInstanceOf(RequesterCore.Effect.Abandon.class);
+        assertThat(ended.get(1)).isInstanceOf(RequesterCore.Effect.Ended.class);
+        assertThat(d.core.lastErrorCause()).isEqualTo(RequesterCore.RECEIVE_SILENCE_CAUSE);
+        assertThat(d.core.deadlineNanos()).as("no timer while backing off").isEqualTo(Long.MAX_VALUE);
+
+        List<RequesterCore.Effect> open = d.core.connect(deadline + 20 * MS, UUID.randomUUID(),
+                d.receiver.installedCursor(d.source), true);
+        assertThat(open).singleElement().satisfies(e -> assertThat(((RequesterCore.Effect.Send) e).frame().getOpen().hasResume())
+                .as("the second stream resumes the installed view (SNAP-8)").isTrue());
+        assertThat(d.core.connects()).isEqualTo(2);
     }
 
     @Test
