@@ -1,7 +1,7 @@
 """python3 -m bench [--case NAME ...] --urls URL[,URL] [--smoke] [--strict] [--out DIR] [--plot-dir DIR]
 
 Runs benchmark cases against running Managers (``--urls``: the first holds the blocks, the second, a peer of the
-same cluster, reads them from it), writes ``<out>/<case>.json``, prints every series and every frozen goal with its
+same cluster, reads them from it), writes ``<out>/<case>.json`` and ``<out>/<case>.md`` (tables), prints every series and every frozen goal with its
 verdict, and exits 1 on a failed (or unmeasured) binding goal only with ``--strict``."""
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ def main(argv=None) -> int:
         record.update({"run_id": a.run_id, "smoke": a.smoke, "urls": urls, "load_average_start": load_start,
                        "load_average_end": load_end, "python": sys.version.split()[0]})
         h.write_json(os.path.join(out, f"{name}.json"), record)
+        with open(os.path.join(out, f"{name}.md"), "w", encoding="utf-8") as f:
+            f.write(h.markdown(name, record))
         _report(name, record)
         if hasattr(module, "plot"):
             svg = module.plot(record, (load_start, load_end))

@@ -55,15 +55,17 @@ GOALS = [
 class Params:
     cases: List[Tuple[str, int, int]]
     rounds: int
-    bytes_per_round: int  # timed calls per arm per round: enough calls to move about this many bytes
-    warmup_calls: int
+    bytes_per_round: int  # timed calls per arm per round: enough calls to move about this many bytes (1..50)
+    warmup_bytes: int  # warm-up calls per arm before timing: enough to move about this many bytes (2..warmup_max)
+    warmup_max: int
     latency_warmup: int
     latency_samples: int
 
 
-FULL = Params(FULL_CASES, rounds=12, bytes_per_round=64 * MIB, warmup_calls=20, latency_warmup=5000,
-              latency_samples=3000)
-SMOKE = Params(SMOKE_CASES, rounds=1, bytes_per_round=MIB, warmup_calls=1, latency_warmup=20, latency_samples=40)
+FULL = Params(FULL_CASES, rounds=12, bytes_per_round=64 * MIB, warmup_bytes=512 * MIB, warmup_max=200,
+              latency_warmup=5000, latency_samples=3000)
+SMOKE = Params(SMOKE_CASES, rounds=1, bytes_per_round=MIB, warmup_bytes=MIB, warmup_max=2, latency_warmup=20,
+               latency_samples=40)
 
 
 def payload(case: int, index: int, size: int) -> bytearray:
@@ -139,6 +141,9 @@ class EngineCase:
     def _calls_per_round(self, n: int, size: int) -> int:
         return max(1, min(50, self.p.bytes_per_round // (n * size)))
 
+    def _warmup_calls(self, n: int, size: int) -> int:
+        return max(2, min(self.p.warmup_max, self.p.warmup_bytes // (n * size)))
+
     def _read_case(self, ci: int, label: str, n: int, size: int, clients, raw: RawClient) -> None:
         keys = [f"{self.run_id}/read/{ci}/{i}" for i in range(n)]
         bufs = _Buffers([payload(ci, i, size) for i in range(n)])
@@ -154,11 +159,11 @@ class EngineCase:
                 c = readers[name]
                 arms.append(h.Arm(name, lambda c=c: c.batch_get_into(keys, bufs.buffers), bufs.check, bufs.reset))
         before = {b: _served(self.urls[1], b) for b in ("tcp", "shared_memory")} if len(self.urls) > 1 else {}
-        calls = self._calls_per_round(n, size)
-        out = h.run_abba(label, arms, n * size, self.p.rounds, calls, self.p.warmup_calls)
+        calls, warmup = self._calls_per_round(n, size), self._warmup_calls(n, size)
+        out = h.run_abba(label, arms, n * size, self.p.rounds, calls, warmup)
         self.series += out.values()
         if before:  # every peer read came from the peer, over the backend its arm names (no local copy was made)
-            want = n * (self.p.warmup_calls + self.p.rounds * calls)
+            want = n * (warmup + self.p.rounds * calls)
             for backend, arm in (("tcp", "peer_tcp"), ("shared_memory", "peer_shm")):
                 got = _served(self.urls[1], backend) - before[backend]
                 self.checks[f"{label} {arm} blocks from the peer"] = f"{got:.0f} of {want}"
@@ -179,8 +184,8 @@ class EngineCase:
 
         arms = [h.Arm("raw_put", lambda: raw.put_batch(keys, values), check_put),
                 h.Arm("put", lambda: client.put_batch(keys, values), check_put)]
-        calls = self._calls_per_round(n, size)
-        out = h.run_abba(label, arms, n * size, self.p.rounds, calls, self.p.warmup_calls)
+        calls, warmup = self._calls_per_round(n, size), self._warmup_calls(n, size)
+        out = h.run_abba(label, arms, n * size, self.p.rounds, calls, warmup)
         check_saved()
         self.series += out.values()
         client.batch_remove(keys)
@@ -211,14 +216,16 @@ class EngineCase:
             with RawServer() as server:
                 raw = RawClient(server.port)
                 try:
+                    # first: the latencies, whose warm-up by count (thousands of restores and queries) also warms
+                    # the Manager's JIT before the throughput cases
+                    self.log("engine: latencies (64 KiB get, prefix queries of 16 and 128 keys)")
+                    self._latencies(clients["local"], raw)
                     for ci, (label, n, size) in enumerate(self.p.cases):
                         self.log(f"engine: {label} read arms {READ_ARMS[:1 + len(clients)]}")
                         self._read_case(ci, label, n, size, clients, raw)
                     for ci, (label, n, size) in enumerate(self.p.cases):
                         self.log(f"engine: {label} put arms {PUT_ARMS}")
                         self._put_case(ci, label, n, size, clients["local"], raw)
-                    self.log("engine: latencies (64 KiB get, prefix queries of 16 and 128 keys)")
-                    self._latencies(clients["local"], raw)
                 finally:
                     raw.close()
         finally:

@@ -186,3 +186,28 @@ def svg_bars(title: str, groups: Sequence[str], arms: Sequence[str], values: Dic
         parts.append(f'<text x="{x + 16}" y="{height - 30}">{_esc(a)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def markdown(name: str, record: dict) -> str:
+    """The record as Markdown tables: series (medians and spreads), ratios to raw, checks and goal verdicts."""
+    lines = [f"Run `{record.get('run_id', '?')}`, case `{name}`; load average (1, 5, 15 min) at start "
+             f"{record.get('load_average_start')}, at end {record.get('load_average_end')}; Python "
+             f"{record.get('python', '?')}.", "",
+             "| case | arm | calls | p10 ms | p50 ms | p90 ms | p99 ms | GB/s at p50 |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for s in record["summaries"]:
+        lines.append(f"| {s['case']} | {s['arm']} | {s['calls']} | {s['p10_ms']:.3f} | {s['p50_ms']:.3f} | "
+                     f"{s['p90_ms']:.3f} | {s['p99_ms']:.3f} | {s['gb_per_s']:.3f} |")
+    ratios = sorted((k, v) for k, v in record["figures"].items() if k.startswith("ratio "))
+    if ratios:
+        lines += ["", "| ratio (raw p50 / arm p50; 1.0 = level with raw) | value |", "|---|---:|"]
+        lines += [f"| {k[len('ratio '):]} | {v:.3f} |" for k, v in ratios]
+    if record.get("checks"):
+        lines += ["", "| check | result |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in record["checks"].items()]
+    lines += ["", "| verdict | goal | figure | threshold |", "|---|---|---:|---|"]
+    for r in record["verdicts"]:
+        value = "-" if r["value"] is None else f"{r['value']:.3f} {r['unit']}"
+        note = f" ({r['note']})" if r["note"] else ""
+        ref = " (reference)" if not r["binding"] else ""
+        lines.append(f"| {r['verdict']} | {r['goal']}{ref}{note} | {value} | {r['op']} {r['threshold']:g} {r['unit']} |")
+    return "\n".join(lines) + "\n"

@@ -125,4 +125,6 @@ def test_engine_smoke_against_real_managers(peers, tmp_path, capsys):
     for g in engine.GOALS:
         assert g.name in out
     ET.parse(str(tmp_path / "engine.svg"))  # well-formed SVG
+    md = (tmp_path / "engine.md").read_text()
+    assert "| verdict | goal |" in md and all(g.name in md for g in engine.GOALS)
     figure("bench engine smoke: " + "; ".join(f"{r['verdict']} {r['goal']}" for r in record["verdicts"][:3]))
