@@ -80,13 +80,22 @@ class EngineBench {
         if (Boolean.getBoolean("bench.engine.smoke")) {
             cmd.add("--smoke");
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.resolve("clients/python").toFile()).inheritIO();
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.resolve("clients/python").toFile()).redirectErrorStream(true);
         pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
         Process p = pb.start();
+        // every line through the run's report (stdout and report.txt): an inherited stream would bypass surefire
+        Thread pump = Thread.ofPlatform().daemon(true).name("bench-engine-output").start(() -> {
+            try (java.io.BufferedReader r = p.inputReader()) {
+                r.lines().forEach(run::report);
+            } catch (java.io.IOException e) {
+                run.report("(python output ended: " + e + ")");
+            }
+        });
         if (!p.waitFor(100, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new AssertionError("python3 -m bench did not end within 100 minutes");
         }
+        pump.join(10_000);
         return p.exitValue();
     }
 }
