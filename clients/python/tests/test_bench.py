@@ -128,3 +128,29 @@ def test_engine_smoke_against_real_managers(peers, tmp_path, capsys):
     md = (tmp_path / "engine.md").read_text()
     assert "| verdict | goal |" in md and all(g.name in md for g in engine.GOALS)
     figure("bench engine smoke: " + "; ".join(f"{r['verdict']} {r['goal']}" for r in record["verdicts"][:3]))
+
+
+class _InjectedCase:
+    """A case whose record carries injected figures: the CLI's verdict and exit-code plumbing without Managers."""
+
+    def __init__(self, figures):
+        self.figures = figures
+
+    def run(self):
+        return {"summaries": [], "figures": self.figures, "checks": {}, "labels": [],
+                "verdicts": h.verdicts(engine.GOALS, self.figures)}
+
+
+@pytest.mark.parametrize("strict,spoil,want", [(False, None, 0), (True, None, 0), (False, "query 16 p50 ms", 0),
+                                               (True, "query 16 p50 ms", 1), (True, "GB/s local 8 x 32 MiB", 1)])
+def test_the_cli_exits_1_on_a_fail_only_with_strict(monkeypatch, tmp_path, capsys, strict, spoil, want):
+    figs = _passing_figures()
+    if spoil:
+        g = next(g for g in engine.GOALS if g.figure == spoil)
+        figs[spoil] = g.threshold * (0.5 if g.op == ">=" else 2)
+    monkeypatch.setattr(engine, "make", lambda urls, smoke, run_id, log: _InjectedCase(figs))
+    args = ["--urls", "http://127.0.0.1:1", "--out", str(tmp_path)] + (["--strict"] if strict else [])
+    assert main(args) == want
+    out = capsys.readouterr().out
+    assert ("FAIL" in out) == (spoil is not None)
+    assert json.loads((tmp_path / "engine.json").read_text())["figures"] == figs
