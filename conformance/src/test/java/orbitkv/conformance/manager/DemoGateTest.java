@@ -37,6 +37,9 @@ class DemoGateTest {
                     .contains("| peer restores verified, blocks / bytes per route",
                             "peer-dram+shm 24 / 98304, peer-dram+tcp 24 / 98304")
                     .containsPattern("peer READ throughput .*\\{shm=[0-9.]+ MiB/s, tcp=[0-9.]+ MiB/s\\}")
+                    // issue 37 item 7: a warm, batched figure with its case, beside local and a raw loopback socket
+                    .containsPattern("restore throughput, warm and batched +\\| \\{local=[0-9]+ MiB/s, shm=[0-9]+ MiB/s, "
+                            + "tcp=[0-9]+ MiB/s, raw loopback socket=[0-9]+ MiB/s\\} \\(8 x 4 KiB per restore, median of 20")
                     .contains("SIGTERM exit codes", "{0=3}")
                     .contains("| errors", "restart (new incarnation)", "n1/1/", "-> n1/2/")
                     .contains("await outcomes (peer fences)", "{OK=6}", "0 still listed on n2 after await",

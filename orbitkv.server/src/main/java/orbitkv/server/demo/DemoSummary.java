@@ -26,6 +26,7 @@ final class DemoSummary {
     /** Peer-restored blocks and bytes per route (route class + backend, a closed set of four). */
     private final Map<String, long[]> peerRoutes = new TreeMap<>();
     private final Map<String, String> readThroughput = new TreeMap<>();
+    private String warmThroughput = "-";
     private final Map<String, Long> awaits = new TreeMap<>();
     private final Map<Integer, Long> sigtermExits = new TreeMap<>();
     private final List<String> errorMessages = new ArrayList<>();
@@ -51,6 +52,11 @@ final class DemoSummary {
     synchronized void readThroughput(String backend, long bytes, long latencyNanos) {
         readThroughput.put(backend, latencyNanos <= 0 ? "-" : String.format(java.util.Locale.ROOT, "%.1f MiB/s",
                 bytes / (latencyNanos / 1e9) / (1 << 20)));
+    }
+
+    /** Issue 37 item 7: the warm, batched restore throughput per arm (local, shm, tcp, raw) and its case. */
+    synchronized void warmThroughput(String batchCase, Map<String, String> byArm) {
+        warmThroughput = byArm + " (" + batchCase + ")";
     }
 
     synchronized void coverage(String state) {
@@ -115,8 +121,9 @@ final class DemoSummary {
         peerRoutes.forEach((r, c) -> routes.append(routes.isEmpty() ? "" : ", ").append(r).append(' ').append(c[0])
                 .append(" / ").append(c[1]));
         rows.add(new String[] {"peer restores verified, blocks / bytes per route", routes.isEmpty() ? "-" : routes.toString()});
-        rows.add(new String[] {"peer READ throughput (bytes / summed READ latency)", readThroughput.isEmpty() ? "-"
-                : readThroughput.toString()});
+        rows.add(new String[] {"restore throughput, warm and batched", warmThroughput});
+        rows.add(new String[] {"peer READ throughput (cold: the first READs, bytes / summed READ latency)",
+                readThroughput.isEmpty() ? "-" : readThroughput.toString()});
         rows.add(new String[] {"coverage states observed (cross-node queries)", coverage.toString()});
         rows.add(new String[] {"remote candidates seen", Long.toString(remoteCandidates)});
         rows.add(new String[] {"await outcomes (peer fences)", awaits.toString()});

@@ -229,6 +229,12 @@ public final class DemoWorkload {
         summary.readThroughput("tcp", tcp[0], tcp[1]);
         summary.readThroughput("shm", shm[0], shm[1]);
         progress("every Manager restored another's blocks over tcp and shared memory, verified byte for byte");
+        Node source = nodes.get(1);
+        int gen = Integer.parseInt(source.name().substring(1));
+        List<String> keys = keysOf.get(source.name());
+        new DemoThroughput(summary).measure(nodes.get(0).client(), source.client(), NAMESPACE, keys,
+                java.util.stream.IntStream.range(0, keys.size()).mapToObj(j -> DemoClient.payload(gen, j, options.blockBytes())).toList());
+        progress("measured warm, batched restores (local, peer over shm and tcp, a raw loopback socket)");
     }
 
     /** After evict + sync on {@code source} and await on {@code observer}, the observer lists none of them. */
