@@ -4,6 +4,9 @@ backend's miss log), ``close()``. Each drives its backend through the engine's s
 
 from __future__ import annotations
 
+import json
+import urllib.request
+
 from orbitkv.keys import map_key
 from orbitkv.lmcache.l2 import OrbitKVL2Adapter, OrbitKVL2AdapterConfig, object_key_string
 from orbitkv.sglang import page_key
@@ -160,6 +163,18 @@ class SGLangHarness:
 
     def close(self) -> None:
         self.storage.close()
+
+
+def _post(url: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(url + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def evict(url: str, ns: str, keys, medium: str = "ALL") -> int:
+    """Evicts Manager keys (already mapped bytes) behind the backend's back."""
+    return _post(url, "/cache/evict", {"namespace": ns, "keys": [k.hex() for k in keys], "medium": medium})["evicted"]
+
 
 
 HARNESSES = {"lmcache": LMCacheHarness, "lmcache-mp": L2Harness, "sglang": SGLangHarness}

@@ -4,17 +4,15 @@ prefix counts (hit, hit, miss, hit -> 2), eviction behind the engine's back, a f
 bytes), an oversized chunk (a miss, logged once), Manager down (all misses within 50 ms), Manager restarted (hits
 again with the same backend object), a peer hit through a second Manager, 8 threads with every byte checked."""
 
-import json
 import logging
 import os
 import tempfile
 import threading
 import time
-import urllib.request
 
 import pytest
 
-from backend_harness import HARNESSES, chunk_bytes
+from backend_harness import HARNESSES, chunk_bytes, evict
 from managers import Manager, figure, free_port, work_dir
 from orbitkv import Client
 from payloads import payload
@@ -39,17 +37,6 @@ def restartable():
     m = Manager("backends-restart", ["--block-bytes-max", "1MiB", "--dram", "64MiB"], port=free_port()).start()
     yield m
     m.kill()
-
-
-def _post(url: str, path: str, body: dict) -> dict:
-    req = urllib.request.Request(url + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
-
-
-def evict(url: str, ns: str, keys, medium: str = "ALL") -> int:
-    """Evicts Manager keys (already mapped bytes) behind the backend's back."""
-    return _post(url, "/cache/evict", {"namespace": ns, "keys": [k.hex() for k in keys], "medium": medium})["evicted"]
 
 
 @pytest.fixture
