@@ -64,7 +64,9 @@ class MemoryObj:
                 self.allocator.underflows += 1
             elif self.ref == 0:
                 self.allocator.live.discard(id(self))
-                self.allocator.used -= self._buf.nbytes
+                self.allocator.used -= self.charged
+                if self.allocator.slab_bytes and self._buf.nbytes == self.allocator.slab_bytes:
+                    self.allocator.free.append(self._buf)
 
     def get_ref_count(self) -> int:
         return self.ref
@@ -73,7 +75,11 @@ class MemoryObj:
 class CpuAllocator:
     """LMCache's local CPU backend as the connector sees it: ``allocate(shape, dtype, fmt)`` or None when full."""
 
-    def __init__(self, capacity_bytes: int = 1 << 30):
+    def __init__(self, capacity_bytes: int = 1 << 30, slabs: int = 0, slab_bytes: int = 0):
+        """``slabs`` buffers of ``slab_bytes`` are allocated (and touched) up front and reused, as LMCache's pinned
+        pool is: an allocation of at most ``slab_bytes`` takes one, so a get allocates no payload-sized memory."""
+        self.slab_bytes = slab_bytes
+        self.free = [np.ones(slab_bytes, dtype=np.uint8) for _ in range(slabs)]
         self.capacity = capacity_bytes
         self.used = 0
         self.live: set = set()
@@ -88,7 +94,11 @@ class CpuAllocator:
                 return None
             self.used += size
             self.allocations += 1
-        obj = MemoryObj(self, np.zeros(size, dtype=np.uint8), shape, str(dtype), fmt or "KV_2LTD")
+            buf = self.free.pop() if self.free and size <= self.slab_bytes else None
+        if buf is None:
+            buf = np.zeros(size, dtype=np.uint8)
+        obj = MemoryObj(self, buf, shape, str(dtype), fmt or "KV_2LTD")
+        obj.charged = size
         with self.lock:
             self.live.add(id(obj))
         return obj
