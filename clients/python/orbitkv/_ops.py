@@ -175,12 +175,26 @@ def _as_bytes_view(value) -> memoryview:
     return mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv
 
 
+class _Gather:
+    """A value given as a tuple of buffers (the engine backends' K and V halves of one page): one record whose
+    payload is the buffers in order, sent from them without a copy when large."""
+
+    __slots__ = ("parts", "nbytes")
+
+    def __init__(self, buffers: tuple):
+        self.parts = [_as_bytes_view(b) for b in buffers]
+        self.nbytes = sum(v.nbytes for v in self.parts)
+
+    def __iter__(self):
+        return iter(self.parts)
+
+
 def put_batch(s: Session, deadline: float, keys, values):
     if len(keys) != len(values):
         raise ValueError(f"{len(keys)} keys but {len(values)} values")
     lim = yield from limits(s, deadline)
     mapped = _keys(keys)
-    views = [_as_bytes_view(v) for v in values]
+    views = [_Gather(v) if isinstance(v, tuple) else _as_bytes_view(v) for v in values]
     saved = 0
     i = 0
     while i < len(mapped):
@@ -199,7 +213,8 @@ def put_batch(s: Session, deadline: float, keys, values):
             header = record_header(mapped[k], views[k].nbytes)
             if views[k].nbytes <= COALESCE_BYTES // 4:
                 pending += header
-                pending += views[k]
+                for part in (views[k].parts if isinstance(views[k], _Gather) else (views[k],)):
+                    pending += part
                 if len(pending) >= COALESCE_BYTES:
                     parts.append(pending)
                     pending = bytearray()
@@ -207,7 +222,7 @@ def put_batch(s: Session, deadline: float, keys, values):
                 pending += header
                 parts.append(pending)
                 pending = bytearray()
-                parts.append(views[k])
+                parts.extend(views[k].parts if isinstance(views[k], _Gather) else (views[k],))
         if pending:
             parts.append(pending)
         answer = yield Request("POST", "/cache/save?namespace=" + s.ns_query, CONTENT_TYPE, parts, body, p.json_answer)

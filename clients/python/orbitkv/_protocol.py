@@ -216,7 +216,9 @@ def json_answer(reader: Reader, answer: Answer):
 
 def records(reader: Reader, answer: Answer, keys: Sequence[bytes], offset: int,
             alloc: Callable[[int, int], Optional[memoryview]], results: List[int]):
-    """Reads a restore answer's records (the prefix of ``keys`` in order) into ``alloc(index, size)``'s memoryview.
+    """Reads a restore answer's records (the prefix of ``keys`` in order) into ``alloc(index, size)``'s memoryview
+    (or a tuple of memoryviews filled in order whose lengths add up to ``size``: the scatter form of the engine
+    backends; ``None`` discards the record and reports ``TOO_SMALL``).
     ``results[offset + i]`` is set only once record i was read whole. Returns the record count."""
     if answer.status != 200:
         raise (yield from error_of(reader, answer))
@@ -233,6 +235,14 @@ def records(reader: Reader, answer: Answer, keys: Sequence[bytes], offset: int,
         if target is None:
             yield from reader.discard(plen)
             results[offset + i] = TOO_SMALL
+        elif isinstance(target, tuple):
+            # scatter (engine backends): consecutive views whose lengths add up to the payload, filled in order
+            if sum(len(t) for t in target) != plen:
+                raise ValueError(f"record {offset + i}: scatter views hold {sum(len(t) for t in target)} bytes, "
+                                 f"the payload {plen}")
+            for t in target:
+                yield from reader.into(t)
+            results[offset + i] = plen
         else:
             yield from reader.into(target[:plen] if len(target) != plen else target)
             results[offset + i] = plen

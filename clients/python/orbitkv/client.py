@@ -94,6 +94,13 @@ class Client:
         the error's ``partial`` holds the results up to the cut."""
         return self._do(_ops.batch_get_into, list(keys), list(buffers))
 
+    def batch_get_with(self, keys: Sequence[Key], alloc) -> List[int]:
+        """Like :meth:`batch_get_into`, but ``alloc(index, size)`` picks each record's destination once its size is
+        known: a writable memoryview (at least ``size`` bytes), a tuple of memoryviews filled in order whose lengths
+        add up to ``size`` (scatter), or None (the record is skipped: -2). For engine backends that allocate from
+        their own pool only for records that arrive."""
+        return self._do(_ops.read_prefix, list(keys), alloc, [p.MISS] * len(keys))
+
     def exists(self, key: Key) -> bool:
         return self.batch_exists([key])[0]
 
