@@ -127,7 +127,7 @@ class DataChannelTest {
         }
         // Counted when the source learns its write completed, which may follow the reader's last byte.
         Await.until("both blocks counted as served", Duration.ofSeconds(10),
-                () -> f.source.status().readsServed().get(RouteClass.PEER_DRAM) == 2);
+                () -> f.source.status().readsServed().get(PeerRouteClass.PEER_DRAM) == 2);
     }
 
     @Test
