@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import orbitkv.server.net.UnixSocket;
 import orbitkv.server.config.ListenAddress;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.net.NativeTransport;
