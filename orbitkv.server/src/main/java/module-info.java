@@ -33,6 +33,8 @@ module orbitkv.server {
 
     // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.
     opens orbitkv.server.cli to info.picocli;
-    // Jackson serializes the HTTP API's response records (ApiModel) reflectively; nothing else is opened.
+    // Jackson serializes the HTTP API's response records (ApiModel) reflectively, and the incarnation's status
+    // records (IncarnationStatus, HealReport) that the HTTP API answers; nothing else is opened.
     opens orbitkv.server.http to com.fasterxml.jackson.databind;
+    opens orbitkv.server.incarnation to com.fasterxml.jackson.databind;
 }

@@ -97,16 +97,16 @@ public interface TransferPorts<D> {
     /** A submitted READ: host readiness and physical drain are separate events (INV-8). */
     interface ReadSubmission {
         /** Completes with the READ's terminal outcome (host-ready or payload failure). */
-        CompletableFuture<ReadOutcome> ready();
+        CompletableFuture<ReadyOutcome> ready();
 
         /** Completes when nothing will touch the destination or the source's bytes any more. */
         CompletableFuture<Void> drained();
     }
 
     /** The terminal outcome of a READ. */
-    sealed interface ReadOutcome {
+    sealed interface ReadyOutcome {
         /** Every block is in the destination, verified (checksums). */
-        record Ready() implements ReadOutcome {}
+        record Ready() implements ReadyOutcome {}
 
         /**
          * The bytes did not arrive intact (cut, corrupt, short); the destination must not be exposed.
@@ -114,7 +114,7 @@ public interface TransferPorts<D> {
          * @param reason a short lowercase name
          * @param detail a message for the trace and the log
          */
-        record PayloadFailure(String reason, String detail) implements ReadOutcome {
+        record PayloadFailure(String reason, String detail) implements ReadyOutcome {
             public PayloadFailure {
                 Objects.requireNonNull(reason, "reason");
                 Objects.requireNonNull(detail, "detail");

@@ -78,7 +78,7 @@ final class BenchSource implements AutoCloseable {
 
     /** READs every block with at most {@code window} in flight; fails on anything but Completed. */
     void readAll(BackendPolicy policy, int window) {
-        List<CompletableFuture<ReadOutcome>> inFlight = new ArrayList<>(window);
+        List<CompletableFuture<ReadResult>> inFlight = new ArrayList<>(window);
         for (int i = 0; i < refs.size(); i++) {
             if (inFlight.size() == window) {
                 check(inFlight.removeFirst().join());
@@ -86,7 +86,7 @@ final class BenchSource implements AutoCloseable {
             inFlight.add(f.engine.read(grantOf(i), i % 128, Destination.of(destinations[i]), policy,
                     Duration.ofSeconds(30)).outcome().toCompletableFuture());
         }
-        for (CompletableFuture<ReadOutcome> o : inFlight) {
+        for (CompletableFuture<ReadResult> o : inFlight) {
             check(o.orTimeout(30, TimeUnit.SECONDS).join());
         }
     }
@@ -117,8 +117,8 @@ final class BenchSource implements AutoCloseable {
         return x;
     }
 
-    static void check(ReadOutcome o) {
-        if (!(o instanceof ReadOutcome.Completed)) {
+    static void check(ReadResult o) {
+        if (!(o instanceof ReadResult.Completed)) {
             throw new IllegalStateException("benchmark READ did not complete: " + o);
         }
     }

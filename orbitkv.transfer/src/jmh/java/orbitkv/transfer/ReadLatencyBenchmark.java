@@ -51,9 +51,9 @@ public class ReadLatencyBenchmark {
     }
 
     @Benchmark
-    public ReadOutcome read64KiB() {
+    public ReadResult read64KiB() {
         int i = next++;
-        ReadOutcome o = source.f.engine.read(grant, i, Destination.of(source.destinations[i]), policy,
+        ReadResult o = source.f.engine.read(grant, i, Destination.of(source.destinations[i]), policy,
                 Duration.ofSeconds(10)).outcome().toCompletableFuture().join();
         BenchSource.check(o);
         return o;

@@ -9,7 +9,7 @@ import java.util.Objects;
  * {@link #segment()}. The requester keeps ownership throughout; the engine writes into it only between the
  * READ's admission and its physical termination, and never after its outcome is delivered.
  *
- * <p>Exposure: after {@link ReadOutcome.Completed} the first {@code lengthBytes} bytes are exactly the verified
+ * <p>Exposure: after {@link ReadResult.Completed} the first {@code lengthBytes} bytes are exactly the verified
  * block. After any other outcome nothing partial is exposed: a refused READ never wrote, and a failed,
  * timed-out or cancelled READ's range is zero-filled after the READ physically stopped.
  *

@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param bytes their bytes
  * @param latency admission-to-verified-completion latency of those READs
  */
-public record RouteStatus(Backend backend, RouteClass route, long reads, long bytes, LatencyHistogram latency) {
+public record RouteStatus(Backend backend, PeerRouteClass route, long reads, long bytes, LatencyHistogram latency) {
     public RouteStatus {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(route, "route");

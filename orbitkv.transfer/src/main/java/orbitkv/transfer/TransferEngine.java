@@ -16,7 +16,7 @@ import orbitkv.membership.Incarnation;
  *
  * <p>Events kept apart (INV-8): admission (the receive window takes the block's bytes, {@code
  * receiveInFlightBytesMax}, separate from the InventorySession's metadata credits), physical completion (the
- * READ's outcome, delivered only after it stopped writing), host readiness (only {@link ReadOutcome.Completed}:
+ * READ's outcome, delivered only after it stopped writing), host readiness (only {@link ReadResult.Completed}:
  * bytes verified against the grant's CRC32C) and release ({@link #release}, sent only after the grant's READs
  * all terminated). A READ that times out or is cancelled keeps its credits until it physically stopped and is
  * never counted as completed.
@@ -66,12 +66,12 @@ public interface TransferEngine extends AutoCloseable {
 
     /**
      * READs granted block {@code block} (its index in {@link Grant#blocks()}) into {@code destination} at offset 0.
-     * Refusals (credits, bounds, state) come back as {@link ReadOutcome.Refused} without touching the destination.
+     * Refusals (credits, bounds, state) come back as {@link ReadResult.Refused} without touching the destination.
      * Each block of a grant is READ at most once: no blind retry after a payload failure (ROUTE-8).
      *
      * @param grant a grant issued by this engine
      * @param policy which backends may serve it
-     * @param timeout the READ's deadline from now; the outcome then is {@link ReadOutcome.TimedOut}
+     * @param timeout the READ's deadline from now; the outcome then is {@link ReadResult.TimedOut}
      * @throws IllegalArgumentException if {@code grant} was not issued by this engine
      * @throws IndexOutOfBoundsException if {@code block} is not an index of {@code grant.blocks()}
      */

@@ -50,7 +50,7 @@ public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted,
     }
 
     /** The completed READs of one (backend, route class) pair. */
-    public RouteStatus route(Backend backend, RouteClass route) {
+    public RouteStatus route(Backend backend, PeerRouteClass route) {
         for (RouteStatus r : routes) {
             if (r.backend() == backend && r.route() == route) {
                 return r;

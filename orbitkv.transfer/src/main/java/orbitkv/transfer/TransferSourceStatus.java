@@ -29,8 +29,8 @@ import java.util.Objects;
  */
 public record TransferSourceStatus(long grantsOutstanding, long pinsHeld, long pinnedBytesHeld,
         long prefetchPinnedBytesHeld, long grantsIssued, Map<GrantEnd, Long> grantsEnded,
-        Map<RefusalReason, Long> refusals, Map<DataRefusal, Long> dataRefusals, Map<RouteClass, Long> readsServed,
-        Map<RouteClass, Long> bytesServed, long egressInFlightBytes, long dataConnections,
+        Map<RefusalReason, Long> refusals, Map<DataRefusal, Long> dataRefusals, Map<PeerRouteClass, Long> readsServed,
+        Map<PeerRouteClass, Long> bytesServed, long egressInFlightBytes, long dataConnections,
         Map<GrantEnd, Long> sendsCut, Map<DataConnectionRefusal, Long> dataConnectionRefusals,
         Map<DataConnectionTimeout, Long> dataConnectionTimeouts, Map<DataReadPause, Long> dataReadPauses,
         long dataAcceptFailures) {
@@ -38,8 +38,8 @@ public record TransferSourceStatus(long grantsOutstanding, long pinsHeld, long p
         grantsEnded = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(grantsEnded));
         refusals = EnumCounts.copy(RefusalReason.class, Objects.requireNonNull(refusals));
         dataRefusals = EnumCounts.copy(DataRefusal.class, Objects.requireNonNull(dataRefusals));
-        readsServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(readsServed));
-        bytesServed = EnumCounts.copy(RouteClass.class, Objects.requireNonNull(bytesServed));
+        readsServed = EnumCounts.copy(PeerRouteClass.class, Objects.requireNonNull(readsServed));
+        bytesServed = EnumCounts.copy(PeerRouteClass.class, Objects.requireNonNull(bytesServed));
         sendsCut = EnumCounts.copy(GrantEnd.class, Objects.requireNonNull(sendsCut));
         dataConnectionRefusals = EnumCounts.copy(DataConnectionRefusal.class, Objects.requireNonNull(dataConnectionRefusals));
         dataConnectionTimeouts = EnumCounts.copy(DataConnectionTimeout.class, Objects.requireNonNull(dataConnectionTimeouts));

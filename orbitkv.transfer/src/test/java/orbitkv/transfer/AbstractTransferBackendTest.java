@@ -83,7 +83,7 @@ abstract class AbstractTransferBackendTest {
         return CompletableFuture.completedFuture(f.engine.read(g, block, Destination.of(dst), policy(), timeout));
     }
 
-    ReadOutcome read(Grant g, int block, MemorySegment dst) {
+    ReadResult read(Grant g, int block, MemorySegment dst) {
         return TransferFixture.await(f.engine.read(g, block, Destination.of(dst), policy(), READ_TIMEOUT));
     }
 
@@ -121,14 +121,14 @@ abstract class AbstractTransferBackendTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, seq)));
         assertThat(f.source.status().pinsHeld()).isEqualTo(1);
         MemorySegment dst = TransferFixture.destination(arena, size);
-        ReadOutcome o = read(g, 0, dst);
-        assertThat(o).isInstanceOfSatisfying(ReadOutcome.Completed.class, c -> {
+        ReadResult o = read(g, 0, dst);
+        assertThat(o).isInstanceOfSatisfying(ReadResult.Completed.class, c -> {
             assertThat(c.backend()).isEqualTo(dramBackend());
-            assertThat(c.route()).isEqualTo(RouteClass.PEER_DRAM);
+            assertThat(c.route()).isEqualTo(PeerRouteClass.PEER_DRAM);
             assertThat(c.bytes()).isEqualTo(size);
         });
         assertBytes(dst, bytes);
-        RouteStatus route = f.engine.status().route(dramBackend(), RouteClass.PEER_DRAM);
+        RouteStatus route = f.engine.status().route(dramBackend(), PeerRouteClass.PEER_DRAM);
         assertThat(route.reads()).isEqualTo(1);
         assertThat(route.bytes()).isEqualTo(size);
         assertThat(route.latency().count()).isEqualTo(1);
@@ -143,16 +143,16 @@ abstract class AbstractTransferBackendTest {
         long seq = f.payloads.putSsd(TransferFixture.key(2), bytes);
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(2), Medium.SSD, seq)));
         MemorySegment dst = TransferFixture.destination(arena, size);
-        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadOutcome.Completed.class, c -> {
+        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadResult.Completed.class, c -> {
             assertThat(c.backend()).isEqualTo(Backend.TCP);
-            assertThat(c.route()).isEqualTo(RouteClass.PEER_SSD);
+            assertThat(c.route()).isEqualTo(PeerRouteClass.PEER_SSD);
             assertThat(c.fallback()).isEqualTo(policy() == BackendPolicy.SHARED_MEMORY_PREFERRED
                     ? SharedMemoryFallback.SSD_RESIDENT : SharedMemoryFallback.NONE);
         });
         assertBytes(dst, bytes);
         // Counted when the source learns its write completed, which may follow the requester's last byte.
         Await.inJvm("the SSD bytes counted as served", Duration.ofSeconds(10),
-                () -> f.source.status().bytesServed().get(RouteClass.PEER_SSD) == size);
+                () -> f.source.status().bytesServed().get(PeerRouteClass.PEER_SSD) == size);
         assertDrainedAndReleased(g);
     }
 
@@ -163,7 +163,7 @@ abstract class AbstractTransferBackendTest {
         long seq = f.payloads.putDram(TransferFixture.key(3), bytes);
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(3), Medium.DRAM, seq)));
         byte[] heap = new byte[bytes.length];
-        assertThat(read(g, 0, MemorySegment.ofArray(heap))).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(read(g, 0, MemorySegment.ofArray(heap))).isInstanceOf(ReadResult.Completed.class);
         assertThat(heap).isEqualTo(bytes);
         assertDrainedAndReleased(g);
     }
@@ -191,11 +191,11 @@ abstract class AbstractTransferBackendTest {
             handles.add(readAsync(g, i, d, READ_TIMEOUT));
         }
         for (int i = 0; i < n; i++) {
-            ReadOutcome o = TransferFixture.await(handles.get(i).join());
-            if (o instanceof ReadOutcome.Refused r && r.reason() == ReadRefusal.CONNECTIONS_EXHAUSTED) {
+            ReadResult o = TransferFixture.await(handles.get(i).join());
+            if (o instanceof ReadResult.Refused r && r.reason() == ReadRefusal.CONNECTIONS_EXHAUSTED) {
                 o = read(g, i, dsts.get(i)); // a refused READ may be asked again
             }
-            assertThat(o).as("block %d", i).isInstanceOf(ReadOutcome.Completed.class);
+            assertThat(o).as("block %d", i).isInstanceOf(ReadResult.Completed.class);
             assertBytes(dsts.get(i), expected.get(i));
         }
         assertDrainedAndReleased(g);
@@ -225,11 +225,11 @@ abstract class AbstractTransferBackendTest {
         assertThat(((BlockResult.Refused) g.blocks().get(3)).reason()).isEqualTo(RefusalReason.NOT_RESIDENT);
         assertThat(f.source.status().pinsHeld()).as("only the exact current generation is pinned").isEqualTo(1);
         MemorySegment dst = TransferFixture.destination(arena, 1000);
-        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadResult.Refused.class,
                 r -> assertThat(r.reason()).isEqualTo(ReadRefusal.BLOCK_NOT_GRANTED));
         assertThat(dst.get(ValueLayout.JAVA_BYTE, 0)).as("a refused READ never touches its destination").isEqualTo((byte) 0xEE);
         MemorySegment dst2 = TransferFixture.destination(arena, good.length);
-        assertThat(read(g, 2, dst2)).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(read(g, 2, dst2)).isInstanceOf(ReadResult.Completed.class);
         assertBytes(dst2, good);
         assertDrainedAndReleased(g);
     }
@@ -248,8 +248,8 @@ abstract class AbstractTransferBackendTest {
         f.payloads.putDram(TransferFixture.key(8), TransferFixture.payload(100_000, 9, 0)); // a newer generation
         MemorySegment a = TransferFixture.destination(arena, dram.length);
         MemorySegment b = TransferFixture.destination(arena, ssd.length);
-        assertThat(read(g, 0, a)).isInstanceOf(ReadOutcome.Completed.class);
-        assertThat(read(g, 1, b)).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(read(g, 0, a)).isInstanceOf(ReadResult.Completed.class);
+        assertThat(read(g, 1, b)).isInstanceOf(ReadResult.Completed.class);
         assertBytes(a, dram);
         assertBytes(b, ssd);
         assertDrainedAndReleased(g);
@@ -278,16 +278,16 @@ abstract class AbstractTransferBackendTest {
             Await.inJvm("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
             endStall(deadline);
         }
-        ReadOutcome o = TransferFixture.await(h.join());
+        ReadResult o = TransferFixture.await(h.join());
         switch (fault) {
             case DELAY -> {
-                assertThat(o).isInstanceOf(ReadOutcome.Completed.class);
+                assertThat(o).isInstanceOf(ReadResult.Completed.class);
                 assertBytes(dst, bytes);
             }
-            case CUT -> assertThat(o).isInstanceOfSatisfying(ReadOutcome.Failed.class,
+            case CUT -> assertThat(o).isInstanceOfSatisfying(ReadResult.Failed.class,
                     x -> assertThat(x.reason()).isEqualTo(cutFailure()));
-            case STALL -> assertThat(o).isInstanceOf(ReadOutcome.TimedOut.class);
-            case CORRUPT -> assertThat(o).isInstanceOfSatisfying(ReadOutcome.Failed.class,
+            case STALL -> assertThat(o).isInstanceOf(ReadResult.TimedOut.class);
+            case CORRUPT -> assertThat(o).isInstanceOfSatisfying(ReadResult.Failed.class,
                     x -> assertThat(x.reason()).isEqualTo(ReadFailure.CHECKSUM_MISMATCH));
             default -> throw new AssertionError(fault);
         }
@@ -321,13 +321,13 @@ abstract class AbstractTransferBackendTest {
         assertThat(f.source.status().grantsOutstanding()).as("no Release was sent").isEqualTo(1);
         assertThat(f.engine.status().receiveInFlightBytes()).as("a stalled READ keeps its credits").isEqualTo(bytes.length);
         endStall(deadline);
-        assertThat(TransferFixture.await(h.join())).isInstanceOf(ReadOutcome.TimedOut.class);
+        assertThat(TransferFixture.await(h.join())).isInstanceOf(ReadResult.TimedOut.class);
         assertThat(TransferFixture.await(release)).isInstanceOf(ReleaseOutcome.Released.class);
         assertZero(dst, bytes.length);
         assertNothingHeld();
         assertThat(f.source.status().grantsEnded().get(GrantEnd.RELEASED)).isEqualTo(1);
         assertThat(TransferFixture.await(f.engine.read(g, 0, Destination.of(dst), policy(), READ_TIMEOUT)))
-                .as("no READ after release").isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                .as("no READ after release").isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.GRANT_RELEASED));
     }
 
@@ -344,14 +344,14 @@ abstract class AbstractTransferBackendTest {
         Await.inJvm("the stall holds the READ", Duration.ofSeconds(10), this::stallHolding);
         h.join().cancel();
         endStall(deadline);
-        ReadOutcome o = TransferFixture.await(h.join());
-        assertThat(o).isInstanceOf(ReadOutcome.Cancelled.class);
+        ReadResult o = TransferFixture.await(h.join());
+        assertThat(o).isInstanceOf(ReadResult.Cancelled.class);
         assertZero(dst, bytes.length);
         TransferEngineStatus s = f.engine.status();
         assertThat(s.readsCancelled()).isEqualTo(1);
         assertThat(s.routes().stream().mapToLong(RouteStatus::reads).sum()).as("never counted as drained").isZero();
         assertThat(TransferFixture.await(f.engine.read(g, 0, Destination.of(dst), policy(), READ_TIMEOUT)))
-                .isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                .isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.ALREADY_READ));
         assertDrainedAndReleased(g);
     }
@@ -363,11 +363,11 @@ abstract class AbstractTransferBackendTest {
         long seq = f.payloads.putDram(TransferFixture.key(13), bytes);
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(13), Medium.DRAM, seq)));
         MemorySegment small = TransferFixture.destination(arena, 9_999);
-        assertThat(read(g, 0, small)).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+        assertThat(read(g, 0, small)).isInstanceOfSatisfying(ReadResult.Refused.class,
                 r -> assertThat(r.reason()).isEqualTo(ReadRefusal.DESTINATION_TOO_SMALL));
         assertThat(small.get(ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0xEE);
         MemorySegment dst = TransferFixture.destination(arena, bytes.length);
-        assertThat(read(g, 0, dst)).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(read(g, 0, dst)).isInstanceOf(ReadResult.Completed.class);
         assertBytes(dst, bytes);
         assertDrainedAndReleased(g);
     }

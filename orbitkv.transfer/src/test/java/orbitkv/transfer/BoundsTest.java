@@ -121,14 +121,14 @@ class BoundsTest {
         MemorySegment b = TransferFixture.destination(arena, MiB);
         ReadHandle stalled = f.engine.read(g, 0, Destination.of(a), BackendPolicy.TCP_ONLY, Duration.ofMillis(400));
         assertThat(f.engine.status().receiveInFlightBytes()).isEqualTo(MiB);
-        ReadOutcome refused = TransferFixture.await(f.engine.read(g, 1, Destination.of(b), BackendPolicy.TCP_ONLY,
+        ReadResult refused = TransferFixture.await(f.engine.read(g, 1, Destination.of(b), BackendPolicy.TCP_ONLY,
                 Duration.ofSeconds(10)));
-        assertThat(refused).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+        assertThat(refused).isInstanceOfSatisfying(ReadResult.Refused.class,
                 r -> assertThat(r.reason()).isEqualTo(ReadRefusal.CREDITS_EXHAUSTED));
-        assertThat(TransferFixture.await(stalled)).isInstanceOf(ReadOutcome.TimedOut.class);
+        assertThat(TransferFixture.await(stalled)).isInstanceOf(ReadResult.TimedOut.class);
         assertThat(f.engine.status().receiveInFlightBytes()).as("returned at physical termination").isZero();
         assertThat(TransferFixture.await(f.engine.read(g, 1, Destination.of(b), BackendPolicy.TCP_ONLY,
-                Duration.ofSeconds(10)))).isInstanceOf(ReadOutcome.Completed.class);
+                Duration.ofSeconds(10)))).isInstanceOf(ReadResult.Completed.class);
         assertThat(f.engine.status().readRefusals().get(ReadRefusal.CREDITS_EXHAUSTED)).isEqualTo(1);
     }
 
@@ -142,13 +142,13 @@ class BoundsTest {
         ReadHandle stalled = f.engine.read(g, 0, Destination.of(TransferFixture.destination(arena, 100_000)),
                 BackendPolicy.TCP_ONLY, Duration.ofMillis(400));
         assertThat(TransferFixture.await(f.engine.read(g, 1, Destination.of(TransferFixture.destination(arena, 100_000)),
-                BackendPolicy.TCP_ONLY, Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                BackendPolicy.TCP_ONLY, Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.CONNECTIONS_EXHAUSTED));
         f.copier.arm(Fault.STALL, Duration.ZERO);
         assertThat(TransferFixture.await(f.engine.read(g, 2, Destination.of(TransferFixture.destination(arena, 100_000)),
-                BackendPolicy.SHARED_MEMORY_PREFERRED, Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                BackendPolicy.SHARED_MEMORY_PREFERRED, Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.READS_IN_FLIGHT_LIMIT));
-        assertThat(TransferFixture.await(stalled)).isInstanceOf(ReadOutcome.TimedOut.class);
+        assertThat(TransferFixture.await(stalled)).isInstanceOf(ReadResult.TimedOut.class);
         f.copier.resume();
     }
 }

@@ -128,7 +128,7 @@ class DataChannelTest {
         }
         // Counted when the source learns its write completed, which may follow the reader's last byte.
         Await.inJvm("both blocks counted as served", Duration.ofSeconds(10),
-                () -> f.source.status().readsServed().get(RouteClass.PEER_DRAM) == 2);
+                () -> f.source.status().readsServed().get(PeerRouteClass.PEER_DRAM) == 2);
     }
 
     @Test

@@ -89,7 +89,7 @@ class DataChannelTlsTest {
         }
     }
 
-    private ReadOutcome read(Grant g, int index, long size, Arena arena, MemorySegment[] out) {
+    private ReadResult read(Grant g, int index, long size, Arena arena, MemorySegment[] out) {
         MemorySegment dst = TransferFixture.destination(arena, size);
         out[0] = dst;
         return TransferFixture.await(f.engine.read(g, index, Destination.of(dst), BackendPolicy.TCP_ONLY,
@@ -108,10 +108,10 @@ class DataChannelTlsTest {
                 new BlockRef(TransferFixture.key(2), Medium.SSD, b)));
         try (Arena arena = Arena.ofShared()) {
             MemorySegment[] dst = new MemorySegment[1];
-            assertThat(read(g, 0, dram.length, arena, dst)).isInstanceOf(ReadOutcome.Completed.class);
+            assertThat(read(g, 0, dram.length, arena, dst)).isInstanceOf(ReadResult.Completed.class);
             assertThat(dst[0].toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(dram);
             assertThat(read(g, 1, ssd.length, arena, dst)).as("an SSD block goes in chunks under TLS")
-                    .isInstanceOf(ReadOutcome.Completed.class);
+                    .isInstanceOf(ReadResult.Completed.class);
             assertThat(dst[0].toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(ssd);
         }
         long c = f.payloads.putDram(TransferFixture.key(3), TransferFixture.payload(5000, 1, 3));
@@ -129,7 +129,7 @@ class DataChannelTlsTest {
                     .as("no response header, let alone payload, for a plaintext client (got " + answer.length + " bytes)")
                     .isTrue();
         }
-        assertThat(f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L)).as("only the TLS READ").isEqualTo(1);
+        assertThat(f.source.status().readsServed().getOrDefault(PeerRouteClass.PEER_DRAM, 0L)).as("only the TLS READ").isEqualTo(1);
     }
 
     @Test
@@ -155,7 +155,7 @@ class DataChannelTlsTest {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment[] dst = new MemorySegment[1];
             assertThat(read(g, 0, 5000, arena, dst)).as("the block stays readable by its requester")
-                    .isInstanceOf(ReadOutcome.Completed.class);
+                    .isInstanceOf(ReadResult.Completed.class);
         }
     }
 
@@ -167,11 +167,11 @@ class DataChannelTlsTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, a)));
         try (Arena arena = Arena.ofShared()) {
             MemorySegment[] dst = new MemorySegment[1];
-            ReadOutcome o = read(g, 0, 5000, arena, dst);
-            assertThat(o).isInstanceOfSatisfying(ReadOutcome.Failed.class, x -> assertThat(x.detail())
+            ReadResult o = read(g, 0, 5000, arena, dst);
+            assertThat(o).isInstanceOfSatisfying(ReadResult.Failed.class, x -> assertThat(x.detail())
                     .contains("names node someone-else"));
         }
-        assertThat(f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L)).isZero();
+        assertThat(f.source.status().readsServed().getOrDefault(PeerRouteClass.PEER_DRAM, 0L)).isZero();
     }
 
     private static byte[] readUntilClosed(InputStream in) {

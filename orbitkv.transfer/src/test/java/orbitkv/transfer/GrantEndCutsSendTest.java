@@ -108,7 +108,7 @@ class GrantEndCutsSendTest {
             TransferSourceStatus st = f.source.status();
             assertThat(st.grantsEnded().get(GrantEnd.EXPIRED)).isEqualTo(1);
             assertThat(st.sendsCut()).containsEntry(GrantEnd.EXPIRED, 1L);
-            assertThat(st.readsServed().get(RouteClass.PEER_DRAM)).as("a cut send is not served").isZero();
+            assertThat(st.readsServed().get(PeerRouteClass.PEER_DRAM)).as("a cut send is not served").isZero();
             awaitClosedBySource(s);
         }
     }

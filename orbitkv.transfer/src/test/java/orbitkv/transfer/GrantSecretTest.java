@@ -112,7 +112,7 @@ class GrantSecretTest {
             assertThat(closedByPeer(s)).as("closed after a wrong secret, nothing else answered").isTrue();
         }
         assertThat(f.source.status().dataRefusals()).containsEntry(DataRefusal.BAD_SECRET, 1L);
-        assertThat(f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L)).isZero();
+        assertThat(f.source.status().readsServed().getOrDefault(PeerRouteClass.PEER_DRAM, 0L)).isZero();
     }
 
     @Test

@@ -81,7 +81,7 @@ class PinLifetimeTest {
         // The requester's local deadline (real clock) has not passed: it asks, and the source refuses by name.
         MemorySegment dst = TransferFixture.destination(arena, 40_000);
         assertThat(TransferFixture.await(f.engine.read(g, 0, Destination.of(dst), BackendPolicy.TCP_ONLY,
-                Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.SOURCE_GRANT_ENDED));
         assertThat(TransferFixture.await(f.engine.release(g))).isInstanceOf(ReleaseOutcome.AlreadyEnded.class);
         assertThat(f.source.status().dataRefusals().get(DataRefusal.GRANT_UNKNOWN)).isEqualTo(1);
@@ -113,7 +113,7 @@ class PinLifetimeTest {
                 r -> assertThat(r.reason()).isEqualTo(RefusalReason.SOURCE_FENCED));
         MemorySegment dst = TransferFixture.destination(arena, 40_000);
         assertThat(TransferFixture.await(f.engine.read(g, 0, Destination.of(dst), BackendPolicy.TCP_ONLY,
-                Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadOutcome.Refused.class,
+                Duration.ofSeconds(5)))).isInstanceOfSatisfying(ReadResult.Refused.class,
                         r -> assertThat(r.reason()).isEqualTo(ReadRefusal.SOURCE_CLOSED));
     }
 

@@ -76,7 +76,7 @@ class PipelinedReadTest {
         List<byte[]> b = new ArrayList<>();
         Grant g = grant(900, 1, b);
         MemorySegment d = TransferFixture.destination(arena, BLOCK);
-        assertThat(TransferFixture.await(read(g, 0, d, READ_TIMEOUT))).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(TransferFixture.await(read(g, 0, d, READ_TIMEOUT))).isInstanceOf(ReadResult.Completed.class);
         TransferFixture.await(f.engine.release(g));
         assertThat(f.source.status().dataConnections()).isEqualTo(1);
     }
@@ -96,7 +96,7 @@ class PipelinedReadTest {
 
     private static void assertAllExact(List<ReadHandle> handles, List<MemorySegment> dst, List<byte[]> expected) {
         for (int i = 0; i < handles.size(); i++) {
-            assertThat(TransferFixture.await(handles.get(i))).as("READ %d", i).isInstanceOf(ReadOutcome.Completed.class);
+            assertThat(TransferFixture.await(handles.get(i))).as("READ %d", i).isInstanceOf(ReadResult.Completed.class);
             assertThat(dst.get(i).toArray(ValueLayout.JAVA_BYTE)).as("READ %d", i).isEqualTo(expected.get(i));
         }
     }
@@ -171,13 +171,13 @@ class PipelinedReadTest {
         // every request is on the wire (the source sent all three into the holding proxy): the cancel is a stop of a
         // READ in flight behind the head, not a cancel before sending
         Await.inJvm("the source served the three READs", Duration.ofSeconds(10),
-                () -> f.source.status().readsServed().getOrDefault(RouteClass.PEER_DRAM, 0L) == 4);
+                () -> f.source.status().readsServed().getOrDefault(PeerRouteClass.PEER_DRAM, 0L) == 4);
         handles.get(1).cancel();
-        assertThat(TransferFixture.await(handles.get(1))).isInstanceOf(ReadOutcome.Cancelled.class);
+        assertThat(TransferFixture.await(handles.get(1))).isInstanceOf(ReadResult.Cancelled.class);
         assertThat(handles.get(0).outcome().toCompletableFuture()).as("the head is still held").isNotDone();
         assertZero(dst.get(1));
-        assertThat(TransferFixture.await(handles.get(0))).isInstanceOf(ReadOutcome.Completed.class);
-        assertThat(TransferFixture.await(handles.get(2))).isInstanceOf(ReadOutcome.Completed.class);
+        assertThat(TransferFixture.await(handles.get(0))).isInstanceOf(ReadResult.Completed.class);
+        assertThat(TransferFixture.await(handles.get(2))).isInstanceOf(ReadResult.Completed.class);
         assertThat(dst.get(0).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get(0));
         assertThat(dst.get(2).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected.get(2));
         assertZero(dst.get(1)); // its response was skipped, never written
@@ -203,18 +203,18 @@ class PipelinedReadTest {
             // the head's own timeout ends a stall; the others would wait far longer
             handles.add(read(g, i, dst.get(i), i == 0 ? Duration.ofMillis(300) : READ_TIMEOUT));
         }
-        ReadOutcome head = TransferFixture.await(handles.get(0));
+        ReadResult head = TransferFixture.await(handles.get(0));
         switch (fault) {
-            case STALL -> assertThat(head).isInstanceOf(ReadOutcome.TimedOut.class);
-            case CUT -> assertThat(head).isInstanceOfSatisfying(ReadOutcome.Failed.class,
+            case STALL -> assertThat(head).isInstanceOf(ReadResult.TimedOut.class);
+            case CUT -> assertThat(head).isInstanceOfSatisfying(ReadResult.Failed.class,
                     x -> assertThat(x.reason()).isEqualTo(ReadFailure.CONNECTION_LOST));
-            case CORRUPT -> assertThat(head).isInstanceOfSatisfying(ReadOutcome.Failed.class,
+            case CORRUPT -> assertThat(head).isInstanceOfSatisfying(ReadResult.Failed.class,
                     x -> assertThat(x.reason()).isEqualTo(ReadFailure.CHECKSUM_MISMATCH));
             default -> throw new AssertionError(fault);
         }
         for (int i = 1; i < 3; i++) {
             assertThat(TransferFixture.await(handles.get(i))).as("READ %d behind the head", i)
-                    .isInstanceOfSatisfying(ReadOutcome.Failed.class,
+                    .isInstanceOfSatisfying(ReadResult.Failed.class,
                             x -> assertThat(x.reason()).isEqualTo(ReadFailure.CONNECTION_LOST));
         }
         for (MemorySegment d : dst) {

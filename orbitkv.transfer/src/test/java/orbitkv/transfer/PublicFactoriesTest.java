@@ -75,9 +75,9 @@ class PublicFactoriesTest {
                 byte[][] expected = {dram, ssd};
                 for (int i = 0; i < 2; i++) {
                     MemorySegment dst = TransferFixture.destination(arena, expected[i].length);
-                    ReadOutcome r = TransferFixture.await(engine.read(g, i, Destination.of(dst), BackendPolicy.TCP_ONLY,
+                    ReadResult r = TransferFixture.await(engine.read(g, i, Destination.of(dst), BackendPolicy.TCP_ONLY,
                             Duration.ofSeconds(10)));
-                    assertThat(r).isInstanceOf(ReadOutcome.Completed.class);
+                    assertThat(r).isInstanceOf(ReadResult.Completed.class);
                     assertThat(dst.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(expected[i]);
                 }
                 assertThat(TransferFixture.await(engine.release(g))).isInstanceOf(ReleaseOutcome.Released.class);

@@ -64,7 +64,7 @@ class SharedMemoryTransferTest extends AbstractTransferBackendTest {
         Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(20), Medium.DRAM, seq)));
         assertThat(g.sharedMemoryEligible()).isFalse();
         MemorySegment dst = TransferFixture.destination(arena, bytes.length);
-        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadOutcome.Completed.class, c -> {
+        assertThat(read(g, 0, dst)).isInstanceOfSatisfying(ReadResult.Completed.class, c -> {
             assertThat(c.backend()).isEqualTo(Backend.TCP);
             assertThat(c.fallback()).isEqualTo(SharedMemoryFallback.OTHER_HOST);
         });
@@ -83,7 +83,7 @@ class SharedMemoryTransferTest extends AbstractTransferBackendTest {
             g = f.grant(List.of(new BlockRef(TransferFixture.key(30 + i), Medium.DRAM, seq)));
             assertThat(g.sharedMemoryEligible()).isTrue();
             MemorySegment dst = TransferFixture.destination(arena, bytes.length);
-            assertThat(read(g, 0, dst)).isInstanceOf(ReadOutcome.Completed.class);
+            assertThat(read(g, 0, dst)).isInstanceOf(ReadResult.Completed.class);
             assertBytes(dst, bytes);
             assertThat(TransferFixture.await(f.engine.release(g))).isInstanceOf(ReleaseOutcome.Released.class);
         }

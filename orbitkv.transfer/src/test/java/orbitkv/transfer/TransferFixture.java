@@ -197,7 +197,7 @@ public final class TransferFixture implements AutoCloseable {
         return g.grant();
     }
 
-    public static ReadOutcome await(ReadHandle h) {
+    public static ReadResult await(ReadHandle h) {
         return h.outcome().toCompletableFuture().orTimeout(20, TimeUnit.SECONDS).join();
     }
 

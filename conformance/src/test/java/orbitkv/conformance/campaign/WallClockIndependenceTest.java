@@ -89,7 +89,7 @@ class WallClockIndependenceTest {
         assertThat(found.keySet()).as("a new wall-clock reader needs a justification here (and must not be a deadline)")
                 .isEqualTo(ALLOWED.keySet());
         for (String deadline : new String[] {"orbitkv/membership/etcd/FenceDeadline", "orbitkv/membership/etcd/EtcdMembership",
-                "orbitkv/server/runtime/IncarnationHealer", "orbitkv/server/http/AwaitRegistry", "orbitkv/membership/RetryBackoff"}) {
+                "orbitkv/server/runtime/IncarnationHealer", "orbitkv/server/incarnation/AwaitRegistry", "orbitkv/membership/RetryBackoff"}) {
             assertThat(found).as(deadline).doesNotContainKey(deadline);
         }
     }

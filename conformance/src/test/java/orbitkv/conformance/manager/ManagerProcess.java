@@ -98,8 +98,11 @@ public final class ManagerProcess implements AutoCloseable {
      */
     public static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
 
-    /** Start-up flags of test processes (serial GC, C1 only): fast start, not the image's steady state. */
-    private static final List<String> TEST_STARTUP = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+    /**
+     * Start-up flags of test processes (serial GC, C1 only): fast start, not the image's steady state; {@code -ea}: a
+     * Manager under test checks its hot-path invariants (issue 34 item 8: byte budgets, pins, credits never below 0).
+     */
+    static final List<String> TEST_STARTUP = List.of("-ea", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
 
     /**
      * The runtime image's JVM settings (dist/pom.xml: default GC and the full JIT, {@code -Xmx1g

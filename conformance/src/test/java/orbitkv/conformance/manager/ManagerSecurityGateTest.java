@@ -193,7 +193,7 @@ class ManagerSecurityGateTest {
                 }
             }).as("no client certificate").isInstanceOf(IOException.class);
         }
-        assertThat(apiA.status().at("/transfer/source/reads_served/peer_dram").asLong()).as("only B's TLS READ")
+        assertThat(apiA.status().at("/transfer/source/reads_served/peer-dram").asLong()).as("only B's TLS READ")
                 .isEqualTo(1);
     }
 

@@ -406,22 +406,22 @@ class RoutesTableTest {
                 public ReadSubmission read(Route destination) {
                     reads.add(text(route));
                     Step step = queue(route).poll();
-                    CompletableFuture<ReadOutcome> ready = new CompletableFuture<>();
+                    CompletableFuture<ReadyOutcome> ready = new CompletableFuture<>();
                     CompletableFuture<Void> drained = new CompletableFuture<>();
                     switch (step) {
                         case null -> {
                             clock.advance(1_000);
                             drained.complete(null);
-                            ready.complete(new ReadOutcome.Ready());
+                            ready.complete(new ReadyOutcome.Ready());
                         }
                         case Step.Ready r -> {
                             clock.advance(r.nanos());
                             drained.complete(null);
-                            ready.complete(new ReadOutcome.Ready());
+                            ready.complete(new ReadyOutcome.Ready());
                         }
                         case Step.Fail f -> {
                             drained.complete(null);
-                            ready.complete(new ReadOutcome.PayloadFailure("checksum-mismatch", "scripted"));
+                            ready.complete(new ReadyOutcome.PayloadFailure("checksum-mismatch", "scripted"));
                         }
                         case Step.Hang h -> {
                             // never ready, never drained within the test: its resources stay held
@@ -430,7 +430,7 @@ class RoutesTableTest {
                     }
                     return new ReadSubmission() {
                         @Override
-                        public CompletableFuture<ReadOutcome> ready() {
+                        public CompletableFuture<ReadyOutcome> ready() {
                             return ready;
                         }
 

@@ -169,7 +169,7 @@ public class LocalRestoreOverheadBenchmark {
 
     /** Local ports: no window, the grant copies the route's blocks from the arena; ready and drained at once. */
     final class LocalPorts implements TransferPorts<byte[]> {
-        private final CompletableFuture<ReadOutcome> ready = CompletableFuture.completedFuture(new ReadOutcome.Ready());
+        private final CompletableFuture<ReadyOutcome> ready = CompletableFuture.completedFuture(new ReadyOutcome.Ready());
         private final CompletableFuture<Void> drained = CompletableFuture.completedFuture(null);
 
         @Override
@@ -200,7 +200,7 @@ public class LocalRestoreOverheadBenchmark {
                     }
                     return new ReadSubmission() {
                         @Override
-                        public CompletableFuture<ReadOutcome> ready() {
+                        public CompletableFuture<ReadyOutcome> ready() {
                             return ready;
                         }
 

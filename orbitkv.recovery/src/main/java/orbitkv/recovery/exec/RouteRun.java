@@ -145,8 +145,8 @@ final class RouteRun<D> {
             if (!ready.isDone() && remaining <= 0) {
                 throw new TimeoutException();
             }
-            TransferPorts.ReadOutcome o = ready.isDone() ? ready.get() : ready.get(remaining, TimeUnit.NANOSECONDS);
-            outcome = o instanceof TransferPorts.ReadOutcome.Ready ? RunState.READY : RunState.PAYLOAD_FAILED;
+            TransferPorts.ReadyOutcome o = ready.isDone() ? ready.get() : ready.get(remaining, TimeUnit.NANOSECONDS);
+            outcome = o instanceof TransferPorts.ReadyOutcome.Ready ? RunState.READY : RunState.PAYLOAD_FAILED;
             // The stamp's own callback runs on the completing thread and may not have run yet when get() returns here
             // (seen under load, issue 25): stamp now if it has not, so a READY run is never timed from the unset
             // sentinel (Long.MIN_VALUE - start overflowed to a ~9.2e18 ns observation that swamped the cost model).
@@ -239,9 +239,9 @@ final class RouteRun<D> {
     /** Stands for a submission whose port threw: failed at once, never drained. */
     private record BrokenSubmission(RuntimeException cause) implements TransferPorts.ReadSubmission {
         @Override
-        public java.util.concurrent.CompletableFuture<TransferPorts.ReadOutcome> ready() {
+        public java.util.concurrent.CompletableFuture<TransferPorts.ReadyOutcome> ready() {
             return java.util.concurrent.CompletableFuture.completedFuture(
-                    new TransferPorts.ReadOutcome.PayloadFailure("port-error", String.valueOf(cause)));
+                    new TransferPorts.ReadyOutcome.PayloadFailure("port-error", String.valueOf(cause)));
         }
 
         @Override

@@ -8,6 +8,7 @@ import orbitkv.server.config.ConfigFile;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.config.RawValues;
 import orbitkv.server.config.Setting;
+import orbitkv.server.http.HttpApiServer;
 import orbitkv.server.runtime.DistributedManager;
 import orbitkv.server.runtime.RunningManager;
 import orbitkv.server.runtime.StandaloneManager;
@@ -81,9 +82,9 @@ final class ManagerCommand implements Callable<Integer> {
         RunningManager manager = null;
         try {
             if (config.standalone()) {
-                manager = StandaloneManager.start(config);
+                manager = StandaloneManager.start(config, HttpApiServer::bind);
             } else {
-                switch (DistributedManager.start(config)) {
+                switch (DistributedManager.start(config, HttpApiServer::bind)) {
                     case DistributedManager.Start.Started s -> manager = s.manager();
                     case DistributedManager.Start.Refused r -> {
                         spec.commandLine().getErr().println("orbitkv manager: " + r.message());

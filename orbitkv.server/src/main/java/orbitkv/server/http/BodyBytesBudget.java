@@ -2,6 +2,7 @@ package orbitkv.server.http;
 
 import java.util.HashMap;
 import java.util.Map;
+import orbitkv.server.tier.ByteBudget;
 
 /**
  * The bound on request body bytes admitted at once across all connections ({@code --http-body-bytes-in-flight-max};
@@ -12,7 +13,7 @@ import java.util.Map;
  * reservation that would exceed either bound is refused (the caller answers 429
  * {@code TOO_MANY_BODY_BYTES_IN_FLIGHT} or {@code TOO_MANY_CLIENT_BODY_BYTES_IN_FLIGHT}), never waited for.
  * Where admitted bytes land (heap buffers, the DRAM arena) does not matter to this bound. Shared by the event
- * loops: synchronized, tiny critical sections.
+ * loops: synchronized, tiny critical sections. The whole is a {@link ByteBudget}; the per-client shares sit beside it.
  *
  * <p>The per-client table holds only clients with bytes reserved; every reservation belongs to an admitted
  * request, so it has at most {@code --http-requests-in-flight-max} entries.
@@ -27,19 +28,16 @@ final class BodyBytesBudget {
         CLIENT_EXCEEDED
     }
 
-    private final long max;
+    private final ByteBudget total;
     private final long perClientMax;
     private final Map<Object, Long> byClient = new HashMap<>();
-    private long used;
-    private long peak;
-    private long refused;
     private long refusedPerClient;
 
     BodyBytesBudget(long max, long perClientMax) {
         if (max < 1 || perClientMax < 1) {
             throw new IllegalArgumentException("body bytes in flight bounds must be positive, got " + max + ", " + perClientMax);
         }
-        this.max = max;
+        this.total = new ByteBudget("HTTP body bytes in flight", max);
         this.perClientMax = Math.min(max, perClientMax);
     }
 
@@ -51,40 +49,40 @@ final class BodyBytesBudget {
         if (bytes < 0) {
             throw new IllegalArgumentException("cannot reserve " + bytes + " bytes");
         }
-        if (used + bytes > max) { // the whole first: when both are exceeded, the server is full, not the client
-            refused++;
-            return Reservation.TOTAL_EXCEEDED;
-        }
+        // the whole first: when both are exceeded, the server is full, not the client. The whole is changed only
+        // under this lock, so a share checked against it here still fits when taken.
         long mine = byClient.getOrDefault(client, 0L);
-        if (mine + bytes > perClientMax) {
+        if (mine + bytes > perClientMax && bytes <= total.bytesMax() - total.heldBytes()) {
             refusedPerClient++;
             return Reservation.CLIENT_EXCEEDED;
+        }
+        if (!total.tryTake(bytes)) {
+            return Reservation.TOTAL_EXCEEDED;
         }
         if (bytes > 0) {
             byClient.put(client, mine + bytes);
         }
-        used += bytes;
-        peak = Math.max(peak, used);
         return Reservation.ADMITTED;
     }
 
     /** Returns {@code bytes} reserved earlier by {@code client}; more than it reserved is a bug. */
     synchronized void release(Object client, long bytes) {
         long mine = byClient.getOrDefault(client, 0L);
-        if (bytes < 0 || bytes > used || bytes > mine) {
-            throw new IllegalStateException("release of " + bytes + " bytes with " + used + " reserved, " + mine
+        if (bytes < 0 || bytes > total.heldBytes() || bytes > mine) {
+            throw new IllegalStateException("release of " + bytes + " bytes with " + total.heldBytes() + " reserved, " + mine
                     + " by this client");
         }
-        used -= bytes;
+        total.release(bytes);
         if (mine == bytes) {
             byClient.remove(client);
         } else {
             byClient.put(client, mine - bytes);
         }
+        assert mine - bytes >= 0 : "client holds " + (mine - bytes);
     }
 
     long max() {
-        return max;
+        return total.bytesMax();
     }
 
     /** The effective share of one client: {@code --http-body-bytes-in-flight-per-client-max} capped at {@link #max}. */
@@ -92,16 +90,16 @@ final class BodyBytesBudget {
         return perClientMax;
     }
 
-    synchronized long used() {
-        return used;
+    long used() {
+        return total.heldBytes();
     }
 
-    synchronized long peak() {
-        return peak;
+    long peak() {
+        return total.peakBytes();
     }
 
-    synchronized long refused() {
-        return refused;
+    long refused() {
+        return total.refusals();
     }
 
     synchronized long refusedPerClient() {

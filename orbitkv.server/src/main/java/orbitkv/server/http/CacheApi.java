@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import orbitkv.inventory.Medium;
+import orbitkv.server.incarnation.DistributedMetadata;
+import orbitkv.server.incarnation.IncarnationStatus;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
 import orbitkv.server.tier.CopyOutBudget;
@@ -161,7 +163,7 @@ final class CacheApi {
     ApiResponse query(byte[] body) {
         JsonRequests.KeysRequest req = JsonRequests.query(body);
         DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
-        ApiModel.Owner self = metadata.self();
+        IncarnationStatus.Owner self = metadata.self();
         List<ApiModel.Candidate> candidates = new ArrayList<>(req.keys().size());
         for (int i = 0; i < req.keys().size(); i++) {
             StateKey key = req.keys().get(i);
@@ -169,7 +171,10 @@ final class CacheApi {
             for (Residence r : tiers.residences(key)) {
                 replicas.add(new ApiModel.Replica(self, r.medium().name(), r.sequence(), r.sizeBytes(), true, false));
             }
-            replicas.addAll(lookup.remote().get(i));
+            for (orbitkv.index.Replica r : lookup.replicas().get(i)) {
+                replicas.add(new ApiModel.Replica(IncarnationStatus.Owner.of(r.owner()), r.medium().name(), r.sequence(),
+                        r.sizeBytes(), false, r.stale()));
+            }
             candidates.add(new ApiModel.Candidate(key.keyHex(), replicas, lookup.truncated().get(i)));
         }
         orbitkv.recovery.Plan plan = routes.plan(orbitkv.recovery.Demand.hostReady(req.namespace(), req.keys(),
@@ -271,7 +276,7 @@ final class CacheApi {
 
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
-        return json(200, metadata.status(ownersLimit, pageToken, tiers.headSequence()).withTiers(tierHealth()));
+        return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth()));
     }
 
     ApiResponse health() {

@@ -24,16 +24,31 @@ final class HttpAdmission {
     }
 
     /** A slot of the endpoint's kind; false when every slot of that kind is taken. */
-    boolean tryAcquire(Endpoint endpoint) {
+    boolean tryAcquire(ApiEndpoint endpoint) {
         return slots(endpoint).tryAcquire();
     }
 
-    void release(Endpoint endpoint) {
+    void release(ApiEndpoint endpoint) {
         slots(endpoint).release();
     }
 
-    private Semaphore slots(Endpoint endpoint) {
-        return endpoint.access == Endpoint.Access.PROBE ? probes : requests;
+    private Semaphore slots(ApiEndpoint endpoint) {
+        return endpoint.access == ApiEndpoint.Access.PROBE ? probes : requests;
+    }
+
+    /** Reserves {@code bytes} of request body for {@code client}; 429 when the whole or the client's share is used up. */
+    void reserveBody(Object client, long bytes) {
+        switch (bodyBytes.tryReserve(client, bytes)) {
+            case ADMITTED -> {
+                // reserved
+            }
+            case TOTAL_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_BODY_BYTES_IN_FLIGHT, "admitting " + bytes
+                    + " more body bytes would exceed --http-body-bytes-in-flight-max (" + bodyBytes.max()
+                    + " bytes across all connections); retry later");
+            case CLIENT_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_CLIENT_BODY_BYTES_IN_FLIGHT, "admitting "
+                    + bytes + " more body bytes would exceed this client's share, --http-body-bytes-in-flight-per-client-max ("
+                    + bodyBytes.perClientMax() + " bytes across its connections); retry later");
+        }
     }
 
     BodyBytesBudget bodyBytes() {

@@ -1,14 +1,10 @@
 package orbitkv.server.http;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -23,11 +19,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import orbitkv.inventory.Namespace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,10 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiHandler.class);
-    static final int OWNERS_LIMIT_DEFAULT = 100;
-    static final int OWNERS_LIMIT_MAX = 1000;
-    /** Route traces per page of {@code /cache/metadata/routes} (the planner's own bound). */
-    static final int TRACES_LIMIT_MAX = 1024;
 
     private final CacheApi api;
     private final ApiMetrics metrics;
@@ -72,33 +61,21 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     /** A request beyond the pipelining bound was decoded: everything after it is dropped, the bound answered. */
     private boolean pipelineOverflow;
     /** The request being received or executed; null between requests. */
-    private Request current;
+    private InFlightRequest current;
     /**
      * The endpoint of the request being checked before admission (null before routing succeeded), so a refusal
      * before {@link #current} exists is counted under its endpoint, not {@code none} (issue 33).
      */
-    private Endpoint routed;
-    private ScheduledFuture<?> deadline;
-    /** Bumped at each state change, so a deadline that fires late for an old state does nothing. */
-    private long epoch;
+    private ApiEndpoint routed;
+    /** The one deadline of the current state; a state change cancels it. */
+    private final ConnectionDeadline deadline = new ConnectionDeadline();
     private long bodyBytesThisWindow;
     private long lingeredBytes;
     /** Why this connection is closing; null until the server closes it ("client" when the peer did). */
     private String closeCause;
 
     /** The key of this connection's client in the per-client body allowance (issue 33); set when active. */
-    private Object client = UNIX_CLIENT;
-
-    /** Every connection of the Unix-domain socket listener is the same client (one co-located host). */
-    static final Object UNIX_CLIENT = "unix";
-
-    /**
-     * The client of a remote address: its IP address (every port of one host is one client), or the one Unix
-     * socket client. Loopback addresses are as distinct as the addresses are (127.0.0.1 vs 127.0.0.2).
-     */
-    static Object clientKey(java.net.SocketAddress remote) {
-        return remote instanceof java.net.InetSocketAddress inet && inet.getAddress() != null ? inet.getAddress() : UNIX_CLIENT;
-    }
+    private Object client = RequestRouting.UNIX_CLIENT;
 
     /** What every connection's handler shares once the API serves. */
     record Wiring(CacheApi api, ApiMetrics metrics) {}
@@ -111,39 +88,12 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         this.executor = executor;
     }
 
-    /** A request being received or executed. Its slot and reserved body bytes are released exactly once. */
-    private static final class Request {
-        final Endpoint endpoint;
-        final boolean keepAlive;
-        final RequestTarget target;
-        final Namespace saveNamespace;
-        /** A save streaming into DRAM reservations; aborted wherever the request is dropped before its commit. */
-        final CacheApi.SaveStream save;
-        final CompositeByteBuf bytes;
-        /** The declared Content-Length, or -1 (chunked): then each chunk is reserved as it arrives. */
-        final long declaredBytes;
-        long received;
-        long reservedBytes;
-        boolean slot;
-
-        Request(Endpoint endpoint, boolean keepAlive, RequestTarget target, Namespace saveNamespace,
-                CacheApi.SaveStream save, CompositeByteBuf bytes, long declaredBytes) {
-            this.endpoint = endpoint;
-            this.keepAlive = keepAlive;
-            this.target = target;
-            this.saveNamespace = saveNamespace;
-            this.save = save;
-            this.bytes = bytes;
-            this.declaredBytes = declaredBytes;
-        }
-    }
-
     // ------------------------------------------------------------------ connection events
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        client = clientKey(ctx.channel().remoteAddress());
+        client = RequestRouting.clientKey(ctx.channel().remoteAddress());
         metrics.connectionOpened();
         armIdle();
         ctx.read();
@@ -225,12 +175,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void process(HttpObject msg) {
-        DecoderResult decoded = ((DecoderResultProvider) msg).decoderResult();
-        if (decoded.isFailure()) {
-            throw new ApiException(ApiError.MALFORMED_HTTP, (msg instanceof HttpRequest
-                    ? "the request line or headers are malformed: " : "the body's transfer encoding is malformed: ")
-                    + JsonRequests.clip(String.valueOf(decoded.cause().getMessage())));
-        }
+        RequestRouting.checkDecoded(msg);
         if (msg instanceof HttpRequest req) {
             onRequest(req);
         }
@@ -244,46 +189,27 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private void onRequest(HttpRequest req) {
         routed = null;
         RequestTarget target = RequestTarget.parse(req.uri());
-        Endpoint endpoint = Endpoint.byPath(target.path());
-        if (endpoint == null) {
-            throw new ApiException(ApiError.UNKNOWN_PATH, "no endpoint at " + JsonRequests.clip(target.path()));
-        }
-        if (!endpoint.method.equals(req.method())) {
-            throw new ApiException(ApiError.METHOD_NOT_ALLOWED, endpoint.path + " accepts " + endpoint.method.name()
-                    + ", got " + JsonRequests.clip(req.method().name()),
-                    Map.of(HttpHeaderNames.ALLOW.toString(), endpoint.method.name()));
-        }
+        ApiEndpoint endpoint = RequestRouting.route(target, req);
         routed = endpoint;
-        authorize(endpoint, req);
-        long bodyMax = switch (endpoint.body) {
-            case BLOCKS -> limits.saveBodyBytesMax();
-            case JSON -> limits.jsonBodyBytesMax();
-            case EMPTY -> 0;
-        };
-        checkContentType(endpoint, req.headers().get(HttpHeaderNames.CONTENT_TYPE));
-        long declared = HttpUtil.getContentLength(req, -1L);
+        RequestRouting.authorize(endpoint, req, limits);
+        RequestRouting.checkContentType(endpoint, req.headers().get(HttpHeaderNames.CONTENT_TYPE));
+        long declared = RequestRouting.declaredLength(endpoint, req, limits);
         boolean chunked = HttpUtil.isTransferEncodingChunked(req);
-        if (declared > bodyMax) {
-            throw endpoint.body == Endpoint.Body.EMPTY
-                    ? new ApiException(ApiError.UNEXPECTED_BODY, endpoint.path + " takes no body, Content-Length is " + declared)
-                    : new ApiException(ApiError.BODY_TOO_LARGE, "Content-Length " + declared + " exceeds the bound of "
-                            + bodyMax + " bytes for " + endpoint.path);
-        }
-        Namespace saveNamespace = endpoint == Endpoint.SAVE ? JsonRequests.namespaceParameter(target.single("namespace")) : null;
+        Namespace saveNamespace = endpoint == ApiEndpoint.SAVE ? JsonRequests.namespaceParameter(target.single("namespace")) : null;
         if (!admission.accepting()) {
             throw new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down");
         }
         if (!admission.tryAcquire(endpoint)) {
-            throw endpoint.access == Endpoint.Access.PROBE
+            throw endpoint.access == ApiEndpoint.Access.PROBE
                     ? new ApiException(ApiError.TOO_MANY_PROBES_IN_FLIGHT, "more than " + limits.probesInFlightMax()
                             + " /health and /metrics requests are in flight")
                     : new ApiException(ApiError.TOO_MANY_REQUESTS_IN_FLIGHT, "more than " + limits.requestsInFlightMax()
                             + " requests are in flight");
         }
-        Request r = new Request(endpoint, HttpUtil.isKeepAlive(req), target, saveNamespace,
-                endpoint.body == Endpoint.Body.BLOCKS
+        InFlightRequest r = new InFlightRequest(endpoint, HttpUtil.isKeepAlive(req), target, saveNamespace,
+                endpoint.body == ApiEndpoint.Body.BLOCKS
                         ? api.beginSave(saveNamespace, limits.saveBodyBytesMax(), limits.blockBytesMax()) : null,
-                endpoint.body == Endpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null, chunked ? -1 : Math.max(0, declared));
+                endpoint.body == ApiEndpoint.Body.JSON ? ctx.alloc().compositeBuffer() : null, chunked ? -1 : Math.max(0, declared));
         r.slot = true;
         current = r;
         routed = null;
@@ -298,64 +224,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         arm(limits.timeouts().bodyProgressMs(), this::bodyProgressDeadline);
     }
 
-    /**
-     * The bearer tokens (OPS-5, issue 33): more than one Authorization header is refused on every endpoint (which
-     * one counts would be up to each proxy on the way: 400 {@code DUPLICATE_AUTHORIZATION}); a {@link
-     * Endpoint.Access#TOKEN} endpoint needs the write token when one is set; a {@link Endpoint.Access#READ}
-     * endpoint needs the read token or the write token when a read token is set. Compared in constant time.
-     */
-    private void authorize(Endpoint endpoint, HttpRequest req) {
-        java.util.List<String> all = req.headers().getAll(HttpHeaderNames.AUTHORIZATION);
-        if (all.size() > 1) {
-            throw new ApiException(ApiError.DUPLICATE_AUTHORIZATION, "the request carries " + all.size()
-                    + " Authorization headers; exactly one is allowed");
-        }
-        String authorization = all.isEmpty() ? null : all.get(0);
-        switch (endpoint.access) {
-            case TOKEN -> {
-                if (limits.token().isPresent() && !limits.token().get().matches(authorization)) {
-                    throw new ApiException(ApiError.UNAUTHORIZED, authorization != null
-                            ? endpoint.path + " needs the bearer token of --http-token-file; the Authorization header does not carry it"
-                            : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-token-file is set)");
-                }
-            }
-            case READ -> {
-                if (limits.readToken().isPresent()) {
-                    // both compared, whichever matches: the time taken does not say which token was close
-                    boolean reader = limits.readToken().get().matches(authorization);
-                    boolean writer = limits.token().isPresent() && limits.token().get().matches(authorization);
-                    if (!(reader | writer)) {
-                        throw new ApiException(ApiError.UNAUTHORIZED, authorization != null
-                                ? endpoint.path + " needs the bearer token of --http-read-token-file or --http-token-file;"
-                                        + " the Authorization header carries neither"
-                                : endpoint.path + " needs 'Authorization: Bearer <token>' (--http-read-token-file is set)");
-                    }
-                }
-            }
-            case OPEN, PROBE -> {
-                // no token
-            }
-        }
-    }
-
     /** Reserves body bytes of the admitted request {@code r} (429 when the budget is exhausted). */
-    private void reserve(Request r, long bytes) {
-        switch (admission.bodyBytes().tryReserve(client, bytes)) {
-            case ADMITTED -> {
-                // reserved
-            }
-            case TOTAL_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_BODY_BYTES_IN_FLIGHT, "admitting " + bytes
-                    + " more body bytes would exceed --http-body-bytes-in-flight-max (" + admission.bodyBytes().max()
-                    + " bytes across all connections); retry later");
-            case CLIENT_EXCEEDED -> throw new ApiException(ApiError.TOO_MANY_CLIENT_BODY_BYTES_IN_FLIGHT, "admitting "
-                    + bytes + " more body bytes would exceed this client's share, --http-body-bytes-in-flight-per-client-max ("
-                    + admission.bodyBytes().perClientMax() + " bytes across its connections); retry later");
-        }
+    private void reserve(InFlightRequest r, long bytes) {
+        admission.reserveBody(client, bytes);
         r.reservedBytes += bytes;
     }
 
     private void onContent(HttpContent content) {
-        Request r = current;
+        InFlightRequest r = current;
         ByteBuf chunk = content.content();
         int n = chunk.readableBytes();
         if (r.declaredBytes < 0 && n > 0) {
@@ -384,55 +260,18 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void dispatch(Request r) {
+    private void dispatch(InFlightRequest r) {
         try {
             executor.execute(() -> execute(r));
         } catch (RejectedExecutionException e) {
-            abortSave(r);
+            r.abortSave();
             respond(r, CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down")), false);
         }
     }
 
     /** Runs on a virtual thread. Every outcome, an Error included, is answered: nothing is dropped silently. */
-    private void execute(Request r) {
-        ApiResponse response;
-        try {
-            response = handle(r);
-        } catch (ApiException e) {
-            metrics.error(e.error());
-            response = CacheApi.error(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            metrics.error(ApiError.SHUTTING_DOWN);
-            response = CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "interrupted by shutdown"));
-        } catch (RuntimeException | Error e) {
-            LOG.error("{} failed", r.endpoint.path, e);
-            metrics.error(ApiError.INTERNAL);
-            response = CacheApi.error(new ApiException(ApiError.INTERNAL, "internal error: " + e.getClass().getSimpleName()));
-        } finally {
-            if (r.bytes != null) {
-                r.bytes.release();
-            }
-            abortSave(r); // a no-op after the save committed
-        }
-        respond(r, response, r.keepAlive);
-    }
-
-    private ApiResponse handle(Request r) throws InterruptedException {
-        return switch (r.endpoint) {
-            case SAVE -> api.save(r.save);
-            case QUERY -> api.query(ByteBufUtil.getBytes(r.bytes));
-            case RESTORE -> api.restore(ByteBufUtil.getBytes(r.bytes), ctx.alloc());
-            case EVICT -> api.evict(ByteBufUtil.getBytes(r.bytes));
-            case SYNC -> api.sync();
-            case AWAIT -> api.await(ByteBufUtil.getBytes(r.bytes), limits.awaitTimeoutMsMax());
-            case STATUS -> api.status(ownersLimit(r.target), r.target.text("owners_page_token"));
-            case ROUTES -> api.routeTraces(tracesLimit(r.target), beforeId(r.target));
-            case RESIDENCES -> api.residences(ResidencesRequest.parse(r.target));
-            case METRICS -> api.metrics();
-            case HEALTH -> api.health();
-            case LIMITS -> api.limits(limits);
-        };
+    private void execute(InFlightRequest r) {
+        respond(r, EndpointCalls.answer(api, limits, metrics, r, ctx.alloc()), r.keepAlive);
     }
 
     /**
@@ -466,14 +305,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Writes the answer of an executed request; then the next request, or close. */
-    private void respond(Request r, ApiResponse response, boolean keepAliveAsked) {
+    private void respond(InFlightRequest r, ApiResponse response, boolean keepAliveAsked) {
         // once shutdown began, every answer ends its connection: nothing new will be admitted on it
         boolean keepAlive = keepAliveAsked && admission.accepting();
-        FullHttpResponse http = httpResponse(response);
+        FullHttpResponse http = RequestRouting.httpResponse(response);
         HttpUtil.setKeepAlive(http, keepAlive);
         metrics.answered(r.endpoint.label, response.status());
         ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
-            release(r);
+            r.release(admission, client);
             if (current == r) {
                 current = null;
             }
@@ -496,7 +335,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
      * still writing its body reads the answer instead of a reset; the output side is shut after the answer.
      */
     private void refuse(ApiException e, boolean linger) {
-        Request r = current;
+        InFlightRequest r = current;
         current = null;
         metrics.error(e.error());
         releaseQueued();
@@ -506,11 +345,11 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             if (r.bytes != null) {
                 r.bytes.release();
             }
-            abortSave(r); // a refused or malformed save stores nothing (issue 20 item 3)
+            r.abortSave(); // a refused or malformed save stores nothing (issue 20 item 3)
         }
-        FullHttpResponse http = httpResponse(CacheApi.error(e));
+        FullHttpResponse http = RequestRouting.httpResponse(CacheApi.error(e));
         http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        Endpoint labelled = r != null ? r.endpoint : routed;
+        ApiEndpoint labelled = r != null ? r.endpoint : routed;
         routed = null;
         metrics.answered(labelled != null ? labelled.label : "none", e.error().status());
         boolean discard = linger && limits.timeouts().lingerMs() > 0;
@@ -519,7 +358,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
             if (r != null) {
-                release(r);
+                r.release(admission, client);
             }
             if (!f.isSuccess() || !discard || state != ConnectionState.LINGERING) {
                 close(f.isSuccess() ? closeCause : "write_failed");
@@ -533,39 +372,6 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             }
             arm(limits.timeouts().lingerMs(), () -> close("linger_timeout"));
         });
-    }
-
-    private static FullHttpResponse httpResponse(ApiResponse response) {
-        FullHttpResponse http = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(response.status()), response.body());
-        http.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
-        http.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().readableBytes());
-        response.headers().forEach((k, v) -> http.headers().set(k, v));
-        if (response.status() == 401) {
-            http.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"orbitkv\"");
-        }
-        if (response.status() == 429) {
-            http.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-        }
-        return http;
-    }
-
-    /** Frees a save's DRAM reservations: a dropped, refused or malformed save stores nothing (issue 20 item 3). */
-    private static void abortSave(Request r) {
-        if (r.save != null) {
-            r.save.abort();
-        }
-    }
-
-    private void release(Request r) {
-        if (r.slot) {
-            r.slot = false;
-            admission.release(r.endpoint);
-        }
-        if (r.reservedBytes > 0) {
-            admission.bodyBytes().release(client, r.reservedBytes);
-            r.reservedBytes = 0;
-        }
     }
 
     private void releaseQueued() {
@@ -599,27 +405,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void arm(long ms, Runnable onExpiry) {
-        cancelDeadline();
-        long armedAt = epoch;
-        deadline = ctx.executor().schedule(() -> {
-            if (epoch == armedAt && state != ConnectionState.CLOSED) {
-                onExpiry.run();
-            }
-        }, ms, TimeUnit.MILLISECONDS);
-    }
-
-    private void cancelDeadline() {
-        if (deadline != null) {
-            deadline.cancel(false);
-            deadline = null;
-        }
+        deadline.arm(ctx, () -> state != ConnectionState.CLOSED, ms, onExpiry);
     }
 
     /** The one place the state changes; the old state's deadline goes with it. */
     private void to(ConnectionState next) {
         state = state.to(next);
-        epoch++;
-        cancelDeadline();
+        deadline.cancel(); // a deadline armed for the old state never fires
+
     }
 
     private void close(String cause) {
@@ -633,14 +426,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         if (state != ConnectionState.CLOSED) {
             to(ConnectionState.CLOSED);
         }
-        Request r = current;
+        InFlightRequest r = current;
         current = null;
         if (r != null && before != ConnectionState.EXECUTING) { // an executing request is released by its answer
             if (r.bytes != null) {
                 r.bytes.release();
             }
-            abortSave(r);
-            release(r);
+            r.abortSave();
+            r.release(admission, client);
         }
         releaseQueued();
         metrics.connectionClosed(closeCause != null ? closeCause : "client");
@@ -651,101 +444,5 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.debug("HTTP connection {} failed (counted as io_error): {}", ctx.channel().remoteAddress(), cause.toString());
         close("io_error");
-    }
-
-    // ------------------------------------------------------------------ request details
-
-    private static void checkContentType(Endpoint endpoint, String header) {
-        if (endpoint.body == Endpoint.Body.EMPTY) {
-            return;
-        }
-        String expected = endpoint.body == Endpoint.Body.BLOCKS ? BlockFraming.CONTENT_TYPE : "application/json";
-        if (header == null) {
-            throw new ApiException(ApiError.UNSUPPORTED_CONTENT_TYPE, endpoint.path + " needs Content-Type " + expected);
-        }
-        String[] parts = header.split(";");
-        String media = parts[0].strip().toLowerCase(Locale.ROOT);
-        if (!media.equals(expected)) {
-            throw new ApiException(ApiError.UNSUPPORTED_CONTENT_TYPE, endpoint.path + " needs Content-Type " + expected
-                    + ", got " + JsonRequests.clip(header));
-        }
-        for (int i = 1; i < parts.length; i++) {
-            String p = parts[i].strip().toLowerCase(Locale.ROOT).replace("\"", "");
-            if (p.startsWith("charset=") && !p.equals("charset=utf-8")) {
-                throw new ApiException(ApiError.UNSUPPORTED_CONTENT_TYPE, endpoint.path + " accepts UTF-8 only, got "
-                        + JsonRequests.clip(header));
-            }
-        }
-    }
-
-    private static int ownersLimit(RequestTarget target) {
-        String v = target.text("owners_limit");
-        if (v == null) {
-            return OWNERS_LIMIT_DEFAULT;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= 1 && n <= OWNERS_LIMIT_MAX) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the refusal
-        }
-        throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "owners_limit must be an integer 1.." + OWNERS_LIMIT_MAX
-                + ", got " + JsonRequests.clip(v));
-    }
-
-    /** {@code limit} of the route traces page: 1..1024, default 100. */
-    private static int tracesLimit(RequestTarget target) {
-        String v = target.text("limit");
-        if (v == null) {
-            return OWNERS_LIMIT_DEFAULT;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= 1 && n <= TRACES_LIMIT_MAX) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the refusal
-        }
-        throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "limit must be an integer 1.." + TRACES_LIMIT_MAX
-                + ", got " + JsonRequests.clip(v));
-    }
-
-    /** {@code before_id} of the route traces page: a trace id from {@code next_before_id}, or absent. */
-    private static java.util.OptionalLong beforeId(RequestTarget target) {
-        String v = target.text("before_id");
-        if (v == null) {
-            return java.util.OptionalLong.empty();
-        }
-        try {
-            long id = Long.parseLong(v);
-            if (id >= 0) {
-                return java.util.OptionalLong.of(id);
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the refusal
-        }
-        throw new ApiException(ApiError.INVALID_QUERY_PARAMETER, "before_id must be a trace id (an integer >= 0), got "
-                + JsonRequests.clip(v));
-    }
-
-    /** The raw-bytes end of a connection, in front of the HTTP decoder (see {@link #onRawBytes}). */
-    static final class RawBytes extends ChannelInboundHandlerAdapter {
-        private final HttpApiHandler handler;
-
-        RawBytes(HttpApiHandler handler) {
-            this.handler = handler;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf bytes && !handler.onRawBytes(bytes)) {
-                bytes.release();
-                return;
-            }
-            ctx.fireChannelRead(msg);
-        }
     }
 }

@@ -18,13 +18,17 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import orbitkv.membership.Incarnation;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import orbitkv.server.net.UnixSocket;
 import orbitkv.server.config.ListenAddress;
 import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
+import orbitkv.server.incarnation.DistributedMetadata;
+import orbitkv.server.metrics.RouteMetricFamilies;
+import orbitkv.server.runtime.ApiListener;
 
 /**
  * The HTTP API listener on the Netty native transport (DESIGN §7). Connections are read manually (one request
@@ -39,7 +43,7 @@ import orbitkv.server.tier.LocalTiers;
  * listener, lets executing requests answer (interrupted ones 503), answers requests still arriving 503, closes
  * idle connections, waits for lingering ones within the linger bound, then closes the rest and the event loops.
  */
-public final class HttpApiServer implements AutoCloseable {
+public final class HttpApiServer implements ApiListener {
     private static final int HTTP_HEADER_BYTES_MAX = 16 * 1024;
     private static final int HTTP_INITIAL_LINE_BYTES_MAX = 8 * 1024;
     /** Largest body chunk the decoder hands over at once (body bytes are bounded by the admission anyway). */
@@ -66,10 +70,13 @@ public final class HttpApiServer implements AutoCloseable {
     private volatile HttpApiHandler.Wiring wiring;
     /**
      * The recovery planner of this Manager (issue 14): restores and queries plan with it, its cost model learns
-     * from executed restores; settings from the {@code --route-*} options ({@link #bind(ManagerConfig, LocalTiers,
-     * NativeTransport)}), else the planner's defaults. Closed with the server.
+     * from executed restores. Created by the Manager core from the {@code --route-*} options and closed by it; a
+     * listener started on its own (tests) creates the planner's defaults and closes them ({@link #ownsRoutes}).
      */
     private volatile RouteSelection routes;
+    /** The Manager's one metrics registry: the HTTP, restore and tier families join it when serving. */
+    private volatile PrometheusRegistry registry;
+    private volatile boolean ownsRoutes;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, Channel unixListener, UnixSocket unixSocket,
                           ChannelGroup connections, ExecutorService executor,
@@ -87,41 +94,17 @@ public final class HttpApiServer implements AutoCloseable {
 
     /**
      * Binds the listener without accepting connections yet: a distributed Manager advertises the bound address
-     * in its member record at registration, and serves only once its metadata exists ({@link #serve}, or
-     * {@link #serveStandalone}). Until then connections wait in the kernel's accept backlog.
+     * in its member record at registration, and serves only once its metadata exists ({@link #serve}). Until then
+     * connections wait in the kernel's accept backlog. The {@link ApiListener.Binder} of the Manager core.
      */
-    public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport)
-            throws InterruptedException {
-        // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
-        RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
-        try {
-            HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config),
-                    config.http().tls().map(orbitkv.server.config.HttpTls::serverContext),
-                    config.http().unixSocket().map(p -> new UnixSocket(p, config.http().unixSocketMode())));
-            server.routes = routes;
-            return server;
-        } catch (InterruptedException | RuntimeException e) {
-            routes.close();
-            throw e;
-        }
-    }
-
-    /** Starts accepting connections with the distributed metadata of a registered incarnation. */
-    public void serve(ClusterMetadata metadata) {
-        serve((DistributedMetadata) metadata);
-    }
-
-    /**
-     * Starts accepting connections with the distributed metadata of whichever incarnation runs (a healed
-     * Manager switches it, issue 17 item 5).
-     */
-    public void serve(CurrentIncarnation metadata) {
-        serve((DistributedMetadata) metadata);
-    }
-
-    /** Starts accepting connections as a standalone Manager: no distributed metadata (INV-10, API-3). */
-    public void serveStandalone(ManagerConfig config, Incarnation incarnation) {
-        serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));
+    public static HttpApiServer bind(ManagerConfig config, LocalTiers tiers, NativeTransport transport,
+                                     RouteSelection routes, PrometheusRegistry registry) throws InterruptedException {
+        HttpApiServer server = bind(config.httpListen(), transport, tiers, HttpLimits.of(config),
+                config.http().tls().map(orbitkv.server.config.HttpTls::serverContext),
+                config.http().unixSocket().map(p -> new UnixSocket(p, config.http().unixSocketMode())));
+        server.routes = java.util.Objects.requireNonNull(routes, "routes");
+        server.registry = java.util.Objects.requireNonNull(registry, "registry");
+        return server;
     }
 
     static HttpApiServer start(ListenAddress address, NativeTransport transport, LocalTiers tiers,
@@ -199,7 +182,7 @@ public final class HttpApiServer implements AutoCloseable {
                         connections.add(ch);
                         HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
                         tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
-                        ch.pipeline().addLast(new HttpApiHandler.RawBytes(handler))
+                        ch.pipeline().addLast(new RawBytes(handler))
                                 .addLast(new HttpServerCodec(new HttpDecoderConfig()
                                         .setMaxInitialLineLength(HTTP_INITIAL_LINE_BYTES_MAX)
                                         .setMaxHeaderSize(HTTP_HEADER_BYTES_MAX).setMaxChunkSize(HTTP_CHUNK_BYTES_MAX),
@@ -219,16 +202,19 @@ public final class HttpApiServer implements AutoCloseable {
         return limits.pipelinedRequestsMax() + READ_BYTES_MAX / REQUEST_BYTES_MIN + 2;
     }
 
-    private void serve(DistributedMetadata metadata) {
+    /** Starts accepting connections, answered with {@code metadata} (standalone, or the current incarnation's). */
+    @Override
+    public void serve(DistributedMetadata metadata) {
         if (wiring != null) {
             throw new IllegalStateException("the HTTP API is already serving");
         }
-        ApiMetrics metrics = new ApiMetrics(tiers, admission);
-        metadata.registerMetrics(metrics.registry());
-        if (routes == null) {
+        if (routes == null) { // started on its own (tests): the planner's defaults and a registry of its own
             routes = RouteSelection.create(RoutePolicy.defaults());
+            registry = new PrometheusRegistry();
+            ownsRoutes = true;
+            RouteMetricFamilies.register(registry, routes::metrics);
         }
-        RouteMetricFamilies.register(metrics.registry(), routes::metrics);
+        ApiMetrics metrics = new ApiMetrics(registry, tiers, admission);
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs(), routes), metrics);
         listener.config().setAutoRead(true);
@@ -311,7 +297,7 @@ public final class HttpApiServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         RouteSelection r = routes;
-        if (r != null) {
+        if (r != null && ownsRoutes) {
             r.close();
         }
     }

@@ -20,7 +20,7 @@ import orbitkv.server.config.ManagerConfig;
  * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
  * @param timeouts the per-connection deadlines
  * @param token the bearer token of the mutating endpoints, if configured
- * @param readToken the bearer token of the reading endpoints ({@link Endpoint.Access#READ}), if configured;
+ * @param readToken the bearer token of the reading endpoints ({@link ApiEndpoint.Access#READ}), if configured;
  *                  {@code token} is accepted for them as well (a writer may read)
  * @param bodyBytesInFlightPerClientMax body bytes admitted at once for one client address (issue 33)
  */

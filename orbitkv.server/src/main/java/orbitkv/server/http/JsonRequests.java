@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import orbitkv.server.incarnation.AwaitRequest;
 import orbitkv.inventory.InventoryFence;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ScopeDigest;
@@ -57,7 +58,6 @@ final class JsonRequests {
     record EvictRequest(Namespace namespace, List<StateKey> keys, LocalTiers.EvictTarget target) {}
 
     /** {@code {"fence", "scope_digest", "timeout_ms"}} of /cache/metadata/await. */
-    record AwaitRequest(InventoryFence fence, ScopeDigest scopeDigest, long timeoutMs) {}
 
     static KeysRequest query(byte[] body) {
         JsonNode root = object(body);

@@ -31,6 +31,7 @@ import orbitkv.recovery.LoadSummary;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.recovery.RouteSource;
 import orbitkv.recovery.TransferPorts;
+import orbitkv.server.incarnation.DistributedMetadata;
 import orbitkv.server.tier.CopyOutBudget;
 import orbitkv.server.tier.InPlace;
 import orbitkv.server.tier.LocalTiers;
@@ -51,7 +52,7 @@ import orbitkv.transfer.Intent;
 import orbitkv.transfer.PayloadSource.CopyOutcome;
 import orbitkv.transfer.PayloadSource.PinResult;
 import orbitkv.transfer.ReadHandle;
-import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadResult;
 import orbitkv.transfer.RefusalReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -537,8 +538,8 @@ final class PlannedRestore {
             @Override
             public TransferPorts.ReadSubmission read(Records destination) {
                 destination.ready();
-                CompletableFuture<TransferPorts.ReadOutcome> ready =
-                        CompletableFuture.completedFuture(new TransferPorts.ReadOutcome.Ready());
+                CompletableFuture<TransferPorts.ReadyOutcome> ready =
+                        CompletableFuture.completedFuture(new TransferPorts.ReadyOutcome.Ready());
                 return submission(ready, CompletableFuture.completedFuture(null));
             }
 
@@ -594,11 +595,11 @@ final class PlannedRestore {
         return AdmissionRefusal.NOT_RESIDENT;
     }
 
-    private static TransferPorts.ReadSubmission submission(CompletableFuture<TransferPorts.ReadOutcome> ready,
+    private static TransferPorts.ReadSubmission submission(CompletableFuture<TransferPorts.ReadyOutcome> ready,
             CompletableFuture<Void> drained) {
         return new TransferPorts.ReadSubmission() {
             @Override
-            public CompletableFuture<TransferPorts.ReadOutcome> ready() {
+            public CompletableFuture<TransferPorts.ReadyOutcome> ready() {
                 return ready;
             }
 
@@ -713,7 +714,7 @@ final class PlannedRestore {
     private final class PeerGrant implements TransferPorts.SourceGrant<Records> {
         private final PeerTransfer t;
         private final Grant grant;
-        private final CompletableFuture<TransferPorts.ReadOutcome> ready = new CompletableFuture<>();
+        private final CompletableFuture<TransferPorts.ReadyOutcome> ready = new CompletableFuture<>();
         private final CompletableFuture<Void> drained = new CompletableFuture<>();
         private final List<ReadHandle> handles = new ArrayList<>();
         private Records dst;
@@ -773,7 +774,7 @@ final class PlannedRestore {
             }
         }
 
-        private void outcome(int b, ReadOutcome o, Throwable x) {
+        private void outcome(int b, ReadResult o, Throwable x) {
             List<ReadHandle> cancel = List.of();
             boolean isReady = false;
             boolean isFailed = false;
@@ -781,7 +782,7 @@ final class PlannedRestore {
             synchronized (this) {
                 inFlight--;
                 inFlightBytes -= size(b);
-                if (x == null && o instanceof ReadOutcome.Completed c && !failed) {
+                if (x == null && o instanceof ReadResult.Completed c && !failed) {
                     dst.filled(b, c.backend());
                     completed++;
                     isReady = completed == dst.records.size();
@@ -796,10 +797,10 @@ final class PlannedRestore {
             cancel.forEach(ReadHandle::cancel);
             if (isReady) {
                 dst.ready();
-                ready.complete(new TransferPorts.ReadOutcome.Ready());
+                ready.complete(new TransferPorts.ReadyOutcome.Ready());
             }
             if (isFailed) {
-                ready.complete(new TransferPorts.ReadOutcome.PayloadFailure(failure, String.valueOf(o != null ? o : x)));
+                ready.complete(new TransferPorts.ReadyOutcome.PayloadFailure(failure, String.valueOf(o != null ? o : x)));
             }
             if (isDrained) {
                 drained.complete(null);
@@ -808,21 +809,21 @@ final class PlannedRestore {
             }
         }
 
-        private void noteFailure(ReadOutcome o, Throwable x) {
+        private void noteFailure(ReadResult o, Throwable x) {
             switch (o) {
-                case ReadOutcome.Refused r -> {
+                case ReadResult.Refused r -> {
                     failure = name(r.reason());
                     receiveCredits = switch (r.reason()) {
                         case CREDITS_EXHAUSTED, READS_IN_FLIGHT_LIMIT, CONNECTIONS_EXHAUSTED -> true;
                         default -> false;
                     };
                 }
-                case ReadOutcome.Failed f -> {
+                case ReadResult.Failed f -> {
                     LOG.warn("restore: READ from {} failed ({}): {}", grant, f.reason(), f.detail());
                     failure = name(f.reason());
                 }
-                case ReadOutcome.TimedOut timedOut -> failure = "timed-out";
-                case ReadOutcome.Cancelled cancelled -> failure = "cancelled";
+                case ReadResult.TimedOut timedOut -> failure = "timed-out";
+                case ReadResult.Cancelled cancelled -> failure = "cancelled";
                 case null -> failure = "engine-error: " + x;
                 default -> failure = "unexpected";
             }

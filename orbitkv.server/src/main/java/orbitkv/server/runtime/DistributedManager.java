@@ -22,8 +22,10 @@ import orbitkv.membership.MembershipEvent;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
-import orbitkv.server.http.ClusterMetadata;
-import orbitkv.server.http.CurrentIncarnation;
+import orbitkv.server.incarnation.AwaitSignals;
+import orbitkv.server.incarnation.ClusterMetadata;
+import orbitkv.server.incarnation.CurrentIncarnation;
+import orbitkv.server.metrics.IncarnationMetricFamilies;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
 import orbitkv.server.net.PeerListener;
@@ -148,9 +150,10 @@ public final class DistributedManager implements RunningManager {
      * Starts a distributed Manager. Every setting was validated by {@link ManagerConfig#from} before this
      * runs; nothing here can refuse a setting after the registration consumed a node epoch.
      *
+     * @param api binds the API listener (the HTTP adapter's, passed by the process entry point)
      * @throws IllegalArgumentException if {@code config} is standalone
      */
-    public static Start start(ManagerConfig config) throws IOException, InterruptedException {
+    public static Start start(ManagerConfig config, ApiListener.Binder api) throws IOException, InterruptedException {
         if (config.standalone() || config.etcd().isEmpty()) {
             throw new IllegalArgumentException("DistributedManager needs --cluster/--etcd, not --standalone");
         }
@@ -158,7 +161,7 @@ public final class DistributedManager implements RunningManager {
             LOG.warn("crash points armed by -D{}={}: this process halts at them (fault campaigns only)",
                     CrashPoints.PROPERTY, System.getProperty(CrashPoints.PROPERTY));
         }
-        ManagerCore core = ManagerCore.open(config);
+        ManagerCore core = ManagerCore.open(config, api);
         PeerListener peer = null;
         try {
             peer = PeerListener.start(config.peerListen(), core.transport(), config.peerTls(),
@@ -211,7 +214,8 @@ public final class DistributedManager implements RunningManager {
         m.running = first;
         m.healer.serving(membership.incarnation().toString());
         m.listen(first);
-        core.http().serve(m.metadata); // registers the metrics once, the sessions' included
+        IncarnationMetricFamilies.register(core.metrics(), m.metadata); // once; they read the current incarnation
+        core.http().serve(m.metadata);
         LOG.info("registered as {} in cluster {} ({}); peer listener {}", membership.incarnation(),
                 membership.cluster().name(), membership.cluster().uuid(),
                 config.peerTls().isPresent() ? "with mutual TLS" : "in plaintext (trusted cluster)");
@@ -228,16 +232,18 @@ public final class DistributedManager implements RunningManager {
         ManagerConfig config = core.config();
         GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
                 clock, indexCleanup);
-        ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(),
-                config.http().awaitWaitersMax());
-        SessionEnds sessions = addPeerServices(config, membership, source, metadata);
+        AwaitSignals signals = AwaitSignals.over(index, config.http().awaitWaitersMax());
+        SessionEnds sessions = addPeerServices(config, membership, source, signals);
         PeerTransfer transfer;
         try {
-            transfer = addTransfer(config, membership, metadata);
+            transfer = addTransfer(config, membership);
         } catch (IOException | RuntimeException e) {
             sessions.close();
             throw e;
         }
+        ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(), signals,
+                new ClusterMetadata.Sessions(sessions.subscriber(), sessions.server(),
+                        config.sessionConfig().sessionsPerRequesterMax()), transfer);
         return new RegisteredIncarnation(membership, metadata, sessions, transfer);
     }
 
@@ -247,11 +253,9 @@ public final class DistributedManager implements RunningManager {
      * named in grants), and the requester engine whose Authorize and Release calls use the peer channels (mutual
      * TLS when configured). Restores reach it through the metadata; status and metrics show both ends.
      */
-    private PeerTransfer addTransfer(ManagerConfig config, Membership membership, ClusterMetadata metadata)
-            throws IOException {
+    private PeerTransfer addTransfer(ManagerConfig config, Membership membership) throws IOException {
         PeerTransfer transfer = PeerTransfer.start(config, core.local().tiers(), membership, channels, core.transport(),
                 advertised(peer.boundAddress()).host());
-        metadata.attachTransfer(transfer);
         // Inline: Authorize/Release never block (TransferSource's threading contract), so they run on the event loop.
         peer.addInlineService(transfer.authorizationService()); // same service name: replaces a fenced incarnation's
         return transfer;
@@ -276,17 +280,16 @@ public final class DistributedManager implements RunningManager {
     /**
      * Peer services (SES-1): the source end serves {@code orbitkv.inventory.v4.InventorySession} on the peer
      * listener; the requester end runs one session per admitted member (at most {@code --peer-sessions-max},
-     * BND-3), applies into {@code metadata.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
+     * BND-3), applies into {@code signals.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
      * its channels on the native transport (mutual TLS when configured). Await asks it to flush (API-5).
      */
     private SessionEnds addPeerServices(ManagerConfig config, Membership membership, InventorySource source,
-                                        ClusterMetadata metadata) {
+                                        AwaitSignals signals) {
         SessionConfig sessionConfig = config.sessionConfig();
         InventorySessionServer server = InventorySessionServer.create(source, membership.cluster(),
                 membership.incarnation(), membership::view, sessionConfig, clock);
         InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
-                config.scope(), metadata.viewReceiver(), channels::open, sessionConfig, clock);
-        metadata.attachSessions(new ClusterMetadata.Sessions(subscriber, server, sessionConfig.sessionsPerRequesterMax()));
+                config.scope(), signals.viewReceiver(), channels::open, sessionConfig, clock);
         peer.addService(server.bindableService()); // same service name: replaces a fenced incarnation's
         return new SessionEnds(server, subscriber);
     }

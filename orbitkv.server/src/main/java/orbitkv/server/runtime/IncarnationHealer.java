@@ -8,7 +8,7 @@ import orbitkv.membership.MembershipEvent.FenceCause;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.membership.RetryBackoff;
 import orbitkv.server.config.ManagerConfig;
-import orbitkv.server.http.HealReport;
+import orbitkv.server.incarnation.HealReport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

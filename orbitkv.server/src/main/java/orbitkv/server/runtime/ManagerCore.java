@@ -1,35 +1,52 @@
 package orbitkv.server.runtime;
 
 import java.io.IOException;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import orbitkv.recovery.RouteSelection;
 import orbitkv.server.config.ManagerConfig;
-import orbitkv.server.http.HttpApiServer;
+import orbitkv.server.metrics.RouteMetricFamilies;
 import orbitkv.server.net.NativeTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the standalone and the distributed Manager start and stop the same way, in one place: the native
- * transport, the local cache (tiers and source inventory), the HTTP API bound but not yet serving (the
+ * transport, the local cache (tiers and source inventory), the recovery planner and the one metrics registry
+ * (issue 34 item 2: created here, not by the HTTP adapter), the API listener bound but not yet serving (the
  * caller serves once its metadata exists), and the first and last steps of shutdown. Neither side effect
  * happens before {@link ManagerConfig#from} accepted the whole configuration.
  *
  * @param config the validated configuration
  * @param transport io_uring or epoll
  * @param local the tiers and their source inventory
- * @param http the HTTP API listener
+ * @param routes the recovery planner (issue 14): restores and queries plan with it; closed after the listener
+ * @param metrics the registry every metric family of this process joins; a scrape reads it whole
+ * @param http the API listener
  */
-record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache local, HttpApiServer http)
-        implements AutoCloseable {
+record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache local, RouteSelection routes,
+                   PrometheusRegistry metrics, ApiListener http) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ManagerCore.class);
 
-    /** Opens the local cache and binds the HTTP listener; nothing is accepted yet. */
-    static ManagerCore open(ManagerConfig config) throws IOException, InterruptedException {
+    /** Creates the planner, opens the local cache and binds the API listener; nothing is accepted yet. */
+    static ManagerCore open(ManagerConfig config, ApiListener.Binder binder) throws IOException, InterruptedException {
         NativeTransport transport = NativeTransport.detect();
-        LocalCache local = LocalCache.open(config);
+        // the planner first: a trace directory inside a git checkout is refused at start, before anything binds
+        RouteSelection routes = RouteSelection.create(config.routePolicy(), config.routeTraceSampling(), System::nanoTime);
+        LocalCache local;
         try {
-            return new ManagerCore(config, transport, local, HttpApiServer.bind(config, local.tiers(), transport));
+            local = LocalCache.open(config);
+        } catch (IOException | RuntimeException e) {
+            routes.close();
+            throw e;
+        }
+        try {
+            PrometheusRegistry metrics = new PrometheusRegistry();
+            RouteMetricFamilies.register(metrics, routes::metrics);
+            return new ManagerCore(config, transport, local, routes, metrics,
+                    binder.bind(config, local.tiers(), transport, routes, metrics));
         } catch (InterruptedException | RuntimeException e) {
             closeTiers(local);
+            routes.close();
             throw e;
         }
     }
@@ -44,10 +61,11 @@ record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache l
         return drained;
     }
 
-    /** Shutdown, last steps: close the HTTP API and the tiers (the DRAM arena and SSD files are deleted). */
+    /** Shutdown, last steps: close the API listener, the planner and the tiers (the DRAM arena and SSD files are deleted). */
     @Override
     public void close() {
         http.close();
+        routes.close();
         closeTiers(local);
     }
 

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.incarnation.StandaloneMetadata;
 
 /**
  * A running {@code orbitkv manager --standalone}: local tiers, the source inventory and the HTTP API, no
@@ -25,18 +26,20 @@ public final class StandaloneManager implements RunningManager {
     /**
      * Opens the tiers and starts serving.
      *
+     * @param api binds the API listener (the HTTP adapter's, passed by the process entry point)
+     *
      * @throws IllegalArgumentException if {@code config} is not standalone
      */
-    public static StandaloneManager start(ManagerConfig config) throws IOException, InterruptedException {
+    public static StandaloneManager start(ManagerConfig config, ApiListener.Binder api) throws IOException, InterruptedException {
         if (!config.standalone()) {
             throw new IllegalArgumentException("StandaloneManager needs a --standalone configuration");
         }
-        ManagerCore core = ManagerCore.open(config);
+        ManagerCore core = ManagerCore.open(config, api);
         try {
             // A standalone incarnation is local and unregistered: epoch 1, random id, never admitted by peers.
             Incarnation incarnation = Incarnation.random(config.nodeId(), new NodeEpoch(1));
             core.local().recordIncarnation(incarnation.toString());
-            core.http().serveStandalone(config, incarnation);
+            core.http().serve(new StandaloneMetadata(config.cluster(), incarnation, config.scope()));
             return new StandaloneManager(core, incarnation);
         } catch (RuntimeException e) {
             core.close();

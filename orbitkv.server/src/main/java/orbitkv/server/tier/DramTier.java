@@ -247,6 +247,7 @@ public final class DramTier implements AutoCloseable {
             for (Reservation r : batch) {
                 r.done = true;
                 reservedBytes -= r.extent.length();
+                assert reservedBytes >= 0 : "DRAM reserved bytes " + reservedBytes;
                 ResidenceTable.Entry<Extent> e = table.install(
                         new ResidenceTable.Entry<>(r.key, r.sizeBytes, (int) r.crc.getValue(), r.extent));
                 out.add(new SaveOutcome.Stored(Medium.DRAM, e.sequence, r.sizeBytes));
@@ -266,6 +267,7 @@ public final class DramTier implements AutoCloseable {
             }
             r.done = true;
             reservedBytes -= r.extent.length();
+            assert reservedBytes >= 0 : "DRAM reserved bytes " + reservedBytes;
             table.counters().reservationAborted();
             if (!table.closed()) {
                 allocator.free(r.extent.offset(), r.extent.length());

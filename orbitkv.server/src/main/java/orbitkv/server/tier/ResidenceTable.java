@@ -161,6 +161,16 @@ final class ResidenceTable<S> {
         }
     }
 
+    /** Evicts in LRU order until {@code size} more bytes fit within {@code bytesMax}; false if nothing evictable is left. */
+    boolean makeRoom(long size, long bytesMax) {
+        while (residentBytes() + size > bytesMax) {
+            if (!evictEldestUnpinned()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Evicts the least recently used unpinned residence (a journal delete); false if every residence is
      * pinned or none is left. Pinned residences passed over are counted.
@@ -235,7 +245,10 @@ final class ResidenceTable<S> {
             } else {
                 uncountedPins--;
                 uncountedPinnedBytes -= entry.sizeBytes;
+                assert uncountedPins >= 0 && uncountedPinnedBytes >= 0 : medium + ": " + uncountedPins + " uncounted pins, "
+                        + uncountedPinnedBytes + " bytes";
             }
+            assert entry.pins >= 0 : entry.key + " in " + medium + " has " + entry.pins + " pins";
             if (entry.retired && entry.pins == 0 && !closed) {
                 free.accept(entry.storage);
             }

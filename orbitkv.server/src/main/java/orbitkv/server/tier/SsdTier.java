@@ -2,13 +2,8 @@ package orbitkv.server.tier;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -47,8 +42,7 @@ import orbitkv.transfer.PayloadSource.PinResult;
  * </ul>
  */
 public final class SsdTier implements AutoCloseable {
-    static final String FILE_PREFIX = "blk-";
-    static final String FILE_SUFFIX = ".okv";
+    static final String FILE_PREFIX = SsdFiles.FILE_PREFIX;
     /** The directory's lock file (never deleted, so concurrent starters always race on one inode). */
     public static final String LOCK_FILE = "orbitkv.lock";
 
@@ -69,17 +63,8 @@ public final class SsdTier implements AutoCloseable {
     private long supersededWrites;
     /** Write faults (issue 33): counted, logged once per interval, reported in /health and status. */
     private final TierFaults faults = new TierFaults(Medium.SSD);
-    /**
-     * Tickets of recent writes that failed, for {@link #awaitSubmittedWrites} (guarded by the table lock): bounded by
-     * {@link #FAILED_TICKETS_TRACKED_MAX}, the oldest dropped first (its ticket kept in {@code failedTicketDroppedMax}
-     * so a sync whose window it falls in still counts it).
-     */
-    private final java.util.TreeSet<Long> failedTickets = new java.util.TreeSet<>();
-    private long failedTicketDroppedMax;
-    /** The first failed ticket of the current fault episode, 0 while the last completed write succeeded. */
-    private long failingSinceTicket;
-    /** Failed write tickets remembered for sync answers. */
-    static final int FAILED_TICKETS_TRACKED_MAX = 1024;
+    /** Failed writes a sync answers for, for {@link #awaitSubmittedWrites} (guarded by the table lock). */
+    private final FailedWrites failedWrites = new FailedWrites();
 
     private SsdTier(Path dir, TierInstance instance, OwnerLock dirLock, long bytesMax, int pinsMax, long pinnedBytesMax,
                     int queueCountMax, long queueBytesMax, ResidencyListener listener) {
@@ -131,17 +116,10 @@ public final class SsdTier implements AutoCloseable {
             throw new IllegalArgumentException("SSD tier needs bytesMax, pinsMax and pinnedBytesMax >= 1, got "
                     + bytesMax + ", " + pinsMax + ", " + pinnedBytesMax);
         }
-        OwnerOnlyFiles.createDirectories(dir);
-        OwnerLock lock = switch (OwnerLock.acquireLockFile(dir.resolve(LOCK_FILE), instance.holderText("not registered yet"))) {
-            case OwnerLock.Attempt.Acquired a -> a.lock();
-            case OwnerLock.Attempt.Held h -> throw new LocalResourceRefused("SSD directory " + dir.toAbsolutePath()
-                    + " is in use by another Manager (" + h.holder().replace('\n', ' ').strip() + "; lock file "
-                    + dir.resolve(LOCK_FILE).toAbsolutePath() + "): give each Manager its own --ssd-dir");
-        };
+        OwnerLock lock = SsdFiles.lockAndEmpty(dir, instance);
         try {
-            deleteBlockFiles(dir);
             return new SsdTier(dir, instance, lock, bytesMax, pinsMax, pinnedBytesMax, queueCountMax, queueBytesMax, listener);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             lock.close();
             throw e;
         }
@@ -260,13 +238,7 @@ public final class SsdTier implements AutoCloseable {
         boolean completed = awaitWritten(to, timeoutMs);
         table.lock.lock();
         try {
-            if (failingSinceTicket != 0) { // still failing: every failure of this episode is unresolved
-                from = Math.min(from, failingSinceTicket - 1);
-            }
-            long failed = to <= from ? 0 : failedTickets.subSet(from + 1, true, to, true).size();
-            if (failedTicketDroppedMax > from) {
-                failed++; // at least one more, no longer listed
-            }
+            long failed = failedWrites.countIn(from, to); // still failing: every failure of this episode counts
             return new WritesAwaited(completed, failed,
                     failed == 0 ? null : faults.current().map(TierFaults.Fault::message).orElse(null));
         } finally {
@@ -281,7 +253,7 @@ public final class SsdTier implements AutoCloseable {
 
     /** Pins the SSD residence of {@code key} iff its sequence is exactly {@code sequence}. */
     public PinResult pin(StateKey key, long sequence) {
-        return table.pin(key, sequence, true, Pin::new);
+        return table.pin(key, sequence, true, e -> new SsdPin(table, e));
     }
 
     /** Removes the SSD residence of {@code key} and cancels a queued write of it; true if either existed. */
@@ -371,17 +343,9 @@ public final class SsdTier implements AutoCloseable {
             job.release.run();
         }
         try {
-            deleteBlockFiles(dir);
+            SsdFiles.deleteBlockFiles(dir);
         } finally {
             dirLock.close();
-        }
-    }
-
-    private static void deleteBlockFiles(Path dir) throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, FILE_PREFIX + "*" + FILE_SUFFIX)) {
-            for (Path p : files) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 
@@ -417,13 +381,9 @@ public final class SsdTier implements AutoCloseable {
         } finally {
             table.lock.unlock();
         }
-        Path path = dir.resolve(FILE_PREFIX + instance.fileTag() + "-" + fileId + FILE_SUFFIX);
-        try (FileChannel ch = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                OwnerOnlyFiles.fileMode())) { // 0600 at creation (issue 33 item 3)
-            ByteBuffer src = job.payload.asByteBuffer();
-            while (src.hasRemaining()) {
-                ch.write(src);
-            }
+        Path path = SsdFiles.blockFile(dir, instance, fileId);
+        try {
+            SsdFiles.write(path, job.payload);
         } catch (IOException | IllegalStateException e) { // IllegalStateException: the source arena closed
             table.counters().refused(TierRefusal.IO_ERROR);
             deleteQuietly(path);
@@ -458,22 +418,14 @@ public final class SsdTier implements AutoCloseable {
                 pendingTicket.remove(job.key); // the write failed (counted as IO_ERROR)
             } else {
                 pendingTicket.remove(job.key);
-                if (makeRoom(written.sizeBytes)) {
+                if (table.makeRoom(written.sizeBytes, bytesMax)) {
                     table.install(written);
                 } else {
                     table.counters().refused(TierRefusal.NO_EVICTABLE_SPACE);
                     discard = written.storage;
                 }
             }
-            if (failed) {
-                failedTickets.add(job.ticket);
-                if (failedTickets.size() > FAILED_TICKETS_TRACKED_MAX) {
-                    failedTicketDroppedMax = Math.max(failedTicketDroppedMax, failedTickets.pollFirst());
-                }
-                failingSinceTicket = failingSinceTicket == 0 ? job.ticket : failingSinceTicket;
-            } else if (written != null) {
-                failingSinceTicket = 0;
-            }
+            failedWrites.completed(job.ticket, failed, written != null);
             completedThrough = job.ticket;
             progress.signalAll();
         } finally {
@@ -482,16 +434,6 @@ public final class SsdTier implements AutoCloseable {
         if (discard != null) {
             deleteQuietly(discard);
         }
-    }
-
-    /** Evicts LRU files until {@code size} more bytes fit; under the table lock. */
-    private boolean makeRoom(long size) {
-        while (table.residentBytes() + size > bytesMax) {
-            if (!table.evictEldestUnpinned()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private void deleteQuietly(Path path) {
@@ -503,41 +445,4 @@ public final class SsdTier implements AutoCloseable {
     }
 
     private record WriteJob(StateKey key, MemorySegment payload, int crc32c, Runnable release, long ticket) {}
-
-    /** A pin of an SSD residence: its bytes are the whole file. */
-    private final class Pin extends TierPin<Path> {
-        Pin(ResidenceTable.Entry<Path> entry) {
-            super(SsdTier.this.table, entry, true);
-        }
-
-        @Override
-        public PayloadLocation location() {
-            return new PayloadLocation.InFile(entry.storage, 0, entry.sizeBytes);
-        }
-
-        @Override
-        Broken copyBytes(ByteBuffer view) {
-            try (FileChannel ch = FileChannel.open(entry.storage, StandardOpenOption.READ)) {
-                long size = ch.size();
-                if (size != entry.sizeBytes) {
-                    return new Broken(size < entry.sizeBytes ? CorruptionReason.TRUNCATED_FILE : CorruptionReason.SIZE_MISMATCH,
-                            "file " + entry.storage.getFileName() + " holds " + size + " bytes, the block " + entry.sizeBytes);
-                }
-                long pos = 0;
-                while (view.hasRemaining()) {
-                    int n = ch.read(view, pos);
-                    if (n < 0) {
-                        return new Broken(CorruptionReason.TRUNCATED_FILE, "file " + entry.storage.getFileName()
-                                + " ended after " + pos + " of " + entry.sizeBytes + " bytes");
-                    }
-                    pos += n;
-                }
-                return null;
-            } catch (NoSuchFileException e) {
-                return new Broken(CorruptionReason.MISSING_FILE, "file " + entry.storage.getFileName() + " is gone");
-            } catch (IOException e) {
-                return new Broken(CorruptionReason.IO_ERROR, "reading " + entry.storage.getFileName() + ": " + e);
-            }
-        }
-    }
 }

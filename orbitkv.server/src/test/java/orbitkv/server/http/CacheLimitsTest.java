@@ -39,7 +39,7 @@ class CacheLimitsTest {
     private JsonNode limits(RawValues values) throws Exception {
         StandaloneManager m = StandaloneManager.start(ManagerConfig.from(values.put(Setting.STANDALONE, "true")
                 .put(Setting.HTTP_LISTEN, "127.0.0.1:0").put(Setting.DRAM, "64MiB")
-                .put(Setting.DRAM_DIR, Files.createTempDirectory(dir, "dram").toString())));
+                .put(Setting.DRAM_DIR, Files.createTempDirectory(dir, "dram").toString())), HttpApiServer::bind);
         try {
             RawHttp http = new RawHttp(m.httpAddress());
             RawHttp.Response r = http.get("/cache/limits");

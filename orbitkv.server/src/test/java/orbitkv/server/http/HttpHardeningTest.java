@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;

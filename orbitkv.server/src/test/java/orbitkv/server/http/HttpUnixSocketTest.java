@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import orbitkv.server.net.UnixSocket;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;

@@ -6,6 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.util.List;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import orbitkv.index.Coverage;
+import orbitkv.server.incarnation.ClusterMetadata;
+import orbitkv.server.incarnation.IncarnationStatus;
+import orbitkv.server.incarnation.TestMembership;
+import orbitkv.server.metrics.IncarnationMetricFamilies;
 import orbitkv.index.GlobalIndex;
 import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;
@@ -56,7 +62,7 @@ class LeaseHealthTest {
         membership.addListener(metadata::onMembershipEvent);
         ResidencySequence seq = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 4096, 4, seq), null, seq);
-        api = new CacheApi(tiers, metadata, new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
+        api = new CacheApi(tiers, metadata, new ApiMetrics(new PrometheusRegistry(), tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
                 orbitkv.recovery.RouteSelection.create(orbitkv.recovery.RoutePolicy.defaults()));
     }
 
@@ -76,13 +82,13 @@ class LeaseHealthTest {
     @Test
     @DisplayName("MEM-8 IDX-10 failing renewals: health degraded, coverage no longer CompleteAtWatermarks, status names the lease; healthy again after a renewal")
     void renewalFailingIsDegraded() throws Exception {
-        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(DistributedMetadata.Coverage.CompleteAtWatermarks);
+        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(Coverage.CompleteAtWatermarks);
         assertThat(metadata.healthStatus()).isEqualTo("ok");
 
         membership.lease(FAILING);
         assertThat(metadata.healthStatus()).isEqualTo("degraded");
-        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(DistributedMetadata.Coverage.PartialHints);
-        ApiModel.StatusResponse status = metadata.status(10, null, 0);
+        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(Coverage.PartialHints);
+        IncarnationStatus.StatusResponse status = metadata.status(10, null, 0);
         assertThat(status.coverage()).isEqualTo("PartialHints");
         assertThat(status.membership().valid()).as("still admitted: the fence has not fallen").isTrue();
         assertThat(status.membership().lease()).isEqualTo("renewal-failing");
@@ -93,7 +99,7 @@ class LeaseHealthTest {
 
         membership.lease(new LeaseStatus(0, 0, 6, 2));
         assertThat(metadata.healthStatus()).isEqualTo("ok");
-        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(DistributedMetadata.Coverage.CompleteAtWatermarks);
+        assertThat(metadata.lookup(NS, List.of(key())).coverage()).isEqualTo(Coverage.CompleteAtWatermarks);
     }
 
     @Test
@@ -111,10 +117,11 @@ class LeaseHealthTest {
     @DisplayName("MEM-4 refused member records are counted in status and metrics")
     void refusedRecordsVisible() throws Exception {
         membership.refused(new MemberRecordRefusals(2, 1, 0));
-        ApiModel.StatusResponse status = metadata.status(10, null, 0);
-        assertThat(status.membership().refusedRecords()).isEqualTo(new ApiModel.RefusedRecords(2, 1, 0));
-        ApiMetrics metrics = new ApiMetrics(tiers, new HttpAdmission(TestLimits.defaults()));
-        metadata.registerMetrics(metrics.registry());
+        IncarnationStatus.StatusResponse status = metadata.status(10, null, 0);
+        assertThat(status.membership().refusedRecords()).isEqualTo(new IncarnationStatus.RefusedRecords(2, 1, 0));
+        PrometheusRegistry registry = new PrometheusRegistry();
+        ApiMetrics metrics = new ApiMetrics(registry, tiers, new HttpAdmission(TestLimits.defaults()));
+        IncarnationMetricFamilies.register(registry, () -> metadata);
         String text = new String(metrics.scrape(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(text).contains("orbitkv_membership_records_refused_total{reason=\"unleased\"} 2.0")
                 .contains("orbitkv_membership_records_refused_total{reason=\"key_mismatch\"} 1.0");

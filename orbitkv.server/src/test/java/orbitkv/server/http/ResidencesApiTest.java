@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.InventoryConfig;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.Scope;

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.StateKey;

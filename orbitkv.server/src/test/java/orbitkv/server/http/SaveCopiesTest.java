@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import orbitkv.server.incarnation.StandaloneMetadata;
 import orbitkv.inventory.Scope;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.NodeEpoch;

@@ -50,7 +50,7 @@ class StandaloneManagerTest {
     @Test
     @DisplayName("INV-1 INV-10 PERF-4 standalone Manager: ready line, byte-exact restore of known payloads, refusals change nothing, drain on shutdown")
     void endToEnd() throws Exception {
-        StandaloneManager manager = StandaloneManager.start(config());
+        StandaloneManager manager = StandaloneManager.start(config(), HttpApiServer::bind);
         try {
             assertThat(manager.readyLine()).matches(
                     "orbitkv manager ready http=127\\.0\\.0\\.1:\\d+ peer=none incarnation=node-a/1/[0-9a-f-]{36} transport=(io_uring|epoll) mode=standalone");
@@ -112,7 +112,7 @@ class StandaloneManagerTest {
     @DisplayName("INV-9 issue 35 G1 on default options a 32 MiB chunk (an 8B model's 256 tokens) and a 64 MiB block are saved and restored byte-exact; 64 MiB + 1 is PAYLOAD_TOO_LARGE")
     void defaultsTakeAn8bModelChunk() throws Exception {
         StandaloneManager manager = StandaloneManager.start(ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
-                .put(Setting.HTTP_LISTEN, "127.0.0.1:0").put(Setting.DRAM_DIR, dir.toString()).put(Setting.NODE_ID, "node-g1")));
+                .put(Setting.HTTP_LISTEN, "127.0.0.1:0").put(Setting.DRAM_DIR, dir.toString()).put(Setting.NODE_ID, "node-g1")), HttpApiServer::bind);
         try {
             RawHttp http = new RawHttp(manager.httpAddress());
             for (int mib : new int[] {32, 64}) {

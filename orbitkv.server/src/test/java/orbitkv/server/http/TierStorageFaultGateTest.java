@@ -87,7 +87,7 @@ class TierStorageFaultGateTest {
     void dramDirSmallerThanDramAccepted_refusedAtStart() throws Exception {
         Path shm = tmpfs("shm", "8m");
         ManagerConfig config = ManagerConfig.from(standalone(shm).put(Setting.DRAM, "16MiB"));
-        assertThatThrownBy(() -> StandaloneManager.start(config).shutdown())
+        assertThatThrownBy(() -> StandaloneManager.start(config, HttpApiServer::bind).shutdown())
                 .isInstanceOf(LocalResourceRefused.class)
                 .hasMessageContaining("--dram-dir " + shm + " has 8.0 MiB usable")
                 .hasMessageContaining("--dram (16.0 MiB)")
@@ -101,7 +101,7 @@ class TierStorageFaultGateTest {
     @DisplayName("issue 33 dramDirSmallerThanDramAccepted: a tmpfs filled by others after the start gives a named 503 refusal, no reset, and /health degraded")
     void dramDirSmallerThanDramAccepted_laterShortfallIsANamedRefusal() throws Exception {
         Path shm = tmpfs("shm", "8m");
-        StandaloneManager manager = StandaloneManager.start(ManagerConfig.from(standalone(shm).put(Setting.DRAM, "5MiB")));
+        StandaloneManager manager = StandaloneManager.start(ManagerConfig.from(standalone(shm).put(Setting.DRAM, "5MiB")), HttpApiServer::bind);
         try {
             RawHttp http = new RawHttp(manager.httpAddress());
             assertThat(http.post("/cache/save?namespace=ns", BlockFraming.CONTENT_TYPE, body(1, 512 << 10, 0)).status())
@@ -138,7 +138,7 @@ class TierStorageFaultGateTest {
         Path shm = Files.createDirectory(dir.resolve("shm"));
         Path ssd = tmpfs("ssd", "1m");
         StandaloneManager manager = StandaloneManager.start(ManagerConfig.from(standalone(shm).put(Setting.DRAM, "16MiB")
-                .put(Setting.SSD_DIR, ssd.toString()).put(Setting.SSD, "16MiB").put(Setting.SSD_QUEUE_BYTES_MAX, "8MiB")));
+                .put(Setting.SSD_DIR, ssd.toString()).put(Setting.SSD, "16MiB").put(Setting.SSD_QUEUE_BYTES_MAX, "8MiB")), HttpApiServer::bind);
         try {
             RawHttp http = new RawHttp(manager.httpAddress());
             assertThat(http.post("/cache/save?namespace=ns", BlockFraming.CONTENT_TYPE, body(1, 256 << 10, 0)).status())

@@ -1,5 +1,7 @@
 package orbitkv.server.http;
 
+import orbitkv.server.incarnation.IncarnationStatus;
+import orbitkv.server.incarnation.TransferStatusView;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,9 +30,9 @@ class TransferStatusViewTest {
         // grants_ended carries other counts for the same causes: a view that maps it into sends_cut fails
         TransferSourceStatus s = new TransferSourceStatus(0, 0, 0, 0, 30, Map.of(GrantEnd.EXPIRED, 7L, GrantEnd.RELEASED, 9L),
                 Map.of(), Map.of(), Map.of(), Map.of(), 0, 0, sendsCut, Map.of(), Map.of(), Map.of(), 0);
-        ApiModel.TransferStatus transfer = new ApiModel.TransferStatus(TransferStatusView.source(s, "127.0.0.1:7001", 1024),
+        IncarnationStatus.TransferStatus transfer = new IncarnationStatus.TransferStatus(TransferStatusView.source(s, "127.0.0.1:7001", 1024),
                 null);
-        ApiResponse r = CacheApi.json(200, new ApiModel.StatusResponse(null, null, null, null, null, null, null, List.of(),
+        ApiResponse r = CacheApi.json(200, new IncarnationStatus.StatusResponse(null, null, null, null, null, null, null, List.of(),
                 null, null, transfer));
         JsonNode status = JSON.readTree(ByteBufUtil.getBytes(r.body()));
         r.body().release();

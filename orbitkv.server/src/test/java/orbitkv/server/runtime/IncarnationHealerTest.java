@@ -11,7 +11,7 @@ import orbitkv.membership.MembershipEvent.FenceCause;
 import orbitkv.membership.NodeId;
 import orbitkv.membership.RegistrationResult;
 import orbitkv.server.config.ManagerConfig;
-import orbitkv.server.http.HealReport;
+import orbitkv.server.incarnation.HealReport;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

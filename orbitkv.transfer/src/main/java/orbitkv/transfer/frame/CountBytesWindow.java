@@ -52,6 +52,7 @@ public final class CountBytesWindow {
         }
         count -= n;
         bytes -= b;
+        assert count >= 0 && bytes >= 0 : name + " holds " + count + " / " + bytes + " bytes";
     }
 
     public synchronized long count() {

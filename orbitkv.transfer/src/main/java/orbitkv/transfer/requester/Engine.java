@@ -38,10 +38,10 @@ import orbitkv.transfer.Destination;
 import orbitkv.transfer.Grant;
 import orbitkv.transfer.GrantRequest;
 import orbitkv.transfer.ReadHandle;
-import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadResult;
 import orbitkv.transfer.ReadRefusal;
 import orbitkv.transfer.ReleaseOutcome;
-import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.SharedMemoryFallback;
 import orbitkv.transfer.SourceLoad;
 import orbitkv.transfer.TransferConfig;
@@ -322,7 +322,7 @@ public final class Engine implements TransferEngine {
             counters.fallbacks.increment(fallback);
         }
         Read read = new Read(this, g, block, destination, granted.lengthBytes(), granted.crc32c(),
-                RouteClass.of(medium), mapping != null ? Backend.SHARED_MEMORY : Backend.TCP, fallback, now,
+                PeerRouteClass.of(medium), mapping != null ? Backend.SHARED_MEMORY : Backend.TCP, fallback, now,
                 now + timeout.toNanos(), readIds.incrementAndGet());
         if (mapping != null) {
             shm.run(read, arenas, mapping);
@@ -355,21 +355,21 @@ public final class Engine implements TransferEngine {
 
     private ReadHandle refuse(ReadRefusal reason, String detail) {
         counters.readRefusals.increment(reason);
-        return Read.refused(new ReadOutcome.Refused(reason, detail));
+        return Read.refused(new ReadResult.Refused(reason, detail));
     }
 
     /** Called by {@link Read#finish} once, after the READ physically stopped. */
-    void terminated(Read read, ReadOutcome o) {
+    void terminated(Read read, ReadResult o) {
         window.release(1, read.length);
         counters.readsTerminated.incrementAndGet();
         switch (o) {
-            case ReadOutcome.Completed c -> counters.completed(c.backend(), c.route(), c.bytes(), c.latencyNanos());
-            case ReadOutcome.Refused r -> counters.readRefusals.increment(r.reason());
-            case ReadOutcome.Failed f -> counters.readFailures.increment(f.reason());
-            case ReadOutcome.TimedOut t -> counters.timedOut.incrementAndGet();
-            case ReadOutcome.Cancelled c -> counters.cancelled.incrementAndGet();
+            case ReadResult.Completed c -> counters.completed(c.backend(), c.route(), c.bytes(), c.latencyNanos());
+            case ReadResult.Refused r -> counters.readRefusals.increment(r.reason());
+            case ReadResult.Failed f -> counters.readFailures.increment(f.reason());
+            case ReadResult.TimedOut t -> counters.timedOut.incrementAndGet();
+            case ReadResult.Cancelled c -> counters.cancelled.incrementAndGet();
         }
-        if (read.grant.readEnded(read.index, o instanceof ReadOutcome.Refused)) {
+        if (read.grant.readEnded(read.index, o instanceof ReadResult.Refused)) {
             sendRelease(read.grant);
         }
     }

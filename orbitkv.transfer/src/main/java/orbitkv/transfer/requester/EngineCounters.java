@@ -10,14 +10,14 @@ import orbitkv.transfer.LatencyHistogram;
 import orbitkv.transfer.ReadFailure;
 import orbitkv.transfer.ReadRefusal;
 import orbitkv.transfer.RefusalReason;
-import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.RouteStatus;
 import orbitkv.transfer.SharedMemoryFallback;
 import orbitkv.transfer.frame.EnumCounter;
 
 /** The engine's counters, one per closed label (DIAG-2: no per-block, request or incarnation labels). */
 final class EngineCounters {
-    private final RouteCounter[] routes = new RouteCounter[Backend.values().length * RouteClass.values().length];
+    private final RouteCounter[] routes = new RouteCounter[Backend.values().length * PeerRouteClass.values().length];
     final AtomicLong readsAdmitted = new AtomicLong();
     final AtomicLong readsTerminated = new AtomicLong();
     final EnumCounter<ReadRefusal> readRefusals = new EnumCounter<>(ReadRefusal.class);
@@ -42,8 +42,8 @@ final class EngineCounters {
         }
     }
 
-    void completed(Backend backend, RouteClass route, long bytes, long latencyNanos) {
-        RouteCounter c = routes[backend.ordinal() * RouteClass.values().length + route.ordinal()];
+    void completed(Backend backend, PeerRouteClass route, long bytes, long latencyNanos) {
+        RouteCounter c = routes[backend.ordinal() * PeerRouteClass.values().length + route.ordinal()];
         c.reads.incrementAndGet();
         c.bytes.addAndGet(bytes);
         c.buckets.incrementAndGet(LatencyHistogram.bucketOf(latencyNanos));
@@ -54,8 +54,8 @@ final class EngineCounters {
     List<RouteStatus> routes() {
         List<RouteStatus> out = new ArrayList<>(routes.length);
         for (Backend b : Backend.values()) {
-            for (RouteClass r : RouteClass.values()) {
-                RouteCounter c = routes[b.ordinal() * RouteClass.values().length + r.ordinal()];
+            for (PeerRouteClass r : PeerRouteClass.values()) {
+                RouteCounter c = routes[b.ordinal() * PeerRouteClass.values().length + r.ordinal()];
                 long[] counts = new long[c.buckets.length()];
                 for (int i = 0; i < counts.length; i++) {
                     counts[i] = c.buckets.get(i);

@@ -119,6 +119,7 @@ final class IssuedGrant implements Grant {
             throw new IllegalStateException("grant " + id + ": READ ended with none in flight");
         }
         readsInFlight--;
+        assert readsInFlight >= 0 : "grant " + id + ": " + readsInFlight + " READs in flight";
         if (readable) {
             readStarted[index] = false;
         }

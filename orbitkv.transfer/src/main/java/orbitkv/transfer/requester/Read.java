@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import orbitkv.transfer.Backend;
 import orbitkv.transfer.Destination;
 import orbitkv.transfer.ReadHandle;
-import orbitkv.transfer.ReadOutcome;
-import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.ReadResult;
+import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.SharedMemoryFallback;
 
 /**
@@ -23,20 +23,20 @@ final class Read implements ReadHandle {
     final Destination destination;
     final long length;
     final int crc32c;
-    final RouteClass route;
+    final PeerRouteClass route;
     final Backend backend;
     final SharedMemoryFallback fallback;
     final long admittedNanos;
     final long deadlineNanos;
     final long readId;
-    private final CompletableFuture<ReadOutcome> outcome = new CompletableFuture<>();
+    private final CompletableFuture<ReadResult> outcome = new CompletableFuture<>();
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile boolean cancelRequested;
     /** How the backend stops this READ on cancel; set once the backend runs it. */
     private volatile Runnable stopper;
 
     Read(Engine engine, IssuedGrant grant, int index, Destination destination, long length, int crc32c,
-            RouteClass route, Backend backend, SharedMemoryFallback fallback, long admittedNanos, long deadlineNanos,
+            PeerRouteClass route, Backend backend, SharedMemoryFallback fallback, long admittedNanos, long deadlineNanos,
             long readId) {
         this.engine = engine;
         this.grant = grant;
@@ -53,7 +53,7 @@ final class Read implements ReadHandle {
     }
 
     @Override
-    public CompletionStage<ReadOutcome> outcome() {
+    public CompletionStage<ReadResult> outcome() {
         return outcome;
     }
 
@@ -83,11 +83,11 @@ final class Read implements ReadHandle {
     }
 
     /** The one terminal transition; later calls do nothing. Call only once the READ physically stopped. */
-    void finish(ReadOutcome o) {
+    void finish(ReadResult o) {
         if (!finished.compareAndSet(false, true)) {
             return;
         }
-        if (!(o instanceof ReadOutcome.Completed) && !(o instanceof ReadOutcome.Refused)) {
+        if (!(o instanceof ReadResult.Completed) && !(o instanceof ReadResult.Refused)) {
             try {
                 destination.segment().asSlice(0, length).fill((byte) 0);
             } catch (IllegalStateException e) {
@@ -99,11 +99,11 @@ final class Read implements ReadHandle {
     }
 
     /** A completed-immediately handle for a READ refused before admission. */
-    static ReadHandle refused(ReadOutcome.Refused r) {
-        CompletableFuture<ReadOutcome> f = CompletableFuture.completedFuture(r);
+    static ReadHandle refused(ReadResult.Refused r) {
+        CompletableFuture<ReadResult> f = CompletableFuture.completedFuture(r);
         return new ReadHandle() {
             @Override
-            public CompletionStage<ReadOutcome> outcome() {
+            public CompletionStage<ReadResult> outcome() {
                 return f;
             }
 

@@ -6,7 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
 import orbitkv.transfer.ReadFailure;
-import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadResult;
 
 /**
  * The same-host backend (docs/transfer.md "Shared memory"): copies a granted block from the source's arena,
@@ -37,7 +37,7 @@ final class SharedMemoryReader {
     void run(Read read, SharedArenas arenas, SharedArenas.Mapping mapping) {
         try {
             thread.execute(() -> {
-                ReadOutcome o;
+                ReadResult o;
                 try {
                     o = copy(read, mapping);
                 } finally {
@@ -47,7 +47,7 @@ final class SharedMemoryReader {
             });
         } catch (RejectedExecutionException e) {
             arenas.release(mapping);
-            read.finish(new ReadOutcome.Refused(orbitkv.transfer.ReadRefusal.ENGINE_CLOSED, "the engine is closed"));
+            read.finish(new ReadResult.Refused(orbitkv.transfer.ReadRefusal.ENGINE_CLOSED, "the engine is closed"));
         }
     }
 
@@ -56,21 +56,21 @@ final class SharedMemoryReader {
         thread.shutdown();
     }
 
-    private ReadOutcome copy(Read read, SharedArenas.Mapping mapping) {
+    private ReadResult copy(Read read, SharedArenas.Mapping mapping) {
         long offset = read.grant.arenaOffsets[read.index];
         if (offset < 0 || offset + read.length > mapping.segment.byteSize()) {
-            return new ReadOutcome.Failed(ReadFailure.SHARED_MEMORY_FAULT, "block at " + offset + " + " + read.length
+            return new ReadResult.Failed(ReadFailure.SHARED_MEMORY_FAULT, "block at " + offset + " + " + read.length
                     + " lies outside the mapped arena of " + mapping.segment.byteSize() + " bytes");
         }
         CRC32C crc = new CRC32C();
         try {
             for (long done = 0; done < read.length; ) {
                 if (read.cancelRequested()) {
-                    return new ReadOutcome.Cancelled();
+                    return new ReadResult.Cancelled();
                 }
                 long now = clock.getAsLong();
                 if (now - read.deadlineNanos >= 0) {
-                    return new ReadOutcome.TimedOut(now - read.admittedNanos);
+                    return new ReadResult.TimedOut(now - read.admittedNanos);
                 }
                 long n = Math.min(chunkBytes, read.length - done);
                 copier.copy(mapping.segment, offset + done, read.destination.segment(), done, n);
@@ -79,17 +79,17 @@ final class SharedMemoryReader {
             }
         } catch (InternalError | IllegalStateException | IndexOutOfBoundsException e) {
             // InternalError: the JVM's report of SIGBUS on a mapped file that shrank under the copy.
-            return new ReadOutcome.Failed(ReadFailure.SHARED_MEMORY_FAULT, "copy from " + mapping.ref.path() + " faulted: " + e);
+            return new ReadResult.Failed(ReadFailure.SHARED_MEMORY_FAULT, "copy from " + mapping.ref.path() + " faulted: " + e);
         }
         long now = clock.getAsLong();
         if (now - read.grant.localDeadlineNanos() >= 0) {
-            return new ReadOutcome.Failed(ReadFailure.GRANT_EXPIRED_DURING_READ,
+            return new ReadResult.Failed(ReadFailure.GRANT_EXPIRED_DURING_READ,
                     "the copy ended after the grant's local deadline; its pin may be gone");
         }
         if ((int) crc.getValue() != read.crc32c) {
-            return new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH, String.format(
+            return new ReadResult.Failed(ReadFailure.CHECKSUM_MISMATCH, String.format(
                     "CRC32C %08x, the grant says %08x", (int) crc.getValue(), read.crc32c));
         }
-        return new ReadOutcome.Completed(read.backend, read.route, read.length, now - read.admittedNanos, read.fallback);
+        return new ReadResult.Completed(read.backend, read.route, read.length, now - read.admittedNanos, read.fallback);
     }
 }

@@ -35,7 +35,7 @@ import orbitkv.inventory.PeerIdentity;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.NodeId;
 import orbitkv.transfer.ReadFailure;
-import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadResult;
 import orbitkv.transfer.ReadRefusal;
 import orbitkv.transfer.frame.DataFrames;
 import orbitkv.transfer.frame.DataStatus;
@@ -180,6 +180,7 @@ final class TcpReader implements AutoCloseable {
             return; // the connection closed and its slots were dropped with it
         }
         c.assignedBytes -= bytes;
+        assert c.assignedBytes >= 0 : "a connection holds " + c.assignedBytes + " assigned bytes";
         if (--c.assigned > 0) {
             return;
         }
@@ -218,7 +219,7 @@ final class TcpReader implements AutoCloseable {
         try {
             runOrThrow(read, lease);
         } catch (RuntimeException e) { // e.g. the event loop group is shutting down
-            ReadOutcome failed = new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED, "cannot run the READ: " + e);
+            ReadResult failed = new ReadResult.Failed(ReadFailure.CONNECT_FAILED, "cannot run the READ: " + e);
             Connection c = lease.connection();
             if (lease.fresh()) {
                 notConnected(c, failed).forEach(w -> w.finish(failed));
@@ -266,7 +267,7 @@ final class TcpReader implements AutoCloseable {
             if (!f.isSuccess()) {
                 boolean late = f.cause() instanceof ConnectTimeoutException
                         && clock.getAsLong() - read.deadlineNanos >= 0;
-                List<Read> waiting = notConnected(c, late ? null : new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED,
+                List<Read> waiting = notConnected(c, late ? null : new ReadResult.Failed(ReadFailure.CONNECT_FAILED,
                         "connect to " + lease.pool().endpoint + " failed: " + f.cause()));
                 read.finish(late ? timedOut(read) : c.connectFailure);
                 waiting.forEach(w -> w.finish(late ? timedOut(w) : c.connectFailure));
@@ -284,17 +285,17 @@ final class TcpReader implements AutoCloseable {
         });
     }
 
-    private ReadOutcome timedOut(Read r) {
-        return new ReadOutcome.TimedOut(clock.getAsLong() - r.admittedNanos);
+    private ReadResult timedOut(Read r) {
+        return new ReadResult.TimedOut(clock.getAsLong() - r.admittedNanos);
     }
 
     /**
      * A connection that will not connect: it leaves the pool and its READs waiting for it end with
      * {@code failure} (a timed-out connect when null); returns those READs.
      */
-    private synchronized List<Read> notConnected(Connection c, ReadOutcome failure) {
+    private synchronized List<Read> notConnected(Connection c, ReadResult failure) {
         if (c.connectFailure == null) {
-            c.connectFailure = failure != null ? failure : new ReadOutcome.Failed(ReadFailure.CONNECT_FAILED,
+            c.connectFailure = failure != null ? failure : new ReadResult.Failed(ReadFailure.CONNECT_FAILED,
                     "connect to " + c.pool.endpoint + " timed out");
             c.pool.busy.remove(c);
             dropPermit(c.pool);
@@ -310,7 +311,7 @@ final class TcpReader implements AutoCloseable {
      */
     private synchronized List<Read> opened(Connection c) {
         if (closed) {
-            c.connectFailure = new ReadOutcome.Refused(ReadRefusal.ENGINE_CLOSED, "the engine closed");
+            c.connectFailure = new ReadResult.Refused(ReadRefusal.ENGINE_CLOSED, "the engine closed");
             c.pool.busy.remove(c);
             dropPermit(c.pool);
             return null;
@@ -373,7 +374,7 @@ final class TcpReader implements AutoCloseable {
         /** READs pipelined on this connection while it connects (at most {@code readsPerConnectionMax - 1}). */
         final List<Read> waiting = new ArrayList<>();
         /** Why this connection never connected; its waiting READs end with it. */
-        ReadOutcome connectFailure;
+        ReadResult connectFailure;
         /** READs sent and not yet answered, in request order: the source answers in this order. */
         private final ArrayDeque<Pending> sent = new ArrayDeque<>();
         private final byte[] header = new byte[DataFrames.RESPONSE_HEADER_BYTES];
@@ -384,7 +385,7 @@ final class TcpReader implements AutoCloseable {
         /** Set when this connection is closing: nothing more is received; the close future delivers outcomes. */
         private boolean closing;
         /** The outcome of the head READ whose stop closed the connection; null for a plain loss. */
-        private ReadOutcome headOutcome;
+        private ReadResult headOutcome;
         /** The grant this connection sent a BIND for last (event loop only); its READs need no new BIND. */
         private UUID bound;
         private boolean closedSeen;
@@ -405,7 +406,7 @@ final class TcpReader implements AutoCloseable {
 
         /** Sends {@code read} on this connection, once it is connected. */
         void start(Read read) {
-            ReadOutcome failed;
+            ReadResult failed;
             synchronized (TcpReader.this) {
                 if (!connected && connectFailure == null) {
                     waiting.add(read);
@@ -423,20 +424,20 @@ final class TcpReader implements AutoCloseable {
         private void begin(Read read) {
             if (closedSeen || closing) {
                 unassign(this, read.length);
-                read.finish(sourceRefused != null ? new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused)
-                        : new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to "
+                read.finish(sourceRefused != null ? new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused)
+                        : new ReadResult.Failed(ReadFailure.CONNECTION_LOST, "the data connection to "
                                 + pool.endpoint + " closed before the READ was sent"));
                 return;
             }
             if (read.cancelRequested()) {
                 unassign(this, read.length);
-                read.finish(new ReadOutcome.Cancelled());
+                read.finish(new ReadResult.Cancelled());
                 return;
             }
             Pending p = new Pending(read);
             sent.addLast(p);
             long delay = read.deadlineNanos - clock.getAsLong();
-            p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadOutcome.TimedOut(
+            p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadResult.TimedOut(
                     clock.getAsLong() - read.admittedNanos)), Math.max(0, delay), TimeUnit.NANOSECONDS);
             if (!read.grant.id().equals(bound)) { // the source READs a grant only on a connection bound to it
                 ByteBuf bind = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
@@ -447,19 +448,19 @@ final class TcpReader implements AutoCloseable {
             ByteBuf req = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
             DataFrames.writeRequest(req, read.grant.id(), read.index, read.readId);
             channel.writeAndFlush(req).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-            read.onCancel(() -> channel.eventLoop().execute(() -> stop(p, new ReadOutcome.Cancelled())));
+            read.onCancel(() -> channel.eventLoop().execute(() -> stop(p, new ReadResult.Cancelled())));
         }
 
         /**
          * Stops one READ. The head READ once its payload began, or timed out (the stream stalls), can only be
          * stopped by closing the connection; any other READ ends now and its response is skipped.
          */
-        private void stop(Pending p, ReadOutcome outcome) {
+        private void stop(Pending p, ReadResult outcome) {
             if (closing || p.skipped || !sent.contains(p)) {
                 return; // answered, already ended, or the close future delivers its outcome
             }
             boolean head = sent.peekFirst() == p;
-            if (head && (headerFill == header.length || outcome instanceof ReadOutcome.TimedOut)) {
+            if (head && (headerFill == header.length || outcome instanceof ReadResult.TimedOut)) {
                 closeWith(outcome);
                 return;
             }
@@ -483,10 +484,10 @@ final class TcpReader implements AutoCloseable {
             // Kept for READs that reach this connection after the refusal (it may come before any READ was sent).
             sourceRefused = "the data endpoint " + pool.endpoint + " is not source " + expected + ": its certificate " + why;
             Pending head = sent.peekFirst();
-            closeWith(head == null ? null : new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused));
+            closeWith(head == null ? null : new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused));
         }
 
-        private void closeWith(ReadOutcome outcomeOfHead) {
+        private void closeWith(ReadResult outcomeOfHead) {
             closing = true;
             headOutcome = outcomeOfHead;
             channel.close();
@@ -507,7 +508,7 @@ final class TcpReader implements AutoCloseable {
                     continue;
                 }
                 p.read.finish(p == head && headOutcome != null ? headOutcome
-                        : new ReadOutcome.Failed(ReadFailure.CONNECTION_LOST, "the data connection to " + pool.endpoint
+                        : new ReadResult.Failed(ReadFailure.CONNECTION_LOST, "the data connection to " + pool.endpoint
                                 + " closed after " + (p == head ? progress
                                         : "the READ was pipelined behind one that did not complete")));
             }
@@ -583,22 +584,22 @@ final class TcpReader implements AutoCloseable {
             try {
                 h = DataFrames.readResponseHeader(header);
             } catch (DataFrames.MalformedFrame e) {
-                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
                 return;
             }
             if (h.status() == DataStatus.BAD_SECRET || h.status() == DataStatus.PEER_IDENTITY_MISMATCH) {
                 // the answer to our BIND (read id 0); the source closes the connection after it
-                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION, "the source refused our BIND of grant "
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, "the source refused our BIND of grant "
                         + r.grant.id() + ": " + h.status()));
                 return;
             }
             if (h.readId() != r.readId) {
-                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "response to read " + h.readId() + ", expected " + r.readId));
                 return;
             }
             if (h.status() == DataStatus.OK && h.length() != r.length) {
-                closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "the source sends " + h.length() + " bytes, the grant says " + r.length));
                 return;
             }
@@ -621,18 +622,18 @@ final class TcpReader implements AutoCloseable {
                 case ALREADY_READ -> answered(p, refused(ReadRefusal.ALREADY_READ, h), true);
                 case EGRESS_LIMIT -> answered(p, refused(ReadRefusal.SOURCE_EGRESS_LIMIT, h), true);
                 case CLOSED -> answered(p, refused(ReadRefusal.SOURCE_CLOSED, h), true);
-                case SOURCE_READ_ERROR -> answered(p, new ReadOutcome.Failed(ReadFailure.SOURCE_READ_ERROR,
+                case SOURCE_READ_ERROR -> answered(p, new ReadResult.Failed(ReadFailure.SOURCE_READ_ERROR,
                         "the source could not read its stored block"), true);
-                case MALFORMED -> closeWith(new ReadOutcome.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                case MALFORMED -> closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION,
                         "the source found our request malformed"));
-                case NOT_BOUND, BAD_SECRET, PEER_IDENTITY_MISMATCH -> closeWith(new ReadOutcome.Failed(
+                case NOT_BOUND, BAD_SECRET, PEER_IDENTITY_MISMATCH -> closeWith(new ReadResult.Failed(
                         ReadFailure.PROTOCOL_VIOLATION, "the source answered " + h.status() + " to a READ of grant "
                                 + r.grant.id()));
             }
         }
 
-        private static ReadOutcome.Refused refused(ReadRefusal reason, DataFrames.ResponseHeader h) {
-            return new ReadOutcome.Refused(reason, "the source answered " + h.status());
+        private static ReadResult.Refused refused(ReadRefusal reason, DataFrames.ResponseHeader h) {
+            return new ReadResult.Refused(reason, "the source answered " + h.status());
         }
 
         private void onPayload(Pending p) {
@@ -643,11 +644,11 @@ final class TcpReader implements AutoCloseable {
             Read r = p.read;
             int actual = (int) crc.getValue();
             if (actual != r.crc32c) {
-                answered(p, new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH,
+                answered(p, new ReadResult.Failed(ReadFailure.CHECKSUM_MISMATCH,
                         String.format("CRC32C %08x, the grant says %08x", actual, r.crc32c)), false);
                 return;
             }
-            answered(p, new ReadOutcome.Completed(r.backend, r.route, r.length, clock.getAsLong() - r.admittedNanos,
+            answered(p, new ReadResult.Completed(r.backend, r.route, r.length, clock.getAsLong() - r.admittedNanos,
                     r.fallback), true);
         }
 
@@ -656,7 +657,7 @@ final class TcpReader implements AutoCloseable {
          * connection whose framing can no longer be trusted ({@code reusable} false) closes after the outcome, and
          * READs pipelined behind it end as lost.
          */
-        private void answered(Pending p, ReadOutcome outcome, boolean reusable) {
+        private void answered(Pending p, ReadResult outcome, boolean reusable) {
             if (sent.pollFirst() != p) {
                 throw new IllegalStateException("answered a READ that is not the head of its connection");
             }

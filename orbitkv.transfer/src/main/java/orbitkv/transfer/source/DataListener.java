@@ -46,7 +46,7 @@ import orbitkv.transfer.DataConnectionTimeout;
 import orbitkv.transfer.DataReadPause;
 import orbitkv.inventory.PeerIdentity;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
-import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.TransferConfig;
 import orbitkv.transfer.frame.CountBytesWindow;
 import orbitkv.transfer.frame.DataFrames;
@@ -578,7 +578,7 @@ final class DataListener implements AutoCloseable {
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
             ctx.write(header, ctx.voidPromise());
-            RouteClass route = RouteClass.of(s.pin().medium());
+            PeerRouteClass route = PeerRouteClass.of(s.pin().medium());
             ChannelFuture written = emit(ctx, payload);
             track(ctx, written);
             written.addListener((ChannelFutureListener) f -> {

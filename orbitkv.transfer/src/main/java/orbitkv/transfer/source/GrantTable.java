@@ -301,6 +301,7 @@ final class GrantTable {
             throw new IllegalStateException("grant " + g.id + ": endSend without a send in flight");
         }
         g.sendsInFlight--;
+        assert g.sendsInFlight >= 0 : "grant " + g.id + ": " + g.sendsInFlight + " sends in flight";
         g.cuts[s.index()] = null;
         if (g.state() == SourceGrant.State.DRAINING && g.sendsInFlight == 0) {
             finish(g);
@@ -370,6 +371,7 @@ final class GrantTable {
 
     private void end(SourceGrant g, GrantEnd cause) {
         outstanding--;
+        assert outstanding >= 0 : outstanding + " grants outstanding"; // each grant ends once (INV-8)
         counters.grantsEnded.increment(cause);
         if (g.sendsInFlight > 0) {
             g.transition(SourceGrant.State.DRAINING, cause);

@@ -7,7 +7,7 @@ import orbitkv.transfer.DataReadPause;
 import orbitkv.transfer.DataRefusal;
 import orbitkv.transfer.GrantEnd;
 import orbitkv.transfer.RefusalReason;
-import orbitkv.transfer.RouteClass;
+import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.frame.EnumCounter;
 
 /** The source's counters, one per closed label. */
@@ -18,8 +18,8 @@ final class SourceCounters {
     final EnumCounter<GrantEnd> sendsCut = new EnumCounter<>(GrantEnd.class);
     final EnumCounter<RefusalReason> refusals = new EnumCounter<>(RefusalReason.class);
     final EnumCounter<DataRefusal> dataRefusals = new EnumCounter<>(DataRefusal.class);
-    final EnumCounter<RouteClass> readsServed = new EnumCounter<>(RouteClass.class);
-    final EnumCounter<RouteClass> bytesServed = new EnumCounter<>(RouteClass.class);
+    final EnumCounter<PeerRouteClass> readsServed = new EnumCounter<>(PeerRouteClass.class);
+    final EnumCounter<PeerRouteClass> bytesServed = new EnumCounter<>(PeerRouteClass.class);
     final AtomicLong dataConnections = new AtomicLong();
     /** Data connections closed as soon as they were accepted, by bound (issue 33). */
     final EnumCounter<DataConnectionRefusal> dataConnectionRefusals = new EnumCounter<>(DataConnectionRefusal.class);

@@ -13,7 +13,7 @@ import orbitkv.transfer.BlockRef;
 import orbitkv.transfer.Destination;
 import orbitkv.transfer.Grant;
 import orbitkv.transfer.NativeIo;
-import orbitkv.transfer.ReadOutcome;
+import orbitkv.transfer.ReadResult;
 import orbitkv.transfer.TransferFixture;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -40,12 +40,12 @@ class TcpReceiveInPlaceTest {
                     new BlockRef(TransferFixture.key(2), Medium.SSD, b)));
             MemorySegment dst = arena.allocate(size, 4096);
             assertThat(TransferFixture.await(f.engine.read(g, 0, Destination.of(dst), BackendPolicy.TCP_ONLY,
-                    Duration.ofSeconds(20)))).isInstanceOf(ReadOutcome.Completed.class);
+                    Duration.ofSeconds(20)))).isInstanceOf(ReadResult.Completed.class);
             assertThat(dst.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(bytes);
             assertThat(f.engine.tcpCopiedBytes()).as("bytes copied in user space").isZero();
             byte[] heap = new byte[size];
             assertThat(TransferFixture.await(f.engine.read(g, 1, Destination.of(MemorySegment.ofArray(heap)),
-                    BackendPolicy.TCP_ONLY, Duration.ofSeconds(20)))).isInstanceOf(ReadOutcome.Completed.class);
+                    BackendPolicy.TCP_ONLY, Duration.ofSeconds(20)))).isInstanceOf(ReadResult.Completed.class);
             assertThat(heap).isEqualTo(bytes);
             assertThat(f.engine.tcpCopiedBytes()).isEqualTo(size);
         }

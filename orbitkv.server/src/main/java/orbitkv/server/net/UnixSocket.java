@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.net;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -31,14 +31,14 @@ import java.util.Set;
  * @param path where the socket file appears
  * @param mode its permissions
  */
-record UnixSocket(Path path, Set<PosixFilePermission> mode) {
-    UnixSocket {
+public record UnixSocket(Path path, Set<PosixFilePermission> mode) {
+    public UnixSocket {
         Objects.requireNonNull(path, "path");
         mode = Set.copyOf(mode);
     }
 
     /** Binds {@code bootstrap} at {@link #path}, safely (see the class comment). */
-    Channel bind(ServerBootstrap bootstrap) throws InterruptedException {
+    public Channel bind(ServerBootstrap bootstrap) throws InterruptedException {
         try {
             replaceStale();
             Path dir = Files.createTempDirectory(path.toAbsolutePath().getParent(), ".okv",
@@ -80,7 +80,7 @@ record UnixSocket(Path path, Set<PosixFilePermission> mode) {
     }
 
     /** Removes the socket file (after its listener closed). */
-    void delete() {
+    public void delete() {
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import java.util.List;
 import java.util.Objects;

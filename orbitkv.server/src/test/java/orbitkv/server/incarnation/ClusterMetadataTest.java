@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import orbitkv.index.Coverage;
 import orbitkv.index.GlobalIndex;
 import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;
@@ -19,6 +20,8 @@ import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.StateKey;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
+import orbitkv.server.http.ApiError;
+import orbitkv.server.http.ApiException;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -47,16 +50,17 @@ class ClusterMetadataTest {
         membership.change(TestMembership.view(2, true, List.of(self, peer)));
     }
 
-    private JsonRequests.AwaitRequest await(UUID cluster, Incarnation src, long sequence, ScopeDigest digest, long timeoutMs) {
-        return new JsonRequests.AwaitRequest(new InventoryFence(ClusterIdentity.PROTOCOL, cluster, src, sequence), digest, timeoutMs);
+    private AwaitRequest await(UUID cluster, Incarnation src, long sequence, ScopeDigest digest, long timeoutMs) {
+        return new AwaitRequest(new InventoryFence(ClusterIdentity.PROTOCOL, cluster, src, sequence), digest, timeoutMs);
     }
 
-    private JsonRequests.AwaitRequest await(Incarnation src, long sequence, long timeoutMs) {
+    private AwaitRequest await(Incarnation src, long sequence, long timeoutMs) {
         return await(TestMembership.CLUSTER.uuid(), src, sequence, SCOPE.digest(), timeoutMs);
     }
 
     private static void refused(ThrowableAssert.ThrowingCallable call, ApiError code) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(code));
+        assertThatThrownBy(call).isInstanceOfSatisfying(MetadataRefusal.class,
+                e -> assertThat(ApiException.of(e).error()).isEqualTo(code));
     }
 
     @Test
@@ -85,8 +89,8 @@ class ClusterMetadataTest {
         CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
             try {
                 return metadata.await(await(peer, 5, 20_000));
-            } catch (ApiException e) {
-                return e.error();
+            } catch (MetadataRefusal e) {
+                return ApiException.of(e).error();
             } catch (InterruptedException e) {
                 return e;
             }
@@ -105,7 +109,7 @@ class ClusterMetadataTest {
         refused(() -> metadata.await(await(peer, 1, 100)), ApiError.MEMBERSHIP_EXPIRED);
         refused(() -> metadata.fence(), ApiError.MEMBERSHIP_EXPIRED);
         assertThat(ApiError.MEMBERSHIP_EXPIRED.status()).isEqualTo(503);
-        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(DistributedMetadata.Coverage.Unavailable);
+        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(Coverage.Unavailable);
         assertThat(metadata.healthStatus()).isEqualTo("fenced");
         assertThat(metadata.status(10, null, 0).coverage()).isEqualTo("Unavailable");
     }
@@ -115,7 +119,7 @@ class ClusterMetadataTest {
     void suspended() {
         membership.change(TestMembership.view(3, false, List.of()));
         assertThat(metadata.healthStatus()).isEqualTo("degraded");
-        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(DistributedMetadata.Coverage.Unavailable);
+        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(Coverage.Unavailable);
         refused(() -> metadata.await(await(peer, 1, 100)), ApiError.METADATA_UNAVAILABLE);
     }
 
@@ -123,12 +127,12 @@ class ClusterMetadataTest {
     @DisplayName("IDX-5 IDX-7 IDX-13 a member without an installed view gives PartialHints; outside the scope is Unavailable")
     void queryCoverage() {
         DistributedMetadata.Lookup in = metadata.lookup(NS, List.of(key(1), key(2)));
-        assertThat(in.coverage()).isEqualTo(DistributedMetadata.Coverage.PartialHints);
-        assertThat(in.remote()).containsExactly(List.of(), List.of());
+        assertThat(in.coverage()).isEqualTo(Coverage.PartialHints);
+        assertThat(in.replicas()).containsExactly(List.of(), List.of());
         DistributedMetadata.Lookup out = metadata.lookup(Namespace.utf8("other"), List.of(key(1)));
-        assertThat(out.coverage()).isEqualTo(DistributedMetadata.Coverage.Unavailable);
+        assertThat(out.coverage()).isEqualTo(Coverage.Unavailable);
         membership.change(TestMembership.view(4, true, List.of(self)));
-        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(DistributedMetadata.Coverage.CompleteAtWatermarks);
+        assertThat(metadata.lookup(NS, List.of(key(1))).coverage()).isEqualTo(Coverage.CompleteAtWatermarks);
     }
 
     @Test
@@ -136,13 +140,13 @@ class ClusterMetadataTest {
     void syncFence() throws Exception {
         source.put(new StateKey(NS, new byte[] {1}), Medium.DRAM, 10);
         source.put(new StateKey(NS, new byte[] {2}), Medium.DRAM, 10);
-        ApiModel.Fence f = metadata.fence().orElseThrow();
+        IncarnationStatus.Fence f = metadata.fence().orElseThrow();
         assertThat(f.protocol()).isEqualTo(ClusterIdentity.PROTOCOL);
         assertThat(f.clusterUuid()).isEqualTo(TestMembership.CLUSTER.uuid().toString());
         assertThat(f.sourceIncarnation()).isEqualTo(self.toString());
         assertThat(f.sourceNodeEpoch()).isEqualTo(1);
         assertThat(f.inventorySequence()).isEqualTo(2);
-        ApiModel.AwaitResponse own = metadata.await(await(self, 2, 100));
+        IncarnationStatus.AwaitResponse own = metadata.await(await(self, 2, 100));
         assertThat(own.appliedSequence()).isEqualTo(2);
         assertThat(own.viewId()).isEqualTo(ClusterMetadata.LOCAL_VIEW_ID);
         refused(() -> metadata.await(await(self, 3, 100)), ApiError.INVALID_FIELD_VALUE);
@@ -152,7 +156,7 @@ class ClusterMetadataTest {
     @DisplayName("DIAG-1 status reports cluster, scope, membership, inventory journal and paginated owners")
     void status() {
         source.put(new StateKey(NS, new byte[] {1}), Medium.DRAM, 10);
-        ApiModel.StatusResponse s = metadata.status(1, null, 0);
+        IncarnationStatus.StatusResponse s = metadata.status(1, null, 0);
         assertThat(s.cluster().uuid()).isEqualTo(TestMembership.CLUSTER.uuid().toString());
         assertThat(s.membership().members()).isEqualTo(2);
         assertThat(s.membership().valid()).isTrue();

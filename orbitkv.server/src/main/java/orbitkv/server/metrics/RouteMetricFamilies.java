@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.metrics;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -13,10 +13,10 @@ import orbitkv.recovery.RouteMetrics;
  * (issue 14 item 7; DIAG-2): routes by kind and outcome, admission refusals and replans by reason, first-plan
  * decisions, restores by final stop, routes still draining. Every label value is a closed enum's trace name.
  */
-final class RouteMetricFamilies {
+public final class RouteMetricFamilies {
     private RouteMetricFamilies() {}
 
-    static void register(PrometheusRegistry registry, Supplier<RouteMetrics> metrics) {
+    public static void register(PrometheusRegistry registry, Supplier<RouteMetrics> metrics) {
         CounterWithCallback.builder().name("orbitkv_route_plans").help("planner calls (queries and restores)")
                 .callback(cb -> cb.call(metrics.get().plans())).register(registry);
         CounterWithCallback.builder().name("orbitkv_route_routes")

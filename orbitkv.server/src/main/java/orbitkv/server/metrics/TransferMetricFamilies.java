@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.metrics;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import orbitkv.server.incarnation.StatusLabels;
 import orbitkv.transfer.LatencyHistogram;
 import orbitkv.transfer.RouteStatus;
 import orbitkv.transfer.TransferEngineStatus;
@@ -128,6 +129,11 @@ final class TransferMetricFamilies {
                 .help("requester: admitted READs that failed, by reason (checksum mismatches included)")
                 .labelNames("reason").callback(cb -> counts(engine.get().readFailures(), (r, n) -> cb.call(n, r)))
                 .register(registry);
+        registerRequesterWindows(registry, engine);
+    }
+
+    /** Requester failures, windows, authorization, releases and load summaries. */
+    private static void registerRequesterWindows(PrometheusRegistry registry, Supplier<TransferEngineStatus> engine) {
         CounterWithCallback.builder().name("orbitkv_transfer_checksum_failures")
                 .help("requester: READs whose bytes did not match the CRC32C computed at save time")
                 .callback(cb -> cb.call(engine.get().checksumFailures())).register(registry);
@@ -194,7 +200,7 @@ final class TransferMetricFamilies {
     }
 
     static String label(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
+        return StatusLabels.of(e);
     }
 
     private static <E extends Enum<E>> void counts(Map<E, Long> counts, BiConsumer<String, Long> out) {

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,7 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The waiters of {@code POST /cache/metadata/await} (API-4, INV-9): at most {@code waitersMax} at once
- * (beyond: {@link ApiError#TOO_MANY_WAITERS}, a named refusal), each bounded by its own timeout.
+ * (beyond: {@code TOO_MANY_WAITERS}, a named refusal), each bounded by its own timeout.
  *
  * <p>Wake-ups are driven by events, not by polling: {@link #signal()} is called after every frame the
  * GlobalIndex applies or commits (through {@link InstallSignallingReceiver}) and after every membership event;
@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * between a probe and the wait is never lost (the waiter compares the signal count it saw before probing).
  */
 final class AwaitRegistry {
-    /** One evaluation of a waiter's condition; may throw {@link ApiException} to refuse at once. */
+    /** One evaluation of a waiter's condition; may throw {@link MetadataRefusal} to refuse at once. */
     @FunctionalInterface
     interface Probe<T> {
         Result<T> check();
@@ -27,7 +27,7 @@ final class AwaitRegistry {
         record Ready<T>(T value) implements Result<T> {}
 
         /** Not yet; if the timeout passes now, refuse with {@code onTimeout} and {@code message}. */
-        record Pending<T>(ApiError onTimeout, String message) implements Result<T> {}
+        record Pending<T>(MetadataRefusal.Reason onTimeout, String message) implements Result<T> {}
     }
 
     private final int waitersMax;
@@ -48,7 +48,7 @@ final class AwaitRegistry {
     /**
      * Waits until {@code probe} is ready, at most {@code timeoutMs}.
      *
-     * @throws ApiException TOO_MANY_WAITERS beyond the bound, the probe's refusal, or its timeout error
+     * @throws MetadataRefusal TOO_MANY_WAITERS beyond the bound, the probe's refusal, or its timeout error
      */
     <T> T await(long timeoutMs, Probe<T> probe) throws InterruptedException {
         enter();
@@ -64,7 +64,7 @@ final class AwaitRegistry {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     timedOut.incrementAndGet();
-                    throw new ApiException(pending.onTimeout(), pending.message());
+                    throw new MetadataRefusal(pending.onTimeout(), pending.message());
                 }
                 waitForSignalAfter(seen, remaining);
             }
@@ -110,7 +110,7 @@ final class AwaitRegistry {
         try {
             if (waiting >= waitersMax) {
                 refusedTooMany.incrementAndGet();
-                throw new ApiException(ApiError.TOO_MANY_WAITERS, "at most " + waitersMax
+                throw new MetadataRefusal(MetadataRefusal.Reason.TOO_MANY_WAITERS, "at most " + waitersMax
                         + " /cache/metadata/await requests wait at once (--await-waiters-max); retry later");
             }
             waiting++;

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,33 +8,33 @@ import orbitkv.transfer.TransferEngineStatus;
 import orbitkv.transfer.TransferSourceStatus;
 
 /** The transfer section of {@code /cache/metadata/status}, from transfer's snapshot records. */
-final class TransferStatusView {
+public final class TransferStatusView {
     private TransferStatusView() {}
 
-    static ApiModel.TransferStatus of(PeerTransfer t) {
+    public static IncarnationStatus.TransferStatus of(PeerTransfer t) {
         TransferSourceStatus s = t.sourceStatus();
         TransferEngineStatus e = t.engineStatus();
-        ApiModel.TransferSourceView source = source(s, t.dataEndpoint().toString(), t.config().sourceEgressInFlightBytesMax());
-        List<ApiModel.TransferRoute> routes = e.routes().stream().map(r -> new ApiModel.TransferRoute(
-                TransferMetricFamilies.label(r.backend()), TransferMetricFamilies.label(r.route()), r.reads(), r.bytes(),
+        IncarnationStatus.TransferSourceView source = source(s, t.dataEndpoint().toString(), t.config().sourceEgressInFlightBytesMax());
+        List<IncarnationStatus.TransferRoute> routes = e.routes().stream().map(r -> new IncarnationStatus.TransferRoute(
+                StatusLabels.of(r.backend()), StatusLabels.of(r.route()), r.reads(), r.bytes(),
                 r.latency().sumNanos())).toList();
-        ApiModel.TransferRequesterView requester = new ApiModel.TransferRequesterView(
-                TransferMetricFamilies.label(t.defaultBackend()), routes, e.readsAdmitted(), e.readsTerminated(),
+        IncarnationStatus.TransferRequesterView requester = new IncarnationStatus.TransferRequesterView(
+                StatusLabels.of(t.defaultBackend()), routes, e.readsAdmitted(), e.readsTerminated(),
                 names(e.readRefusals()), names(e.readFailures()), e.checksumFailures(), e.readsTimedOut(),
                 e.readsCancelled(), names(e.sharedMemoryFallbacks()), e.receiveInFlightBytes(),
                 t.config().receiveInFlightBytesMax(), e.readsInFlight(), e.authorizeGranted(), e.authorizeNothingGranted(),
                 names(e.authorizeRefusals()), names(e.authorizeFailures()), e.grantsTracked(), e.releasesConfirmed(),
                 e.releasesNotConfirmed(), e.arenasMapped(), e.loadSummariesReceived(), e.loadSummariesRejected(),
                 t.receiveCredits().heldBytes(), t.receiveCredits().refusals());
-        return new ApiModel.TransferStatus(source, requester);
+        return new IncarnationStatus.TransferStatus(source, requester);
     }
 
     /**
      * The source half from the source's snapshot, its data endpoint and its egress bound (apart from {@link #of} so a
      * unit test can map a snapshot with chosen counts: a {@link PeerTransfer} needs a running Manager).
      */
-    static ApiModel.TransferSourceView source(TransferSourceStatus s, String dataEndpoint, long egressInFlightBytesMax) {
-        return new ApiModel.TransferSourceView(dataEndpoint, s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(),
+    public static IncarnationStatus.TransferSourceView source(TransferSourceStatus s, String dataEndpoint, long egressInFlightBytesMax) {
+        return new IncarnationStatus.TransferSourceView(dataEndpoint, s.grantsOutstanding(), s.pinsHeld(), s.pinnedBytesHeld(),
                 s.prefetchPinnedBytesHeld(), s.grantsIssued(), names(s.grantsEnded()), names(s.refusals()),
                 names(s.dataRefusals()), names(s.readsServed()), names(s.bytesServed()), s.egressInFlightBytes(),
                 egressInFlightBytesMax, s.dataConnections(), names(s.sendsCut()), names(s.dataConnectionRefusals()),
@@ -43,7 +43,7 @@ final class TransferStatusView {
 
     private static <E extends Enum<E>> Map<String, Long> names(Map<E, Long> counts) {
         Map<String, Long> out = new LinkedHashMap<>();
-        counts.forEach((k, v) -> out.put(TransferMetricFamilies.label(k), v));
+        counts.forEach((k, v) -> out.put(StatusLabels.of(k), v));
         return out;
     }
 }

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import java.util.Collection;
 import java.util.List;
@@ -24,8 +24,8 @@ import orbitkv.membership.RegistrationResult;
  * A test-owned Membership whose view the test sets; events go to the listener as the real one delivers
  * them (in order, current state first). The real one is built from etcd and checked in conformance.
  */
-final class TestMembership implements Membership {
-    static final ClusterIdentity CLUSTER = new ClusterIdentity("unit", new UUID(7, 7));
+public final class TestMembership implements Membership {
+    public static final ClusterIdentity CLUSTER = new ClusterIdentity("unit", new UUID(7, 7));
 
     record View(long revision, boolean valid, Map<NodeId, Member> byNode) implements MembershipView {
         @Override
@@ -56,26 +56,26 @@ final class TestMembership implements Membership {
     private volatile MemberRecordRefusals refused = MemberRecordRefusals.NONE;
     private Consumer<MembershipEvent> listener = e -> {};
 
-    TestMembership(Incarnation self) {
+    public TestMembership(Incarnation self) {
         this.self = self;
         this.view = view(1, true, List.of(self));
     }
 
-    static Incarnation incarnation(String node, long epoch) {
+    public static Incarnation incarnation(String node, long epoch) {
         return Incarnation.random(new NodeId(node), new NodeEpoch(epoch));
     }
 
-    static View view(long revision, boolean valid, List<Incarnation> members) {
+    public static View view(long revision, boolean valid, List<Incarnation> members) {
         return new View(revision, valid, members.stream().collect(Collectors.toMap(Incarnation::nodeId,
                 i -> new Member(i, new Endpoint("127.0.0.1", 7000), new Endpoint("127.0.0.1", 8000), ClusterIdentity.PROTOCOL))));
     }
 
-    void change(View v) {
+    public void change(View v) {
         view = v;
         listener.accept(v.valid() ? new MembershipEvent.Changed(v) : new MembershipEvent.Suspended(v, "test"));
     }
 
-    void fence() {
+    public void fence() {
         fenced = true;
         view = view(view.revision(), false, List.of());
         listener.accept(new MembershipEvent.Fenced(view, self, MembershipEvent.FenceCause.LEASE_DEADLINE_PASSED));
@@ -102,11 +102,11 @@ final class TestMembership implements Membership {
     }
 
     /** What the lease reports from now on (renewals failing, counts). */
-    void lease(LeaseStatus status) {
+    public void lease(LeaseStatus status) {
         lease = status;
     }
 
-    void refused(MemberRecordRefusals r) {
+    public void refused(MemberRecordRefusals r) {
         refused = r;
     }
 

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class AwaitRegistryTest {
     private static final AwaitRegistry.Result<String> PENDING =
-            new AwaitRegistry.Result.Pending<>(ApiError.AWAIT_TIMEOUT, "not yet");
+            new AwaitRegistry.Result.Pending<>(MetadataRefusal.Reason.AWAIT_TIMEOUT, "not yet");
 
     @Test
     @DisplayName("API-4 INV-9 the waiter bound refuses the next waiter with TOO_MANY_WAITERS; a freed slot admits again")
@@ -39,7 +39,7 @@ class AwaitRegistryTest {
             assertThat(probing.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(registry.waiting()).isEqualTo(2);
             assertThatThrownBy(() -> registry.await(1_000, () -> new AwaitRegistry.Result.Ready<>("x")))
-                    .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.TOO_MANY_WAITERS));
+                    .isInstanceOfSatisfying(MetadataRefusal.class, e -> assertThat(e.reason()).isEqualTo(MetadataRefusal.Reason.TOO_MANY_WAITERS));
             assertThat(registry.refusedTooMany()).isEqualTo(1);
             ready.set(true);
             registry.signal(); // a signal wakes every waiter
@@ -57,9 +57,9 @@ class AwaitRegistryTest {
     @DisplayName("API-4 a waiter whose condition never holds is refused at its timeout with the probe's error")
     void timeout() {
         AwaitRegistry registry = new AwaitRegistry(1);
-        assertThatThrownBy(() -> registry.await(50, () -> new AwaitRegistry.Result.Pending<>(ApiError.NOT_ADMITTED, "who?")))
-                .isInstanceOfSatisfying(ApiException.class, e -> {
-                    assertThat(e.error()).isEqualTo(ApiError.NOT_ADMITTED);
+        assertThatThrownBy(() -> registry.await(50, () -> new AwaitRegistry.Result.Pending<>(MetadataRefusal.Reason.NOT_ADMITTED, "who?")))
+                .isInstanceOfSatisfying(MetadataRefusal.class, e -> {
+                    assertThat(e.reason()).isEqualTo(MetadataRefusal.Reason.NOT_ADMITTED);
                     assertThat(e.getMessage()).isEqualTo("who?");
                 });
         assertThat(registry.timedOut()).isEqualTo(1);
@@ -82,8 +82,8 @@ class AwaitRegistryTest {
         });
         assertThat(v).isEqualTo("second probe");
         assertThatThrownBy(() -> registry.await(20_000, () -> {
-            throw new ApiException(ApiError.MEMBERSHIP_EXPIRED, "fenced");
-        })).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error()).isEqualTo(ApiError.MEMBERSHIP_EXPIRED));
+            throw new MetadataRefusal(MetadataRefusal.Reason.MEMBERSHIP_EXPIRED, "fenced");
+        })).isInstanceOfSatisfying(MetadataRefusal.class, e -> assertThat(e.reason()).isEqualTo(MetadataRefusal.Reason.MEMBERSHIP_EXPIRED));
         assertThat(registry.waiting()).isZero();
     }
 }

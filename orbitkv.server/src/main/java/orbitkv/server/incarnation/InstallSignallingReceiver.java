@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
 import java.util.Objects;
 import java.util.Optional;

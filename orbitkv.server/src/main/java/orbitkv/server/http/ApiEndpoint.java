@@ -9,7 +9,7 @@ import io.netty.handler.codec.http.HttpMethod;
  * and which are probes served from their own slots ({@link Access#PROBE}: a flood of slow requests never makes
  * them 429; they reveal counts only, never a key, so orchestrators probe them without a secret).
  */
-enum Endpoint {
+enum ApiEndpoint {
     SAVE("/cache/save", HttpMethod.POST, Body.BLOCKS, "save", Access.TOKEN),
     QUERY("/cache/query", HttpMethod.POST, Body.JSON, "query", Access.READ),
     RESTORE("/cache/restore", HttpMethod.POST, Body.JSON, "restore", Access.READ),
@@ -56,7 +56,7 @@ enum Endpoint {
     final String label;
     final Access access;
 
-    Endpoint(String path, HttpMethod method, Body body, String label, Access access) {
+    ApiEndpoint(String path, HttpMethod method, Body body, String label, Access access) {
         this.path = path;
         this.method = method;
         this.body = body;
@@ -64,8 +64,8 @@ enum Endpoint {
         this.access = access;
     }
 
-    static Endpoint byPath(String path) {
-        for (Endpoint e : values()) {
+    static ApiEndpoint byPath(String path) {
+        for (ApiEndpoint e : values()) {
             if (e.path.equals(path)) {
                 return e;
             }

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import orbitkv.server.incarnation.TestMembership;
 import orbitkv.index.GlobalIndex;
 import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;

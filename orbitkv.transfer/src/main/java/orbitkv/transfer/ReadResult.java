@@ -7,7 +7,7 @@ import java.util.Objects;
  * written into the destination (INV-8: physical completion, host readiness and release are separate events,
  * and a wait that ends early is not a drain). Only {@link Completed} exposes the destination.
  */
-public sealed interface ReadOutcome {
+public sealed interface ReadResult {
     /**
      * Physically complete and verified: the destination holds exactly the block (its CRC32C matched the grant's),
      * so the host may use it. Releasing the grant is a separate, later event.
@@ -18,8 +18,8 @@ public sealed interface ReadOutcome {
      * @param latencyNanos from admission to verified completion
      * @param fallback why a shared-memory preference went over TCP, or NONE
      */
-    record Completed(Backend backend, RouteClass route, long bytes, long latencyNanos, SharedMemoryFallback fallback)
-            implements ReadOutcome {
+    record Completed(Backend backend, PeerRouteClass route, long bytes, long latencyNanos, SharedMemoryFallback fallback)
+            implements ReadResult {
         public Completed {
             Objects.requireNonNull(backend, "backend");
             Objects.requireNonNull(route, "route");
@@ -28,7 +28,7 @@ public sealed interface ReadOutcome {
     }
 
     /** Refused before any byte was written; the destination is untouched. */
-    record Refused(ReadRefusal reason, String detail) implements ReadOutcome {
+    record Refused(ReadRefusal reason, String detail) implements ReadResult {
         public Refused {
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(detail, "detail");
@@ -36,7 +36,7 @@ public sealed interface ReadOutcome {
     }
 
     /** Failed after admission; the destination range was zero-filled once the READ stopped. */
-    record Failed(ReadFailure reason, String detail) implements ReadOutcome {
+    record Failed(ReadFailure reason, String detail) implements ReadResult {
         public Failed {
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(detail, "detail");
@@ -47,8 +47,8 @@ public sealed interface ReadOutcome {
      * The READ's deadline passed first. The outcome is delivered only after the READ was stopped (connection
      * closed, copy abandoned): never counted as drained; the destination range was zero-filled.
      */
-    record TimedOut(long elapsedNanos) implements ReadOutcome {}
+    record TimedOut(long elapsedNanos) implements ReadResult {}
 
     /** The requester cancelled it; as {@link TimedOut}, delivered once the READ stopped, destination zero-filled. */
-    record Cancelled() implements ReadOutcome {}
+    record Cancelled() implements ReadResult {}
 }

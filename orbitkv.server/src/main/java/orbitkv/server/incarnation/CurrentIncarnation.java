@@ -1,14 +1,12 @@
-package orbitkv.server.http;
+package orbitkv.server.incarnation;
 
-import io.prometheus.metrics.core.metrics.CounterWithCallback;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.server.transfer.PeerTransfer;
 
 /**
  * The distributed metadata of whichever incarnation of this process currently runs (issue 17 item 5): the
@@ -18,8 +16,8 @@ import orbitkv.inventory.StateKey;
  * {@code MEMBERSHIP_EXPIRED} (INV-7, INV-10). A request is answered by the incarnation that was current
  * when it asked; a fenced incarnation never becomes current again.
  *
- * <p>Status adds {@code membership.heal} ({@link HealReport}); metrics register once and read the current
- * incarnation when scraped, plus the heal families.
+ * <p>Status adds {@code membership.heal} ({@link HealReport}); the metric families (orbitkv.server.metrics) register
+ * once and read the current incarnation when scraped, plus the heal families.
  */
 public final class CurrentIncarnation implements DistributedMetadata {
     private volatile ClusterMetadata current;
@@ -50,26 +48,26 @@ public final class CurrentIncarnation implements DistributedMetadata {
     }
 
     @Override
-    public Optional<ApiModel.Fence> fence() {
+    public Optional<IncarnationStatus.Fence> fence() {
         return current.fence();
     }
 
     @Override
-    public ApiModel.AwaitResponse await(JsonRequests.AwaitRequest request) throws InterruptedException {
+    public IncarnationStatus.AwaitResponse await(AwaitRequest request) throws InterruptedException {
         return current.await(request);
     }
 
     @Override
-    public ApiModel.StatusResponse status(int ownersLimit, String pageToken, long headSequence) {
-        ApiModel.StatusResponse s = current.status(ownersLimit, pageToken, headSequence);
-        return new ApiModel.StatusResponse(s.protocol(), s.cluster(), s.self(), s.scope(),
+    public IncarnationStatus.StatusResponse status(int ownersLimit, String pageToken, long headSequence) {
+        IncarnationStatus.StatusResponse s = current.status(ownersLimit, pageToken, headSequence);
+        return new IncarnationStatus.StatusResponse(s.protocol(), s.cluster(), s.self(), s.scope(),
                 s.membership().withHeal(heal.get()), s.coverage(), s.inventory(), s.owners(), s.nextPageToken(),
                 s.sessions(), s.transfer());
     }
 
     /** The current incarnation's transfer ends (peer restores go through the incarnation that serves now). */
     @Override
-    public Optional<orbitkv.server.transfer.PeerTransfer> transfer() {
+    public Optional<PeerTransfer> transfer() {
         return current.transfer();
     }
 
@@ -84,30 +82,17 @@ public final class CurrentIncarnation implements DistributedMetadata {
     }
 
     @Override
-    public java.util.List<String> sourceSessionsRefusedMembers() {
+    public List<String> sourceSessionsRefusedMembers() {
         return current.sourceSessionsRefusedMembers();
     }
 
     @Override
-    public ApiModel.Owner self() {
+    public IncarnationStatus.Owner self() {
         return current.self();
     }
 
-    /** The current incarnation's figures (registered once), and how healing goes (DIAG-2: no incarnation labels). */
-    @Override
-    public void registerMetrics(PrometheusRegistry registry) {
-        ClusterMetadata.registerMetrics(registry, () -> current);
-        CounterWithCallback.builder().name("orbitkv_membership_heal_attempts")
-                .help("registration attempts made to heal a fenced incarnation")
-                .callback(cb -> cb.call(heal.get().attempts())).register(registry);
-        CounterWithCallback.builder().name("orbitkv_membership_heals")
-                .help("new incarnations registered by healing a fenced one")
-                .callback(cb -> cb.call(heal.get().heals())).register(registry);
-        GaugeWithCallback.builder().name("orbitkv_membership_healing")
-                .help("1 while the current incarnation is fenced and heal attempts run, else 0")
-                .callback(cb -> cb.call("healing".equals(heal.get().state()) ? 1 : 0)).register(registry);
-        GaugeWithCallback.builder().name("orbitkv_membership_node_epoch")
-                .help("node epoch of the current incarnation (a heal registers the next one)")
-                .callback(cb -> cb.call(current.self().nodeEpoch())).register(registry);
+    /** How healing goes now (read on every status and scrape). */
+    public HealReport heal() {
+        return heal.get();
     }
 }

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.metrics;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;

@@ -1,0 +1,104 @@
+package orbitkv.server.config;
+
+import orbitkv.inventory.InventoryConfig;
+import orbitkv.inventory.SessionConfig;
+
+/**
+ * The relations between settings (BND-6), one group per concern: tiers and block size, HTTP bodies and tokens, the
+ * inventory's frames and windows, the lease timing. {@link ManagerConfig}'s one validation place calls every group;
+ * each message names both options as typed, with their values.
+ */
+final class SettingRelations {
+    private SettingRelations() {}
+
+    static void tiers(ManagerConfig.Tiers t, ManagerConfig.Http h) {
+        // issue 35 item 1: the ceiling first, every other relation is stated against the block size
+        require(t.blockBytesMax() <= ManagerConfig.BLOCK_BYTES_CEILING, "--block-bytes-max (" + t.blockBytesMax()
+                + ") must not exceed " + ManagerConfig.BLOCK_BYTES_CEILING + " bytes (128 MiB): the largest block size tested end to end");
+        require(t.blockBytesMax() <= t.dramBytes(), "--block-bytes-max (" + t.blockBytesMax()
+                + ") must not exceed --dram (" + t.dramBytes() + "): every block must fit the DRAM tier");
+        require(t.blockBytesMax() + ManagerConfig.RECORD_FRAMING_BYTES_MAX <= h.saveBodyBytesMax(), "--save-body-bytes-max ("
+                + h.saveBodyBytesMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
+                + ") plus " + ManagerConfig.RECORD_FRAMING_BYTES_MAX + " framing bytes");
+        require(t.blockBytesMax() + ManagerConfig.RECORD_FRAMING_BYTES_MAX <= t.restoreBytesInFlightMax(), "--restore-bytes-in-flight-max ("
+                + t.restoreBytesInFlightMax() + ") must hold one record of --block-bytes-max (" + t.blockBytesMax()
+                + ") plus " + ManagerConfig.RECORD_FRAMING_BYTES_MAX + " framing bytes");
+        require(t.blockBytesMax() <= t.dramPinnedBytesMax(), "--dram-pinned-bytes-max (" + t.dramPinnedBytesMax()
+                + ") must be at least --block-bytes-max (" + t.blockBytesMax() + "): one block must be readable");
+        if (t.hasSsd()) {
+            require(t.blockBytesMax() <= t.ssdPinnedBytesMax(), "--ssd-pinned-bytes-max (" + t.ssdPinnedBytesMax()
+                    + ") must be at least --block-bytes-max (" + t.blockBytesMax() + "): one block must be readable");
+            require(t.blockBytesMax() <= t.ssdBytes(), "--block-bytes-max (" + t.blockBytesMax()
+                    + ") must not exceed --ssd (" + t.ssdBytes() + ")");
+            require(t.blockBytesMax() <= t.ssdQueueBytesMax(), "--ssd-queue-bytes-max (" + t.ssdQueueBytesMax()
+                    + ") must be at least --block-bytes-max (" + t.blockBytesMax() + ")");
+        }
+    }
+
+    static void http(ManagerConfig.Http h) {
+        require(h.saveBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
+                + h.bodyBytesInFlightMax() + ") must be at least --save-body-bytes-max (" + h.saveBodyBytesMax()
+                + "): a save of the largest allowed body could never be admitted");
+        require(h.jsonBodyBytesMax() <= h.bodyBytesInFlightMax(), "--http-body-bytes-in-flight-max ("
+                + h.bodyBytesInFlightMax() + ") must be at least --json-body-bytes-max (" + h.jsonBodyBytesMax() + ")");
+        // issue 33: a client's share (capped at the whole) must admit the largest save
+        require(h.saveBodyBytesMax() <= h.bodyBytesInFlightPerClientMax(), "--http-body-bytes-in-flight-per-client-max ("
+                + h.bodyBytesInFlightPerClientMax() + ") must be at least --save-body-bytes-max (" + h.saveBodyBytesMax()
+                + "): a save of the largest allowed body could never be admitted");
+        // issue 33: a read token without a write token would protect reads while anyone may save and evict
+        require(h.readToken().isEmpty() || h.token().isPresent(), "--http-read-token-file requires --http-token-file:"
+                + " with a read token but no write token anyone could save and evict while reads need a token");
+        require(h.readToken().isEmpty() || !h.readToken().get().sameSecret(h.token().get()),
+                "--http-read-token-file and --http-token-file must hold different tokens: a reader would be able to write");
+    }
+
+    static void inventory(ManagerConfig.Inventory i, ManagerConfig.Index x) {
+        require(i.coalescingWindowMs() <= i.coalescingWaitMaxMs(), "--coalescing-window-ms ("
+                + i.coalescingWindowMs() + ") must not exceed --coalescing-wait-max-ms (" + i.coalescingWaitMaxMs() + ")");
+        require(i.frameEncodedBytesMax() >= SessionConfig.FRAME_ENCODED_BYTES_MIN, "--frame-encoded-bytes-max ("
+                + i.frameEncodedBytesMax() + ") must be at least " + SessionConfig.FRAME_ENCODED_BYTES_MIN
+                + " bytes: a session must carry one largest record and its control frames");
+        require(i.frameEncodedBytesMax() <= i.frameDecodedBytesMax(), "--frame-encoded-bytes-max ("
+                + i.frameEncodedBytesMax() + ") must not exceed --frame-decoded-bytes-max (" + i.frameDecodedBytesMax() + ")");
+        require(i.snapshotPageBytesMax() <= i.frameEncodedBytesMax() - InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES,
+                "--snapshot-page-bytes-max (" + i.snapshotPageBytesMax() + ") must not exceed --frame-encoded-bytes-max ("
+                + i.frameEncodedBytesMax() + ") minus " + InventoryConfig.PAGE_FRAME_OVERHEAD_BYTES
+                + " frame overhead bytes: a page is sent as one frame");
+        require(i.frameDecodedBytesMax() <= Integer.MAX_VALUE, "--frame-decoded-bytes-max ("
+                + i.frameDecodedBytesMax() + ") must not exceed " + Integer.MAX_VALUE + " bytes");
+        require(i.frameEncodedBytesMax() <= i.receiveWindowBytes(), "--receive-window-bytes ("
+                + i.receiveWindowBytes() + ") must be at least --frame-encoded-bytes-max (" + i.frameEncodedBytesMax()
+                + "): one frame must fit the credit window");
+        require(i.frameInputBytesMax() >= InventoryConfig.JOURNAL_ENTRY_BYTES_MAX, "--frame-input-bytes-max ("
+                + i.frameInputBytesMax() + ") must be at least " + InventoryConfig.JOURNAL_ENTRY_BYTES_MAX
+                + " bytes: one largest journal entry");
+        require(i.frameInputBytesMax() <= i.journalRetentionBytesMax(), "--journal-retention-bytes-max ("
+                + i.journalRetentionBytesMax() + ") must be at least --frame-input-bytes-max (" + i.frameInputBytesMax() + ")");
+        require(i.ackPendingProgressMs() <= i.idleLivenessMs(), "--idle-liveness-ms (" + i.idleLivenessMs()
+                + ") must be at least --ack-pending-progress-ms (" + i.ackPendingProgressMs() + ")");
+        require(i.idleLivenessMs() < x.freshnessBudgetMs(), "--idle-liveness-ms (" + i.idleLivenessMs()
+                + ") must be less than --freshness-budget-ms (" + x.freshnessBudgetMs()
+                + "): idle owners would turn stale between liveness frames");
+    }
+
+    static void lease(ManagerConfig.Lease l) {
+        require(l.ttlMs() % 1000 == 0, "--lease-ttl-ms must be a whole number of seconds in 2000..3600000, got "
+                + l.ttlMs());
+        require(l.fenceSafetyMarginMs() < l.ttlMs(), "--fence-safety-margin-ms (" + l.fenceSafetyMarginMs()
+                + ") must be less than --lease-ttl-ms (" + l.ttlMs() + ")");
+        long window = l.ttlMs() - l.fenceSafetyMarginMs();
+        require(l.renewalIntervalMs() < window, "--renewal-interval-ms (" + l.renewalIntervalMs()
+                + ") must be less than --lease-ttl-ms minus --fence-safety-margin-ms (" + window
+                + "): a renewal must be confirmed before the local fence falls");
+        require(l.etcdCallTimeoutMs() < window, "--etcd-call-timeout-ms (" + l.etcdCallTimeoutMs()
+                + ") must be less than --lease-ttl-ms minus --fence-safety-margin-ms (" + window
+                + "): an etcd call must time out before the local fence falls");
+    }
+
+    /** A broken relation: the message names both sides. */
+    static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new ConfigException(message);
+        }
+    }
+}
