@@ -7,6 +7,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import orbitkv.testing.TestCerts;
 import orbitkv.transfer.frame.TlsContexts;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
