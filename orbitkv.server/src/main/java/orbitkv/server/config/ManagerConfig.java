@@ -172,7 +172,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                            long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
                            long receiveInFlightBytesMax, int readsPerConnectionMax, int dataConnectionsMax,
                            int dataConnectionsPerAddressMax, long dataHeaderTimeoutMs, long dataIdleTimeoutMs,
-                           int dataReadsQueuedPerConnectionMax) {
+                           int dataReadsQueuedPerConnectionMax, int restoreRouteReadsInFlightMax) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
@@ -354,7 +354,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(TRANSFER_DATA_CONNECTIONS_MAX, 1, 1_000_000), v.count(TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX,
                         TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX, 1_000_000),
                 v.ms(TRANSFER_DATA_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(TRANSFER_DATA_IDLE_TIMEOUT_MS, 1, 86_400_000),
-                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000));
+                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000),
+                v.count(RESTORE_ROUTE_READS_IN_FLIGHT_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX));
     }
 
     /**
@@ -412,6 +413,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 "--transfer-data-reads-queued-per-connection-max (" + x.dataReadsQueuedPerConnectionMax()
                 + ") must be at least --transfer-reads-per-connection-max (" + x.readsPerConnectionMax()
                 + "): a requester's whole pipeline must be read without pausing");
+        // issue 34: restore
+        long routeReadsMax = (long) x.readsPerConnectionMax() * TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX;
+        requireRelation(x.restoreRouteReadsInFlightMax() <= routeReadsMax, "--restore-route-reads-in-flight-max ("
+                + x.restoreRouteReadsInFlightMax() + ") must not exceed --transfer-reads-per-connection-max ("
+                + x.readsPerConnectionMax() + ") times the " + TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX
+                + " data connections to one source: a route's READs beyond them would be refused (connections)");
     }
 
     private static Path path(RawValues v, Setting s) {

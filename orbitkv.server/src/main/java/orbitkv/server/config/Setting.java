@@ -112,6 +112,8 @@ public enum Setting {
     TRANSFER_DATA_HEADER_TIMEOUT_MS("transfer-data-header-timeout-ms", Kind.MS, "5000", "source side: a 40-byte READ request must arrive in full this long after its first bytes; beyond: the data connection is closed (counted: header)"),
     TRANSFER_DATA_IDLE_TIMEOUT_MS("transfer-data-idle-timeout-ms", Kind.MS, "120000", "source side: a data connection with neither input nor output progress this long is closed (counted: idle)"),
     TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX("transfer-data-reads-queued-per-connection-max", Kind.COUNT, "64", "source side: READs of one data connection decoded and not yet answered out to the socket; at the bound the listener stops reading that connection until answers drain; at least --transfer-reads-per-connection-max (and every peer's)"),
+    // issue 34: restore
+    RESTORE_ROUTE_READS_IN_FLIGHT_MAX("restore-route-reads-in-flight-max", Kind.COUNT, "4", "requester side: READs of one peer restore route in flight at once (in order, each into its own record), 1..64; at most --transfer-reads-per-connection-max times the 16 data connections to one source; its largest blocks are the route's receive credits"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),
