@@ -23,6 +23,7 @@ import orbitkv.server.restore.RestoreRequest;
 import orbitkv.server.restore.RestoreResult;
 import orbitkv.server.restore.RestoreTransfer;
 import orbitkv.server.restore.RouteHeader;
+import orbitkv.server.restore.StreamedRestore;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SaveBatch;
@@ -46,6 +47,8 @@ final class CacheApi {
     static final String RESTORED_HEADER = "X-OrbitKV-Restored";
     /** The recovery planner's bounded trace of one restore (ROUTE-3; at most 512 bytes). */
     static final String ROUTE_TRACE_HEADER = "X-OrbitKV-Route-Trace";
+    /** Marks a streamed restore answer: records, then the end record (issue 35 item 4). */
+    static final String STREAM_HEADER = "X-OrbitKV-Stream";
     /** Replicas per medium in a candidate list (IDX-9). */
     static final int REPLICAS_PER_MEDIUM_MAX = 4;
 
@@ -236,6 +239,9 @@ final class CacheApi {
      */
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
         RestoreRequest req = JsonRequests.restore(body);
+        if (req.stream()) {
+            return streamedRestore(req, alloc);
+        }
         return restoreResponse(new Restoration(tiers, new MetadataRestoreView(metadata), routes, restoreBodyBytesMax,
                 alloc, req).run(), alloc);
     }
@@ -257,6 +263,23 @@ final class CacheApi {
         }
         return new ApiResponse(200, BlockFraming.CONTENT_TYPE, body, Map.of(RESTORED_HEADER,
                 Integer.toString(r.restoredKeys()), ROUTE_HEADER, r.routeHeader(), ROUTE_TRACE_HEADER, r.trace()));
+    }
+
+    /**
+     * {@code POST /cache/restore} with {@code "stream": true} (issue 35 item 4): the same verified prefix, each record
+     * written as soon as it is delivered, then the end record ({@link StreamedRestore}); {@code X-OrbitKV-Stream: 1}
+     * tells the client to read the end record instead of the route headers.
+     */
+    private ApiResponse streamedRestore(RestoreRequest req, ByteBufAllocator alloc) {
+        StreamedRestore restore = new StreamedRestore(tiers, new MetadataRestoreView(metadata), routes,
+                restoreBodyBytesMax, alloc, req);
+        return ApiResponse.streamed(BlockFraming.CONTENT_TYPE, Map.of(STREAM_HEADER, "1"), sink -> {
+            StreamedRestore.Outcome o = restore.run(sink);
+            for (RouteHeader.Served s : o.served()) {
+                metrics.restored(s.kind(), s.backend(), s.payloadBytes());
+            }
+            return o.ended();
+        });
     }
 
     /** {@code POST /cache/evict}: {@code evicted} counts removed (key, medium) residences. */

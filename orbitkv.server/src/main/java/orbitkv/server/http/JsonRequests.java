@@ -80,7 +80,8 @@ final class JsonRequests {
             }
             backend = java.util.Optional.of(p);
         }
-        return new orbitkv.server.restore.RestoreRequest(ns, keys, deadline, backend);
+        boolean stream = optional(root, "stream") && bool(root, "stream"); // issue 35 item 4: opt-in, additive
+        return new orbitkv.server.restore.RestoreRequest(ns, keys, deadline, backend, stream);
     }
 
     /**
@@ -277,6 +278,14 @@ final class JsonRequests {
             throw new ApiException(ApiError.INVALID_FIELD_TYPE, field + " is optional but was null: omit it or give a value");
         }
         return v != null;
+    }
+
+    private static boolean bool(JsonNode parent, String field) {
+        JsonNode v = present(parent, field, field);
+        if (!v.isBoolean()) {
+            throw new ApiException(ApiError.INVALID_FIELD_TYPE, field + " must be true or false");
+        }
+        return v.booleanValue();
     }
 
     private static String text(JsonNode parent, String field) {

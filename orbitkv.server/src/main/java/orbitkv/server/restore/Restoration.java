@@ -46,14 +46,21 @@ public final class Restoration {
      */
     public Restoration(LocalTiers tiers, RestoreView view, RouteSelection routes, long bodyBytesMax,
             ByteBufAllocator alloc, RestoreRequest req) {
+        this(tiers, view.evidence(req.namespace(), req.keys()), view.transfer(), routes, bodyBytesMax, alloc, req,
+                System.nanoTime() + req.deadlineMs() * 1_000_000L);
+    }
+
+    /** One restore of {@code req} on given evidence by {@code deadlineNanos} (a window of a streamed restore). */
+    Restoration(LocalTiers tiers, IndexEvidence index, Optional<RestoreTransfer> transfer, RouteSelection routes,
+            long bodyBytesMax, ByteBufAllocator alloc, RestoreRequest req, long deadlineNanos) {
         this.tiers = tiers;
         this.routes = routes;
         this.req = req;
-        this.index = view.evidence(req.namespace(), req.keys());
-        this.transfer = view.transfer();
+        this.index = index;
+        this.transfer = transfer;
         this.bodyBytesMax = bodyBytesMax;
         this.budget = tiers.copyOut();
-        this.deadlineNanos = System.nanoTime() + req.deadlineMs() * 1_000_000L;
+        this.deadlineNanos = deadlineNanos;
         BackendPolicy policy = req.backend().orElseGet(() -> transfer.map(RestoreTransfer::defaultBackend)
                 .orElse(BackendPolicy.SHARED_MEMORY_PREFERRED));
         Optional<PeerRoutePort> peer = transfer.map(t -> new PeerRoutePort(t, routes, notes, policy, this::remainingMs));

@@ -9,10 +9,11 @@ import orbitkv.transfer.BackendPolicy;
 
 /**
  * One restore as the domain sees it, already validated by whoever decoded it (HTTP API v1's
- * {@code POST /cache/restore}): the namespace, the keys in chain order (distinct), the deadline and an optional
- * READ backend overriding the Manager's default.
+ * {@code POST /cache/restore}): the namespace, the keys in chain order (distinct), the deadline, an optional READ
+ * backend overriding the Manager's default, and whether the answer is streamed ({@link StreamedRestore}).
  */
-public record RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs, Optional<BackendPolicy> backend) {
+public record RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs, Optional<BackendPolicy> backend,
+        boolean stream) {
     public RestoreRequest {
         Objects.requireNonNull(namespace, "namespace");
         keys = List.copyOf(keys);
@@ -23,6 +24,6 @@ public record RestoreRequest(Namespace namespace, List<StateKey> keys, long dead
     }
 
     public RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs) {
-        this(namespace, keys, deadlineMs, Optional.empty());
+        this(namespace, keys, deadlineMs, Optional.empty(), false);
     }
 }

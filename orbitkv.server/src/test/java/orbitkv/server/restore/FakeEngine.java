@@ -38,15 +38,24 @@ final class FakeEngine implements TransferEngine {
     static final Incarnation SOURCE = Incarnation.random(new NodeId("source"), new NodeEpoch(3));
 
     /** One submitted READ: its block, the destination and the outcome the test completes. */
-    record Read(int block, Destination destination, CompletableFuture<ReadOutcome> outcome, boolean[] cancelled) {
+    record Read(int block, Destination destination, CompletableFuture<ReadOutcome> outcome, boolean[] cancelled,
+            AtomicInteger inFlight) {
         /** Fills the destination with {@code value} and completes the READ over TCP. */
         void complete(byte value) {
             ByteBuffer b = destination.segment().asByteBuffer();
             while (b.hasRemaining()) {
                 b.put(value);
             }
-            outcome.complete(new ReadOutcome.Completed(Backend.TCP, RouteClass.PEER_DRAM,
-                    destination.capacityBytes(), 1, SharedMemoryFallback.NONE));
+            end(new ReadOutcome.Completed(Backend.TCP, RouteClass.PEER_DRAM, destination.capacityBytes(), 1,
+                    SharedMemoryFallback.NONE));
+        }
+
+        /** Ends the READ with {@code o}: no longer in flight before anyone hears of it. */
+        void end(ReadOutcome o) {
+            if (!outcome.isDone()) {
+                inFlight.decrementAndGet();
+                outcome.complete(o);
+            }
         }
     }
 
@@ -103,8 +112,8 @@ final class FakeEngine implements TransferEngine {
         CompletableFuture<ReadOutcome> outcome = new CompletableFuture<>();
         boolean[] cancelled = {false};
         inFlightPeak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-        outcome.whenComplete((o, x) -> inFlight.decrementAndGet());
-        reads.add(new Read(block, destination, outcome, cancelled));
+        Read read = new Read(block, destination, outcome, cancelled, inFlight);
+        reads.add(read);
         return new ReadHandle() {
             @Override
             public CompletionStage<ReadOutcome> outcome() {
@@ -114,7 +123,7 @@ final class FakeEngine implements TransferEngine {
             @Override
             public void cancel() {
                 cancelled[0] = true;
-                outcome.complete(new ReadOutcome.Cancelled());
+                read.end(new ReadOutcome.Cancelled());
             }
         };
     }

@@ -130,7 +130,7 @@ class PeerRoutePortTest {
         var granted = (TransferPorts.GrantOutcome.Granted<RestoreRecords>) ports.authorize(route, 0);
         TransferPorts.ReadSubmission sub = granted.grant().read(dst);
         assertThat(engine.readsSubmitted()).isEqualTo(3);
-        engine.read(1).outcome().complete(new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH, "crc"));
+        engine.read(1).end(new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH, "crc"));
         assertThat(sub.ready().get()).isEqualTo(new TransferPorts.ReadOutcome.PayloadFailure("checksum-mismatch",
                 new ReadOutcome.Failed(ReadFailure.CHECKSUM_MISMATCH, "crc").toString()));
         assertThat(engine.read(0).cancelled()[0]).isTrue();
@@ -190,7 +190,7 @@ class PeerRoutePortTest {
     void responseMemory() {
         RestoreTransfer t = engine.transfer(1 << 20, 4, true);
         RestorePorts ports = ports(t);
-        var refused = (TransferPorts.CreditOutcome.Refused<RestoreRecords>) ports.credits(route(65));
+        var refused = (TransferPorts.CreditOutcome.Refused<RestoreRecords>) ports.credits(route(100));
         assertThat(refused.reason()).isEqualTo(AdmissionRefusal.RESPONSE_MEMORY);
         assertThat(t.receiveCredits().heldBytes()).isZero();
         assertThat(notes.stop(PrefixStop.DESTINATION_CAPACITY)).isEqualTo("response-memory");
