@@ -53,7 +53,7 @@ class StreamedRestoreGateTest {
         ssd = Files.createDirectories(dir.resolve("ssd"));
         Path dram = Files.createDirectories(dir.resolve("dram"));
         manager = ManagerProcess.start("streamed-restore", dir.resolve("logs"), List.of("--standalone",
-                "--http-listen", "127.0.0.1:0", "--dram", "384MiB", "--dram-dir", dram.toString(),
+                "--http-listen", "127.0.0.1:0", "--block-bytes-max", "32MiB", "--dram", "384MiB", "--dram-dir", dram.toString(),
                 "--ssd-dir", ssd.toString(), "--ssd", "512MiB", "--restore-bytes-in-flight-max", "64MiB"));
         api = new ManagerApi(manager.httpBase(), Duration.ofSeconds(120));
     }
@@ -109,6 +109,7 @@ class StreamedRestoreGateTest {
             ManagerApi.Reply saved = api.save("big", blocks);
             assertThat(saved.status()).as(saved.text()).isEqualTo(200);
         }
+        assertThat(api.sync().status()).as("SSD copies written: the other test counts new block files").isEqualTo(200);
         Streamed s = streamedRestore("big", keys);
         assertThat(s.keys()).isEqualTo(keys);
         for (int i = 0; i < keys.size(); i++) {
