@@ -242,13 +242,17 @@ def put_if_absent_batch(s: Session, deadline: float, keys, values):
     return [not here for here in present]
 
 
-def _restore(s: Session, deadline: float, part: List[bytes], offset: int, alloc, results: List[int], clock):
+def _restore(s: Session, deadline: float, part: List[bytes], offset: int, alloc, results: List[int], clock,
+             stream: bool = False):
     remaining_ms = int((deadline - clock() - DEADLINE_MARGIN_S) * 1000)
     data = _query_body(s, [k.hex() for k in part], ',"deadline_ms":' + str(max(1, min(600000, remaining_ms)))
-                       + s.backend_json)
+                       + s.backend_json + (',"stream":true' if stream else ""))
     holder = {}
 
     def handler(reader, answer):
+        if answer.status == 200 and answer.length == p.CHUNKED:  # streamed: the stop arrives in the end record
+            n, holder["stop"] = yield from p.stream_records(reader, answer, part, offset, alloc, results)
+            return n
         holder["stop"] = p.stop_of(answer) if answer.status == 200 else None
         return (yield from p.records(reader, answer, part, offset, alloc, results))
 
@@ -256,16 +260,17 @@ def _restore(s: Session, deadline: float, part: List[bytes], offset: int, alloc,
     return n, holder.get("stop") or "unknown"
 
 
-def read_prefix(s: Session, deadline: float, keys, alloc, results: List[int], clock=time.monotonic):
+def read_prefix(s: Session, deadline: float, keys, alloc, results: List[int], clock=time.monotonic, stream=False):
     """Restores the prefix of ``keys`` into ``alloc(index, size)``'s buffers; ``results[i]`` is the bytes read, -1
-    for a key not read (a miss or after the prefix ended), -2 when the buffer was smaller than the block."""
+    for a key not read (a miss or after the prefix ended), -2 when the buffer was smaller than the block. With
+    ``stream`` each part is a streamed restore (records as they are verified, then the end record)."""
     lim = yield from limits(s, deadline)
     mapped = _keys(keys)
     pos = 0
     try:
         while pos < len(mapped):
             part = mapped[pos:pos + lim.keys_per_request_max]
-            n, stop = yield from _restore(s, deadline, part, pos, alloc, results, clock)
+            n, stop = yield from _restore(s, deadline, part, pos, alloc, results, clock, stream)
             pos += n
             if n == len(part):
                 continue
@@ -278,7 +283,7 @@ def read_prefix(s: Session, deadline: float, keys, alloc, results: List[int], cl
     return results
 
 
-def batch_get_into(s: Session, deadline: float, keys, buffers):
+def batch_get_into(s: Session, deadline: float, keys, buffers, stream: bool = False):
     if len(keys) != len(buffers):
         raise ValueError(f"{len(keys)} keys but {len(buffers)} buffers")
     views = [_writable(b) for b in buffers]
@@ -288,7 +293,7 @@ def batch_get_into(s: Session, deadline: float, keys, buffers):
         return v[:size] if v.nbytes >= size else None
 
     results = [p.MISS] * len(keys)
-    return (yield from read_prefix(s, deadline, keys, alloc, results))
+    return (yield from read_prefix(s, deadline, keys, alloc, results, stream=stream))
 
 
 def _writable(b) -> memoryview:

@@ -26,6 +26,8 @@ JSON_BYTES_MAX = 16 * 1024 * 1024
 
 MISS = -1
 TOO_SMALL = -2
+#: Answer.length of a chunked answer
+CHUNKED = -1
 
 _U16 = struct.Struct(">H")
 _U32 = struct.Struct(">I")
@@ -153,9 +155,11 @@ def _read_answer(reader: Reader):
         headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
     if status == 100:
         return (yield from _read_answer(reader))
+    close = headers.get("connection", "").lower() == "close" or parts[0] == b"HTTP/1.0"
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        return Answer(status, headers, CHUNKED, close)  # a streamed restore (docs/api.md "Streamed restore")
     if "content-length" not in headers:
         raise errors.ServerError(status, "PROTOCOL", "the answer has no Content-Length")
-    close = headers.get("connection", "").lower() == "close" or parts[0] == b"HTTP/1.0"
     return Answer(status, headers, int(headers["content-length"]), close)
 
 
@@ -259,3 +263,101 @@ def stop_of(answer: Answer) -> str:
         if part.startswith("stop="):
             return part[5:]
     return "complete" if route.startswith("r=") else "unknown"
+
+
+class Dechunked:
+    """The body of a chunked answer as a byte stream over ``reader``: payload bytes still go straight from the
+    socket into the caller's memoryview; only chunk-size lines pass through the connection's buffer."""
+
+    __slots__ = ("reader", "left", "ended")
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.left = 0
+        self.ended = False
+
+    def _next(self):
+        if self.ended:
+            raise errors.ServerError(200, "PROTOCOL", "the streamed answer ended inside a record")
+        while self.left == 0:
+            line = yield from self.reader.line()
+            if not line:
+                continue  # the CRLF that ends the previous chunk's data
+            try:
+                self.left = int(line.split(b";", 1)[0], 16)
+            except ValueError:
+                raise errors.ServerError(200, "PROTOCOL", f"bad chunk size line {line[:32]!r}") from None
+            if self.left == 0:
+                self.ended = True
+                raise errors.ServerError(200, "PROTOCOL", "the streamed answer ended inside a record")
+
+    def small(self, n: int):
+        out = bytearray()
+        while len(out) < n:
+            yield from self._next()
+            k = min(n - len(out), self.left)
+            out += yield from self.reader.small(k)
+            self.left -= k
+        return bytes(out)
+
+    def into(self, target: memoryview):
+        pos = 0
+        while pos < len(target):
+            yield from self._next()
+            k = min(len(target) - pos, self.left)
+            yield from self.reader.into(target[pos:pos + k])
+            self.left -= k
+            pos += k
+
+    def discard(self, n: int):
+        while n > 0:
+            yield from self._next()
+            k = min(n, self.left)
+            yield from self.reader.discard(k)
+            self.left -= k
+            n -= k
+
+    def finish(self):
+        """Reads the last chunk and the trailers after the end record; anything else there is a protocol error."""
+        while True:
+            line = yield from self.reader.line()
+            if not line and self.left == 0:
+                continue
+            if self.left != 0 or int(line.split(b";", 1)[0], 16) != 0:
+                raise errors.ServerError(200, "PROTOCOL", "bytes after the streamed restore's end record")
+            break
+        while (yield from self.reader.line()):
+            pass  # trailers
+
+
+def stream_records(reader: Reader, answer: Answer, keys: Sequence[bytes], offset: int,
+                   alloc: Callable[[int, int], Optional[memoryview]], results: List[int]):
+    """Reads a streamed restore answer: records as in :func:`records`, then the end record (zero-length key, JSON of
+    restored, stop and route). Returns ``(record count, stop)``. Without the end record the answer is incomplete:
+    the cut raises, and ``results`` holds only the records read whole before it."""
+    if answer.status != 200:
+        raise (yield from error_of(reader, answer))
+    body = Dechunked(reader)
+    i = 0
+    while True:
+        (klen,) = _U16.unpack((yield from body.small(2)))
+        key = yield from body.small(klen)
+        (plen,) = _U32.unpack((yield from body.small(4)))
+        if klen == 0:
+            if plen > JSON_BYTES_MAX:
+                raise errors.ServerError(200, "PROTOCOL", f"end record of {plen} bytes exceeds the client's bound")
+            end = json.loads((yield from body.small(plen)))
+            yield from body.finish()
+            if int(end["restored"]) != i:
+                raise errors.ServerError(200, "PROTOCOL", f"the end record says {end['restored']}, the answer held {i}")
+            return i, end["stop"].split(" ", 1)[0]
+        if i >= len(keys) or key != keys[i]:
+            raise errors.ServerError(200, "PROTOCOL", f"restore record {i} is not the requested key in order")
+        target = alloc(offset + i, plen)
+        if target is None:
+            yield from body.discard(plen)
+            results[offset + i] = TOO_SMALL
+        else:
+            yield from body.into(target[:plen] if len(target) != plen else target)
+            results[offset + i] = plen
+        i += 1

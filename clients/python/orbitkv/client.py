@@ -87,12 +87,14 @@ class Client:
         """Reads one block into ``buffer`` (a writable buffer); bytes read, -1 on a miss, -2 if it is too small."""
         return self.batch_get_into([key], [buffer])[0]
 
-    def batch_get_into(self, keys: Sequence[Key], buffers: Sequence) -> List[int]:
+    def batch_get_into(self, keys: Sequence[Key], buffers: Sequence, stream: bool = False) -> List[int]:
         """Reads the recoverable prefix of ``keys`` straight from the socket into ``buffers`` (one writable buffer
         per key: bytearray, memoryview slice, numpy array). Per key: bytes read, -1 (a miss, or after the prefix
         ended), -2 (the buffer is smaller than the block; nothing reported read). On a broken connection or timeout
-        the error's ``partial`` holds the results up to the cut."""
-        return self._do(_ops.batch_get_into, list(keys), list(buffers))
+        the error's ``partial`` holds the results up to the cut. ``stream=True`` asks for the streamed restore
+        (docs/api.md): records arrive as they are verified and the restore memory is held per record, not per
+        answer; an answer without its end record is a cut."""
+        return self._do(_ops.batch_get_into, list(keys), list(buffers), stream)
 
     def batch_get_with(self, keys: Sequence[Key], alloc) -> List[int]:
         """Like :meth:`batch_get_into`, but ``alloc(index, size)`` picks each record's destination once its size is

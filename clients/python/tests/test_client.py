@@ -35,7 +35,7 @@ def test_limits_are_the_running_configuration(client):
     assert isinstance(lim, Limits)
     assert lim.block_bytes_max == BLOCK_MAX
     assert lim.keys_per_request_max == 128 and lim.records_per_save_max == 128
-    assert lim.token_required is False and lim.streamed_restore is False
+    assert lim.token_required is False and lim.streamed_restore is True  # issue 35 item 4: offered
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["1B", "64KiB", "1MiB", "32MiB-block-max"])
@@ -135,6 +135,28 @@ def test_eight_32mib_reads_stay_below_2mib_of_python_memory(client):
     assert got == [BLOCK_MAX] * 8, "the restore memory bound stops the prefix; the client continues from the count"
     assert peak < 2 << 20
     assert all(b == v for b, v in zip(buffers, values))
+
+
+def test_batch_get_into_streamed(client):
+    """stream=True (docs/api.md "Streamed restore"): the same prefix, byte-exact, read as records arrive; a miss
+    mid-prefix ends it (the end record's stop), nothing after it is reported read."""
+    keys = [f"stream-{i}" for i in range(6)]
+    values = [payload(6, i, 4 << 20) for i in range(6)]
+    client.put_batch(keys, values)
+    buffers = [bytearray(4 << 20) for _ in keys]
+    tracemalloc.start()
+    try:
+        got = client.batch_get_into(keys, buffers, stream=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == [4 << 20] * 6
+    assert all(b == v for b, v in zip(buffers, values))
+    assert peak < 2 << 20
+    holes = [bytearray(4 << 20) for _ in range(7)]
+    got = client.batch_get_into(keys[:3] + ["stream-missing"] + keys[3:], holes, stream=True)
+    assert got == [4 << 20] * 3 + [MISS] * 4
+    assert holes[:3] == values[:3] and holes[3] == bytearray(4 << 20)
 
 
 def test_put_if_absent_batch(client):

@@ -38,3 +38,54 @@ def test_record_header_refuses_what_the_manager_refuses():
     assert e.value.code == "INVALID_KEY_LENGTH"
     with pytest.raises(framing.FramingError):
         framing.record_header(b"k" * 65, 1)
+
+
+def _drive(gen, data: bytes, step: int):
+    """Feeds ``data`` to a sans-IO reading generator ``step`` bytes per receive; returns its value."""
+    pos, op = 0, gen.send(None)
+    try:
+        while True:
+            _, buf = op
+            n = min(len(buf), step, len(data) - pos)
+            buf[:n] = data[pos:pos + n]
+            pos += n
+            op = gen.send(n)
+    except StopIteration as stop:
+        return stop.value
+
+
+def _streamed(records, end=None):
+    """A streamed restore answer (docs/api.md "Streamed restore"): one chunk per record, the end record, the last chunk."""
+    import struct
+    chunks = b""
+    for key, payload in records:
+        rec = struct.pack(">H", len(key)) + key + struct.pack(">I", len(payload)) + payload
+        chunks += b"%x\r\n" % len(rec) + rec + b"\r\n"
+    if end is not None:
+        rec = b"\x00\x00" + struct.pack(">I", len(end)) + end
+        chunks += b"%x\r\n" % len(rec) + rec + b"\r\n0\r\n\r\n"
+    return b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-OrbitKV-Stream: 1\r\n\r\n" + chunks
+
+
+@pytest.mark.parametrize("step", [1, 5, 1 << 16])
+def test_streamed_answer_end_record_and_cut(step):
+    from orbitkv import _protocol as p
+    keys, payloads = [b"\x01", b"\x02"], [b"\x05" * 300, b"\x06" * 700]
+    end = json.dumps({"restored": 2, "stop": "complete", "route": "r=2 stop=complete"}).encode()
+
+    def read(data, results):
+        r = p.Reader()
+
+        def gen():
+            answer = yield from p._read_answer(r)
+            assert answer.length == p.CHUNKED
+            return (yield from p.stream_records(r, answer, keys, 0, lambda i, n: memoryview(bytearray(n)), results))
+        return _drive(gen(), data, step)
+
+    results = [p.MISS, p.MISS]
+    assert read(_streamed(list(zip(keys, payloads)), end), results) == (2, "complete")
+    assert results == [300, 700]
+    results = [p.MISS, p.MISS]
+    with pytest.raises(p.Eof):  # cut after the first record: no end record, only whole records reported
+        read(_streamed(list(zip(keys, payloads)))[:-100], results)
+    assert results == [300, p.MISS]

@@ -32,7 +32,7 @@ def _served(url: str, backend: str) -> float:
     for line in text.splitlines():
         if line.startswith("orbitkv_restore_blocks_total{"):
             labels = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
-            if labels.get("route") == "peer_dram" and labels.get("backend") == backend:
+            if labels.get("route") == "peer-dram" and labels.get("backend") == backend:
                 total += float(line.rsplit(" ", 1)[1])
     return total
 

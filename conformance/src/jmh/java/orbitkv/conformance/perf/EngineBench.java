@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import orbitkv.conformance.docs.MarkdownTable;
-import orbitkv.conformance.etcd.Await;
+import orbitkv.testing.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerApi;
 import orbitkv.conformance.manager.ManagerProcess;

@@ -21,12 +21,12 @@ import org.junit.jupiter.api.Test;
 /**
  * docs/api.md's stop classes (issue 35 G6): every stop a restore or query can name is tagged {@code miss} or
  * {@code retryable} exactly once; the names are the planner's {@link PrefixStop} values plus those the restore header
- * adds (orbitkv.server's PlannedRestore: {@code response-memory}, {@code receive-credits}, {@code corrupt-dram},
+ * adds (orbitkv.server.restore's RestoreNotes: {@code response-memory}, {@code receive-credits}, {@code corrupt-dram},
  * {@code corrupt-ssd}) and the local tier stops the STOP table documents ({@code pins-exhausted}, {@code closed}).
  */
 @Tag("unit")
 class StopClassesDocTest {
-    /** Stop names of the restore header that are not PrefixStop trace names (PlannedRestore.stop, the STOP table). */
+    /** Stop names of the restore header that are not PrefixStop trace names (RestoreNotes.stop, the STOP table). */
     private static final List<String> HEADER_ONLY = List.of("response-memory", "receive-credits", "corrupt-dram", "corrupt-ssd",
             "pins-exhausted", "closed");
 

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
-import orbitkv.conformance.etcd.Await;
+import orbitkv.testing.Await;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;

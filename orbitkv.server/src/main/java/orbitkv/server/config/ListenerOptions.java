@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import orbitkv.membership.NodeId;
+import orbitkv.transfer.TlsProvider;
 
 /**
  * The parsing of the listener options that name files and sockets (issue 33): the HTTP listener's TLS, its Unix
@@ -97,6 +98,22 @@ final class ListenerOptions {
         SettingRelations.require(missing.isEmpty(), "--peer-tls-cert-file, --peer-tls-key-file and --peer-tls-ca-file go together: "
                 + String.join(" and ", missing) + " missing");
         return Optional.of(PeerTls.load(path(v, PEER_TLS_CERT_FILE), path(v, PEER_TLS_KEY_FILE), path(v, PEER_TLS_CA_FILE),
-                nodeId, PeerTls.sslProvider(ManagerConfig.tlsProvider(v))));
+                nodeId, PeerTls.sslProvider(tlsProvider(v))));
+    }
+
+    /** {@code --transfer-tls-provider} (issue 33): openssl must load here, or the start is refused naming the cause. */
+    static TlsProvider tlsProvider(RawValues v) {
+        String text = v.text(TRANSFER_TLS_PROVIDER);
+        TlsProvider p = switch (text) {
+            case "auto" -> TlsProvider.AUTO;
+            case "jdk" -> TlsProvider.JDK;
+            case "openssl" -> TlsProvider.OPENSSL;
+            default -> null;
+        };
+        SettingRelations.require(p != null, "--transfer-tls-provider must be auto, jdk or openssl, got '" + text + "'");
+        SettingRelations.require(p != TlsProvider.OPENSSL || io.netty.handler.ssl.OpenSsl.isAvailable(),
+                "--transfer-tls-provider openssl: netty-tcnative does not load on this host ("
+                        + io.netty.handler.ssl.OpenSsl.unavailabilityCause() + "); use auto or jdk");
+        return p;
     }
 }

@@ -171,7 +171,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                            long pinnedBytesTotalMax, long grantExpiryMs, long egressInFlightBytesMax,
                            long receiveInFlightBytesMax, int readsPerConnectionMax, int dataConnectionsMax,
                            int dataConnectionsPerAddressMax, long dataHeaderTimeoutMs, long dataIdleTimeoutMs,
-                           int dataReadsQueuedPerConnectionMax, TlsProvider tlsProvider) {
+                           int dataReadsQueuedPerConnectionMax, TlsProvider tlsProvider,
+                           int restoreRouteReadsInFlightMax) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
@@ -338,25 +339,9 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(TRANSFER_DATA_CONNECTIONS_MAX, 1, 1_000_000), v.count(TRANSFER_DATA_CONNECTIONS_PER_ADDRESS_MAX,
                         TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX, 1_000_000),
                 v.ms(TRANSFER_DATA_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(TRANSFER_DATA_IDLE_TIMEOUT_MS, 1, 86_400_000),
-                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000), tlsProvider(v));
+                v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000), ListenerOptions.tlsProvider(v),
+                v.count(RESTORE_ROUTE_READS_IN_FLIGHT_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX));
     }
-
-    /** {@code --transfer-tls-provider} (issue 33): openssl must load here, or the start is refused naming the cause. */
-    static TlsProvider tlsProvider(RawValues v) {
-        String text = v.text(TRANSFER_TLS_PROVIDER);
-        TlsProvider p = switch (text) {
-            case "auto" -> TlsProvider.AUTO;
-            case "jdk" -> TlsProvider.JDK;
-            case "openssl" -> TlsProvider.OPENSSL;
-            default -> null;
-        };
-        requireRelation(p != null, "--transfer-tls-provider must be auto, jdk or openssl, got '" + text + "'");
-        requireRelation(p != TlsProvider.OPENSSL || io.netty.handler.ssl.OpenSsl.isAvailable(),
-                "--transfer-tls-provider openssl: netty-tcnative does not load on this host ("
-                        + io.netty.handler.ssl.OpenSsl.unavailabilityCause() + "); use auto or jdk");
-        return p;
-    }
-
 
     /**
      * The transfer settings in orbitkv.transfer's terms: the options above, {@code --block-bytes-max} as the
@@ -396,6 +381,12 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 "--transfer-data-reads-queued-per-connection-max (" + x.dataReadsQueuedPerConnectionMax()
                 + ") must be at least --transfer-reads-per-connection-max (" + x.readsPerConnectionMax()
                 + "): a requester's whole pipeline must be read without pausing");
+        // issue 34: restore
+        long routeReadsMax = (long) x.readsPerConnectionMax() * TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX;
+        require(x.restoreRouteReadsInFlightMax() <= routeReadsMax, "--restore-route-reads-in-flight-max ("
+                + x.restoreRouteReadsInFlightMax() + ") must not exceed --transfer-reads-per-connection-max ("
+                + x.readsPerConnectionMax() + ") times the " + TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX
+                + " data connections to one source: a route's READs beyond them would be refused (connections)");
     }
 
     private static Lease lease(RawValues v) {

@@ -114,6 +114,8 @@ public enum Setting {
     TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX("transfer-data-reads-queued-per-connection-max", Kind.COUNT, "64", "source side: READs of one data connection decoded and not yet answered out to the socket; at the bound the listener stops reading that connection until answers drain; at least --transfer-reads-per-connection-max (and every peer's)"),
     // issue 33: tls provider
     TRANSFER_TLS_PROVIDER("transfer-tls-provider", Kind.TEXT, "auto", "TLS implementation of the data channel and the peer gRPC TLS (with --peer-tls-*): auto (openssl when netty-tcnative loads, else jdk), jdk or openssl (refused at start when it does not load); logged at start"),
+    // issue 34: restore
+    RESTORE_ROUTE_READS_IN_FLIGHT_MAX("restore-route-reads-in-flight-max", Kind.COUNT, "4", "requester side: READs of one peer restore route in flight at once (in order, each into its own record), 1..64; at most --transfer-reads-per-connection-max times the 16 data connections to one source; its largest blocks are the route's receive credits"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),

@@ -27,7 +27,7 @@ public final class BlockFraming {
     /** Key bytes per record (StateKey bound). */
     public static final int KEY_BYTES_MAX = 64;
     /** Framing overhead per record: u16 + u32. */
-    public static final int RECORD_HEADER_BYTES = 6;
+    public static final int RECORD_HEADER_BYTES = orbitkv.server.restore.RecordHeader.BYTES;
     public static final String CONTENT_TYPE = "application/x-orbitkv-blocks";
 
     private BlockFraming() {}
@@ -55,12 +55,7 @@ public final class BlockFraming {
         if (key.length < 1 || key.length > KEY_BYTES_MAX) {
             throw new IllegalArgumentException("key must be 1.." + KEY_BYTES_MAX + " bytes, got " + key.length);
         }
-        if (payloadBytes < 0 || payloadBytes > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("payload must be 0..2^32-1 bytes, got " + payloadBytes);
-        }
-        out.writeShort(key.length);
-        out.writeBytes(key);
-        out.writeInt((int) payloadBytes);
+        orbitkv.server.restore.RecordHeader.write(out, key, payloadBytes);
     }
 
     /** Encodes whole records (tests and small bodies). */

@@ -19,7 +19,13 @@ import orbitkv.server.incarnation.DistributedMetadata;
 import orbitkv.server.incarnation.IncarnationStatus;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
-import orbitkv.server.tier.CopyOutBudget;
+import orbitkv.server.restore.Restoration;
+import orbitkv.server.restore.RestoreEvidence;
+import orbitkv.server.restore.RestoreRequest;
+import orbitkv.server.restore.RestoreResult;
+import orbitkv.server.restore.RestoreTransfer;
+import orbitkv.server.restore.RouteHeader;
+import orbitkv.server.restore.StreamedRestore;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.SaveBatch;
@@ -43,6 +49,8 @@ final class CacheApi {
     static final String RESTORED_HEADER = "X-OrbitKV-Restored";
     /** The recovery planner's bounded trace of one restore (ROUTE-3; at most 512 bytes). */
     static final String ROUTE_TRACE_HEADER = "X-OrbitKV-Route-Trace";
+    /** Marks a streamed restore answer: records, then the end record (issue 35 item 4). */
+    static final String STREAM_HEADER = "X-OrbitKV-Stream";
     /** Replicas per medium in a candidate list (IDX-9). */
     static final int REPLICAS_PER_MEDIUM_MAX = 4;
 
@@ -179,7 +187,8 @@ final class CacheApi {
         }
         orbitkv.recovery.Plan plan = routes.plan(orbitkv.recovery.Demand.hostReady(req.namespace(), req.keys(),
                 System.nanoTime() + JsonRequests.DEADLINE_MS_DEFAULT * 1_000_000L),
-                PlannedRestore.evidence(tiers, req.keys(), lookup, metadata.transfer()));
+                RestoreEvidence.of(tiers, req.keys(), MetadataRestoreView.evidence(lookup),
+                        metadata.transfer().map(RestoreTransfer::of)));
         if (req.prefixOnly()) { // the lean answer (issue 35, G5): same lookup, same plan, no replica lists
             List<Boolean> present = new ArrayList<>(candidates.size());
             for (ApiModel.Candidate c : candidates) {
@@ -228,16 +237,54 @@ final class CacheApi {
 
     /**
      * {@code POST /cache/restore}: the recoverable prefix in request order, planned and executed by the recovery
-     * planner ({@link PlannedRestore}): the fixed order local DRAM, local SSD, peer DRAM, peer SSD unless executed
+     * planner ({@link Restoration}): the fixed order local DRAM, local SSD, peer DRAM, peer SSD unless executed
      * observations earn a switch; peer blocks are authorized by their source and READ into the response's own
-     * records. Every block is verified against the
-     * CRC32C computed at save time; a block no route can serve ends the prefix with a named stop in
-     * {@code X-OrbitKV-Route} (never a 500, never wrong bytes).
+     * records. Every block is verified against the CRC32C computed at save time; a block no route can serve ends the
+     * prefix with a named stop in {@code X-OrbitKV-Route} (never a 500, never wrong bytes).
      */
     ApiResponse restore(byte[] body, ByteBufAllocator alloc) {
-        JsonRequests.RestoreRequest req = JsonRequests.restore(body);
-        DistributedMetadata.Lookup lookup = metadata.lookup(req.namespace(), req.keys());
-        return new PlannedRestore(tiers, metadata.transfer(), metrics, alloc, req, lookup, routes, restoreBodyBytesMax).run();
+        RestoreRequest req = JsonRequests.restore(body);
+        if (req.stream()) {
+            return streamedRestore(req, alloc);
+        }
+        return restoreResponse(new Restoration(tiers, new MetadataRestoreView(metadata), routes, restoreBodyBytesMax,
+                alloc, req).run(), alloc);
+    }
+
+    /**
+     * A restore's answer: its delivered records as one body charged to the restore memory budget until Netty frees
+     * it, {@code X-OrbitKV-Restored}, the route header and the planner's trace.
+     */
+    private ApiResponse restoreResponse(RestoreResult r, ByteBufAllocator alloc) {
+        RestoreBody body = new RestoreBody(alloc, Math.max(2, r.restoredKeys()), tiers.copyOut());
+        for (RestoreResult.DeliveredRoute d : r.delivered()) {
+            body.adopt(d.chargedBytes()); // from now on the body returns these bytes to the budget when freed
+            for (ByteBuf rec : d.records()) {
+                body.addComponent(true, rec);
+            }
+            for (RouteHeader.Served s : d.served()) {
+                metrics.restored(s.kind(), s.backend(), s.payloadBytes());
+            }
+        }
+        return new ApiResponse(200, BlockFraming.CONTENT_TYPE, body, Map.of(RESTORED_HEADER,
+                Integer.toString(r.restoredKeys()), ROUTE_HEADER, r.routeHeader(), ROUTE_TRACE_HEADER, r.trace()));
+    }
+
+    /**
+     * {@code POST /cache/restore} with {@code "stream": true} (issue 35 item 4): the same verified prefix, each record
+     * written as soon as it is delivered, then the end record ({@link StreamedRestore}); {@code X-OrbitKV-Stream: 1}
+     * tells the client to read the end record instead of the route headers.
+     */
+    private ApiResponse streamedRestore(RestoreRequest req, ByteBufAllocator alloc) {
+        StreamedRestore restore = new StreamedRestore(tiers, new MetadataRestoreView(metadata), routes,
+                restoreBodyBytesMax, alloc, req);
+        return ApiResponse.streamed(BlockFraming.CONTENT_TYPE, Map.of(STREAM_HEADER, "1"), sink -> {
+            StreamedRestore.Outcome o = restore.run(sink);
+            for (RouteHeader.Served s : o.served()) {
+                metrics.restored(s.kind(), s.backend(), s.payloadBytes());
+            }
+            return o.ended();
+        });
     }
 
     /** {@code POST /cache/evict}: {@code evicted} counts removed (key, medium) residences. */

@@ -22,7 +22,7 @@ import orbitkv.inventory.StateKey;
  * @param tokenRequired whether save, evict, sync and await need the bearer token ({@code --http-token-file})
  * @param readTokenRequired whether query, restore, status, routes and residences need a token
  *        ({@code --http-read-token-file}; the write token is accepted there too)
- * @param streamedRestore whether {@code /cache/restore} offers a streamed answer (not yet: false)
+ * @param streamedRestore whether {@code /cache/restore} offers a streamed answer ({@code "stream": true}, issue 35 item 4)
  */
 record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax, int keysPerRequestMax,
                    int recordsPerSaveMax, int keyBytesMax, int namespaceBytesMax, long restoreBytesInFlightMax,
@@ -34,6 +34,6 @@ record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, lo
         return new CacheLimits(API_VERSION, limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
                 JsonRequests.KEYS_MAX, BlockFraming.RECORDS_MAX, StateKey.MAX_KEY_BYTES, Namespace.MAX_BYTES,
                 restoreBytesInFlightMax, BlockFraming.RECORD_HEADER_BYTES, limits.token().isPresent(),
-                limits.readToken().isPresent(), false);
+                limits.readToken().isPresent(), true);
     }
 }

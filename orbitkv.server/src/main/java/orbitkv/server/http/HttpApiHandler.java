@@ -308,10 +308,19 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private void respond(InFlightRequest r, ApiResponse response, boolean keepAliveAsked) {
         // once shutdown began, every answer ends its connection: nothing new will be admitted on it
         boolean keepAlive = keepAliveAsked && admission.accepting();
+        metrics.answered(r.endpoint.label, response.status());
+        if (response.streamed() != null) {
+            respondStreamed(r, response, keepAlive);
+            return;
+        }
         FullHttpResponse http = RequestRouting.httpResponse(response);
         HttpUtil.setKeepAlive(http, keepAlive);
-        metrics.answered(r.endpoint.label, response.status());
-        ctx.writeAndFlush(http).addListener((ChannelFutureListener) f -> {
+        ctx.writeAndFlush(http).addListener(answered(r, keepAlive));
+    }
+
+    /** After an answer was written (or not): the request's slot returns, the connection idles, closes or drains. */
+    private ChannelFutureListener answered(InFlightRequest r, boolean keepAlive) {
+        return f -> {
             r.release(admission, client);
             if (current == r) {
                 current = null;
@@ -326,6 +335,17 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 armIdle();
                 drain();
             }
+        };
+    }
+
+    /** A streamed answer (issue 35 item 4), on the request's virtual thread; a cut closes the connection. */
+    private void respondStreamed(InFlightRequest r, ApiResponse response, boolean keepAlive) {
+        ChunkedRecordSink.answer(ctx, response, keepAlive, r.endpoint.path, answered(r, keepAlive), () -> {
+            r.release(admission, client);
+            if (current == r) {
+                current = null;
+            }
+            close("write_failed");
         });
     }
 

@@ -43,17 +43,6 @@ final class JsonRequests {
      */
     record KeysRequest(Namespace namespace, List<StateKey> keys, boolean prefixOnly) {}
 
-    /**
-     * {@code {"namespace", "keys", "deadline_ms", "transfer_backend"}} of /cache/restore; {@code backend} is empty
-     * when {@code transfer_backend} is absent (the Manager's {@code --transfer-backend} applies).
-     */
-    record RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs,
-                          java.util.Optional<orbitkv.transfer.BackendPolicy> backend) {
-        RestoreRequest(Namespace namespace, List<StateKey> keys, long deadlineMs) {
-            this(namespace, keys, deadlineMs, java.util.Optional.empty());
-        }
-    }
-
     /** {@code {"namespace", "keys", "medium"}} of /cache/evict. */
     record EvictRequest(Namespace namespace, List<StateKey> keys, LocalTiers.EvictTarget target) {}
 
@@ -76,7 +65,7 @@ final class JsonRequests {
         return new KeysRequest(ns, keys, prefixOnly);
     }
 
-    static RestoreRequest restore(byte[] body) {
+    static orbitkv.server.restore.RestoreRequest restore(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
         List<StateKey> keys = distinct(keys(root, ns));
@@ -91,7 +80,8 @@ final class JsonRequests {
             }
             backend = java.util.Optional.of(p);
         }
-        return new RestoreRequest(ns, keys, deadline, backend);
+        boolean stream = optional(root, "stream") && bool(root, "stream"); // issue 35 item 4: opt-in, additive
+        return new orbitkv.server.restore.RestoreRequest(ns, keys, deadline, backend, stream);
     }
 
     /**
@@ -288,6 +278,14 @@ final class JsonRequests {
             throw new ApiException(ApiError.INVALID_FIELD_TYPE, field + " is optional but was null: omit it or give a value");
         }
         return v != null;
+    }
+
+    private static boolean bool(JsonNode parent, String field) {
+        JsonNode v = present(parent, field, field);
+        if (!v.isBoolean()) {
+            throw new ApiException(ApiError.INVALID_FIELD_TYPE, field + " must be true or false");
+        }
+        return v.booleanValue();
     }
 
     private static String text(JsonNode parent, String field) {

@@ -50,10 +50,11 @@ public final class PeerTransfer implements AutoCloseable {
     private final BackendPolicy defaultBackend;
     private final TransferConfig config;
     private final ReceiveCredits receiveCredits;
+    private final int restoreReadsInFlightPerRoute;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private PeerTransfer(TransferSource source, TransferEngine engine, TransferChannels channels, Membership membership,
-            BackendPolicy defaultBackend, TransferConfig config) {
+            BackendPolicy defaultBackend, TransferConfig config, int restoreReadsInFlightPerRoute) {
         this.source = source;
         this.engine = engine;
         this.channels = channels;
@@ -61,6 +62,7 @@ public final class PeerTransfer implements AutoCloseable {
         this.defaultBackend = defaultBackend;
         this.config = config;
         this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax());
+        this.restoreReadsInFlightPerRoute = restoreReadsInFlightPerRoute;
     }
 
     /**
@@ -95,7 +97,8 @@ public final class PeerTransfer implements AutoCloseable {
                                 : " (OpenSSL not loadable: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause() + ")")
                         : "plaintext, grant secrets",
                 config.transfer().backend());
-        return new PeerTransfer(source, engine, channels, membership, config.transfer().backend(), tc);
+        return new PeerTransfer(source, engine, channels, membership, config.transfer().backend(), tc,
+                config.transfer().restoreRouteReadsInFlightMax());
     }
 
     private static Endpoint endpoint(orbitkv.server.config.ListenAddress a) {
@@ -158,6 +161,11 @@ public final class PeerTransfer implements AutoCloseable {
 
     public TransferConfig config() {
         return config;
+    }
+
+    /** READs of one peer restore route in flight at once ({@code --restore-route-reads-in-flight-max}). */
+    public int restoreReadsInFlightPerRoute() {
+        return restoreReadsInFlightPerRoute;
     }
 
     public Endpoint dataEndpoint() {

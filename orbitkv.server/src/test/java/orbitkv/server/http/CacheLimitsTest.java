@@ -74,7 +74,7 @@ class CacheLimitsTest {
         assertThat(defaults.get("record_framing_bytes").asInt()).isEqualTo(6);
         assertThat(defaults.get("token_required").asBoolean()).isFalse();
         assertThat(defaults.get("read_token_required").asBoolean()).isFalse();
-        assertThat(defaults.get("streamed_restore").asBoolean()).isFalse();
+        assertThat(defaults.get("streamed_restore").asBoolean()).as("issue 35 item 4: offered").isTrue();
 
         Path token = dir.resolve("token");
         Files.writeString(token, "limits-token-0123456789\n");

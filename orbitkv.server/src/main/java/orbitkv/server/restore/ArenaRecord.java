@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.restore;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;

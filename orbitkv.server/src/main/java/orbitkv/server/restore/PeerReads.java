@@ -1,0 +1,158 @@
+package orbitkv.server.restore;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import orbitkv.recovery.TransferPorts;
+import orbitkv.transfer.BackendPolicy;
+import orbitkv.transfer.Destination;
+import orbitkv.transfer.Grant;
+import orbitkv.transfer.ReadHandle;
+import orbitkv.transfer.ReadResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A granted peer route: its blocks are READ in order, at most {@code --restore-route-reads-in-flight-max} at once and
+ * within the route's receive credits, each straight into its record and verified by the engine (CRC32C). Ready when
+ * every block completed; a failed, refused, timed-out or cancelled READ cancels the rest and ends the route as a
+ * payload failure. Drained when every submitted READ terminated (the engine delivers an outcome only after the READ
+ * physically stopped, INV-8).
+ */
+final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
+    private static final Logger LOG = LoggerFactory.getLogger(PeerReads.class);
+
+    private final RestoreTransfer t;
+    private final Grant grant;
+    private final BackendPolicy policy;
+    private final RestoreNotes notes;
+    private final LongSupplier remainingMs;
+    private final int readsMax;
+    private final CompletableFuture<TransferPorts.ReadyOutcome> ready = new CompletableFuture<>();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private final List<ReadHandle> handles = new ArrayList<>();
+    private RestoreRecords dst;
+    private int next;
+    private int inFlight;
+    private long inFlightBytes;
+    private int completed;
+    private boolean failed;
+    private boolean submitting;
+
+    PeerReads(RestoreTransfer t, Grant grant, BackendPolicy policy, RestoreNotes notes, LongSupplier remainingMs) {
+        this.t = t;
+        this.grant = grant;
+        this.policy = policy;
+        this.notes = notes;
+        this.remainingMs = remainingMs;
+        this.readsMax = t.readsInFlightPerRoute();
+    }
+
+    @Override
+    public TransferPorts.ReadSubmission read(RestoreRecords destination) {
+        synchronized (this) {
+            dst = destination;
+        }
+        submitMore();
+        return LocalRoutePort.submission(ready, drained);
+    }
+
+    private void submitMore() {
+        while (true) {
+            int b;
+            synchronized (this) {
+                if (submitting || failed || next >= dst.records.size() || inFlight >= readsMax
+                        || inFlight > 0 && inFlightBytes + size(next) > dst.creditBytes) {
+                    return;
+                }
+                submitting = true;
+                b = next++;
+                inFlight++;
+                inFlightBytes += size(b);
+            }
+            ReadHandle h;
+            try {
+                h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
+                        Duration.ofMillis(Math.max(1, remainingMs.getAsLong())));
+            } catch (RuntimeException e) {
+                // The engine refused by contract violation and never started this READ: end the route as a payload
+                // failure now, so that it drains and its receive credits and response memory return (not at the
+                // request's deadline, and never charged forever).
+                synchronized (this) {
+                    submitting = false;
+                }
+                outcome(b, null, e);
+                return;
+            }
+            synchronized (this) {
+                handles.add(h);
+                submitting = false;
+            }
+            h.outcome().whenComplete((o, x) -> outcome(b, o, x));
+        }
+    }
+
+    private void outcome(int b, ReadResult o, Throwable x) {
+        List<ReadHandle> cancel = List.of();
+        boolean isReady = false;
+        boolean isFailed = false;
+        boolean isDrained;
+        synchronized (this) {
+            inFlight--;
+            inFlightBytes -= size(b);
+            if (x == null && o instanceof ReadResult.Completed c && !failed) {
+                dst.filled(b, c.backend());
+                completed++;
+                isReady = completed == dst.records.size();
+            } else if (!failed) {
+                failed = true;
+                isFailed = true;
+                noteFailure(o, x);
+                cancel = List.copyOf(handles);
+            }
+            isDrained = inFlight == 0 && (failed || completed == dst.records.size()) && !submitting;
+        }
+        cancel.forEach(ReadHandle::cancel);
+        if (isReady) {
+            dst.ready();
+            ready.complete(new TransferPorts.ReadyOutcome.Ready());
+        }
+        if (isFailed) {
+            ready.complete(new TransferPorts.ReadyOutcome.PayloadFailure(notes.failure(),
+                    String.valueOf(o != null ? o : x)));
+        }
+        if (isDrained) {
+            drained.complete(null);
+        } else if (!isFailed) {
+            submitMore();
+        }
+    }
+
+    private void noteFailure(ReadResult o, Throwable x) {
+        switch (o) {
+            case ReadResult.Refused r -> notes.failure(RouteHeader.name(r.reason()), switch (r.reason()) {
+                case CREDITS_EXHAUSTED, READS_IN_FLIGHT_LIMIT, CONNECTIONS_EXHAUSTED -> true;
+                default -> false;
+            });
+            case ReadResult.Failed f -> {
+                LOG.warn("restore: READ from {} failed ({}): {}", grant, f.reason(), f.detail());
+                notes.failure(RouteHeader.name(f.reason()));
+            }
+            case ReadResult.TimedOut timedOut -> notes.failure("timed-out");
+            case ReadResult.Cancelled cancelled -> notes.failure("cancelled");
+            case null -> notes.failure("engine-error: " + x);
+            default -> notes.failure("unexpected");
+        }
+    }
+
+    private long size(int b) {
+        return dst.route.blocks().get(b).sizeBytes();
+    }
+
+    @Override
+    public void release() {
+        t.engine().release(grant); // the engine sends it once every READ of the grant terminated
+    }
+}
