@@ -101,8 +101,15 @@ final class CodeIndex {
                 protoFiles.add(p);
             } else if (name.endsWith(".py")) {
                 Matcher m = PYTHON_CLASS.matcher(read(p));
+                String module = pythonPackage(root.relativize(p));
+                if (module != null) {
+                    packages.add(module); // clients/python/orbitkv/lmcache/x.py -> orbitkv.lmcache
+                }
                 while (m.find()) {
                     pythonTypes.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(p);
+                    if (module != null) {
+                        qualified.add(module + "." + m.group(1));
+                    }
                 }
             } else if (root.relativize(p).startsWith("scripts") || root.relativize(p).startsWith(".ci")
                     || name.equals("orbitkv")) {
@@ -113,6 +120,16 @@ final class CodeIndex {
             }
         }
         readSettings();
+    }
+
+    /** The Python package of a client source file ({@code clients/python/orbitkv/...}), or null. */
+    private static String pythonPackage(Path relative) {
+        Path base = Path.of("clients", "python");
+        if (!relative.startsWith(base) || relative.getNameCount() < 4) {
+            return null;
+        }
+        Path dir = base.relativize(relative).getParent();
+        return dir == null ? null : dir.toString().replace('/', '.');
     }
 
     private static boolean skipped(Path relative) {

@@ -236,7 +236,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 + ") must not exceed --heal-backoff-max-ms (" + heal.backoffMaxMs() + ")");
         Objects.requireNonNull(transfer, "transfer");
         validate(cluster, etcd, peerListen, httpListen, standalone, logLevel, tiers, http, inventory, index, route, lease);
-        validateTransfer(tiers, transfer);
+        SettingRelations.transfer(tiers, transfer);
         LibraryConfigs.consumersAccept(inventory, index, lease, tiers, transfer, route);
     }
 
@@ -350,43 +350,6 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      */
     public TransferConfig transferConfig() {
         return LibraryConfigs.transferConfig(tiers, transfer);
-    }
-
-    /** Relations of the transfer settings (BND-6), in the option names as typed. */
-    private static void validateTransfer(Tiers t, Transfer x) {
-        require(t.blockBytesMax() <= Integer.MAX_VALUE, "--block-bytes-max (" + t.blockBytesMax()
-                + ") must not exceed " + Integer.MAX_VALUE + " bytes: a peer READ fills one buffer per block");
-        require(t.blockBytesMax() <= x.pinnedBytesPerRequesterMax(), "--transfer-pinned-bytes-per-requester-max ("
-                + x.pinnedBytesPerRequesterMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
-                + "): one block must be grantable");
-        require(x.pinsPerRequesterMax() <= x.pinsTotalMax(), "--transfer-pins-total-max (" + x.pinsTotalMax()
-                + ") must be at least --transfer-pins-per-requester-max (" + x.pinsPerRequesterMax() + ")");
-        require(x.pinnedBytesPerRequesterMax() <= x.pinnedBytesTotalMax(), "--transfer-pinned-bytes-total-max ("
-                + x.pinnedBytesTotalMax() + ") must be at least --transfer-pinned-bytes-per-requester-max ("
-                + x.pinnedBytesPerRequesterMax() + ")");
-        require(x.grantExpiryMs() > TransferConfig.DEFAULT_GRANT_SAFETY_MARGIN_MS, "--transfer-grant-expiry-ms ("
-                + x.grantExpiryMs() + ") must be more than the requester's grant safety margin ("
-                + TransferConfig.DEFAULT_GRANT_SAFETY_MARGIN_MS + " ms): no READ could start before a grant ends");
-        require(t.blockBytesMax() <= x.egressInFlightBytesMax(), "--transfer-egress-in-flight-bytes-max ("
-                + x.egressInFlightBytesMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
-                + "): one block must fit the egress window");
-        require(t.blockBytesMax() <= x.receiveInFlightBytesMax(), "--transfer-receive-in-flight-bytes-max ("
-                + x.receiveInFlightBytesMax() + ") must be at least --block-bytes-max (" + t.blockBytesMax()
-                + "): one block must fit the receive window");
-        // issue 33: data listener bounds
-        require(x.dataConnectionsPerAddressMax() <= x.dataConnectionsMax(),
-                "--transfer-data-connections-per-address-max (" + x.dataConnectionsPerAddressMax()
-                + ") must not exceed --transfer-data-connections-max (" + x.dataConnectionsMax() + ")");
-        require(x.readsPerConnectionMax() <= x.dataReadsQueuedPerConnectionMax(),
-                "--transfer-data-reads-queued-per-connection-max (" + x.dataReadsQueuedPerConnectionMax()
-                + ") must be at least --transfer-reads-per-connection-max (" + x.readsPerConnectionMax()
-                + "): a requester's whole pipeline must be read without pausing");
-        // issue 34: restore
-        long routeReadsMax = (long) x.readsPerConnectionMax() * TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX;
-        require(x.restoreRouteReadsInFlightMax() <= routeReadsMax, "--restore-route-reads-in-flight-max ("
-                + x.restoreRouteReadsInFlightMax() + ") must not exceed --transfer-reads-per-connection-max ("
-                + x.readsPerConnectionMax() + ") times the " + TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX
-                + " data connections to one source: a route's READs beyond them would be refused (connections)");
     }
 
     private static Lease lease(RawValues v) {

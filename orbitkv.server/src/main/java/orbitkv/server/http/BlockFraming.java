@@ -167,73 +167,87 @@ public final class BlockFraming {
             }
             while (chunk.isReadable()) {
                 switch (state) {
-                    case KEY_LENGTH -> {
-                        if (fillLength(chunk, 2)) {
-                            int keyLength = ((lengthField[0] & 0xFF) << 8) | (lengthField[1] & 0xFF);
-                            if (keyLength < 1 || keyLength > KEY_BYTES_MAX) {
-                                throw new ApiException(ApiError.INVALID_KEY_LENGTH, "record " + keyOrder.size()
-                                        + ": key_len must be 1.." + KEY_BYTES_MAX + ", got " + keyLength);
-                            }
-                            if (keyOrder.size() >= RECORDS_MAX) {
-                                throw new ApiException(ApiError.TOO_MANY_RECORDS,
-                                        "a body holds at most " + RECORDS_MAX + " records");
-                            }
-                            key = new byte[keyLength];
-                            keyFilled = 0;
-                            state = State.KEY;
-                        }
-                    }
-                    case KEY -> {
-                        int n = Math.min(key.length - keyFilled, chunk.readableBytes());
-                        chunk.readBytes(key, keyFilled, n);
-                        keyFilled += n;
-                        if (keyFilled == key.length) {
-                            String hex = HexFormat.of().formatHex(key);
-                            if (!keys.add(hex)) {
-                                throw new ApiException(ApiError.DUPLICATE_KEY, "record " + keyOrder.size()
-                                        + " repeats key " + hex);
-                            }
-                            state = State.PAYLOAD_LENGTH;
-                        }
-                    }
-                    case PAYLOAD_LENGTH -> {
-                        if (fillLength(chunk, 4)) {
-                            long payloadLength = ((long) (lengthField[0] & 0xFF) << 24) | ((lengthField[1] & 0xFF) << 16)
-                                    | ((lengthField[2] & 0xFF) << 8) | (lengthField[3] & 0xFF);
-                            int index = keyOrder.size();
-                            if (payloadLength > payloadBytesMax) {
-                                throw new ApiException(ApiError.PAYLOAD_TOO_LARGE, "record " + index
-                                        + ": payload_len " + payloadLength + " exceeds " + payloadBytesMax + " bytes");
-                            }
-                            long position = bodyBytes + readable - chunk.readableBytes();
-                            if (position + payloadLength > bodyBytesMax) {
-                                throw new ApiException(ApiError.BODY_TOO_LARGE, "record " + index
-                                        + ": payload_len " + payloadLength + " would exceed the body bound of "
-                                        + bodyBytesMax + " bytes");
-                            }
-                            sink.begin(index, key, payloadLength);
-                            keyOrder.add(key);
-                            payloadLeft = payloadLength;
-                            state = State.PAYLOAD;
-                            if (payloadLength == 0) {
-                                completeRecord();
-                            }
-                        }
-                    }
-                    case PAYLOAD -> {
-                        int n = (int) Math.min(payloadLeft, chunk.readableBytes());
-                        for (ByteBuffer b : chunk.nioBuffers(chunk.readerIndex(), n)) {
-                            sink.payload(b);
-                        }
-                        chunk.skipBytes(n);
-                        payloadLeft -= n;
-                        if (payloadLeft == 0) {
-                            completeRecord();
-                        }
-                    }
+                    case KEY_LENGTH -> keyLength(chunk);
+                    case KEY -> key(chunk);
+                    case PAYLOAD_LENGTH -> payloadLength(chunk, bodyBytes + readable);
+                    case PAYLOAD -> payload(chunk);
                 }
             }
             bodyBytes += readable;
+        }
+
+        /** KEY_LENGTH: two bytes, 1..{@link #KEY_BYTES_MAX}; the record count bound is checked here. */
+        private void keyLength(ByteBuf chunk) {
+            if (!fillLength(chunk, 2)) {
+                return;
+            }
+            int keyLength = ((lengthField[0] & 0xFF) << 8) | (lengthField[1] & 0xFF);
+            if (keyLength < 1 || keyLength > KEY_BYTES_MAX) {
+                throw new ApiException(ApiError.INVALID_KEY_LENGTH, "record " + keyOrder.size()
+                        + ": key_len must be 1.." + KEY_BYTES_MAX + ", got " + keyLength);
+            }
+            if (keyOrder.size() >= RECORDS_MAX) {
+                throw new ApiException(ApiError.TOO_MANY_RECORDS, "a body holds at most " + RECORDS_MAX + " records");
+            }
+            key = new byte[keyLength];
+            keyFilled = 0;
+            state = State.KEY;
+        }
+
+        /** KEY: the key bytes; a key repeated within the body is refused. */
+        private void key(ByteBuf chunk) {
+            int n = Math.min(key.length - keyFilled, chunk.readableBytes());
+            chunk.readBytes(key, keyFilled, n);
+            keyFilled += n;
+            if (keyFilled == key.length) {
+                String hex = HexFormat.of().formatHex(key);
+                if (!keys.add(hex)) {
+                    throw new ApiException(ApiError.DUPLICATE_KEY, "record " + keyOrder.size() + " repeats key " + hex);
+                }
+                state = State.PAYLOAD_LENGTH;
+            }
+        }
+
+        /**
+         * PAYLOAD_LENGTH: four bytes, checked against the payload and body bounds before the sink sees the record.
+         * {@code chunkEnd} is the body offset just past this chunk.
+         */
+        private void payloadLength(ByteBuf chunk, long chunkEnd) {
+            if (!fillLength(chunk, 4)) {
+                return;
+            }
+            long position = chunkEnd - chunk.readableBytes(); // the body offset of the payload's first byte
+            long payloadLength = ((long) (lengthField[0] & 0xFF) << 24) | ((lengthField[1] & 0xFF) << 16)
+                    | ((lengthField[2] & 0xFF) << 8) | (lengthField[3] & 0xFF);
+            int index = keyOrder.size();
+            if (payloadLength > payloadBytesMax) {
+                throw new ApiException(ApiError.PAYLOAD_TOO_LARGE, "record " + index
+                        + ": payload_len " + payloadLength + " exceeds " + payloadBytesMax + " bytes");
+            }
+            if (position + payloadLength > bodyBytesMax) {
+                throw new ApiException(ApiError.BODY_TOO_LARGE, "record " + index + ": payload_len " + payloadLength
+                        + " would exceed the body bound of " + bodyBytesMax + " bytes");
+            }
+            sink.begin(index, key, payloadLength);
+            keyOrder.add(key);
+            payloadLeft = payloadLength;
+            state = State.PAYLOAD;
+            if (payloadLength == 0) {
+                completeRecord();
+            }
+        }
+
+        /** PAYLOAD: hands the payload bytes to the sink without copying them. */
+        private void payload(ByteBuf chunk) {
+            int n = (int) Math.min(payloadLeft, chunk.readableBytes());
+            for (ByteBuffer b : chunk.nioBuffers(chunk.readerIndex(), n)) {
+                sink.payload(b);
+            }
+            chunk.skipBytes(n);
+            payloadLeft -= n;
+            if (payloadLeft == 0) {
+                completeRecord();
+            }
         }
 
         /**

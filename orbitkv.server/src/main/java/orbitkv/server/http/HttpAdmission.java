@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class HttpAdmission {
     private final int requestSlots;
+    private final int probeSlots;
     private final Semaphore requests;
     private final Semaphore probes;
     private final BodyBytesBudget bodyBytes;
@@ -18,9 +19,27 @@ final class HttpAdmission {
 
     HttpAdmission(HttpLimits limits) {
         this.requestSlots = limits.requestsInFlightMax();
+        this.probeSlots = limits.probesInFlightMax();
         this.requests = new Semaphore(limits.requestsInFlightMax());
         this.probes = new Semaphore(limits.probesInFlightMax());
         this.bodyBytes = new BodyBytesBudget(limits.bodyBytesInFlightMax(), limits.bodyBytesInFlightPerClientMax());
+    }
+
+    /**
+     * Admits a request to {@code endpoint}: 503 {@code SHUTTING_DOWN} once the drain began, 429 when every slot of
+     * its kind (probe or request) is taken; otherwise the caller holds one slot until it releases it.
+     */
+    void admit(ApiEndpoint endpoint) {
+        if (!accepting) {
+            throw new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down");
+        }
+        if (!tryAcquire(endpoint)) {
+            throw endpoint.access == ApiEndpoint.Access.PROBE
+                    ? new ApiException(ApiError.TOO_MANY_PROBES_IN_FLIGHT, "more than " + probeSlots
+                            + " /health and /metrics requests are in flight")
+                    : new ApiException(ApiError.TOO_MANY_REQUESTS_IN_FLIGHT, "more than " + requestSlots
+                            + " requests are in flight");
+        }
     }
 
     /** A slot of the endpoint's kind; false when every slot of that kind is taken. */

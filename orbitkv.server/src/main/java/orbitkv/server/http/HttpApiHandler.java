@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -196,16 +195,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         long declared = RequestRouting.declaredLength(endpoint, req, limits);
         boolean chunked = HttpUtil.isTransferEncodingChunked(req);
         Namespace saveNamespace = endpoint == ApiEndpoint.SAVE ? JsonRequests.namespaceParameter(target.single("namespace")) : null;
-        if (!admission.accepting()) {
-            throw new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down");
-        }
-        if (!admission.tryAcquire(endpoint)) {
-            throw endpoint.access == ApiEndpoint.Access.PROBE
-                    ? new ApiException(ApiError.TOO_MANY_PROBES_IN_FLIGHT, "more than " + limits.probesInFlightMax()
-                            + " /health and /metrics requests are in flight")
-                    : new ApiException(ApiError.TOO_MANY_REQUESTS_IN_FLIGHT, "more than " + limits.requestsInFlightMax()
-                            + " requests are in flight");
-        }
+        admission.admit(endpoint);
         InFlightRequest r = new InFlightRequest(endpoint, HttpUtil.isKeepAlive(req), target, saveNamespace,
                 endpoint.body == ApiEndpoint.Body.BLOCKS
                         ? api.beginSave(saveNamespace, limits.saveBodyBytesMax(), limits.blockBytesMax()) : null,
@@ -362,10 +352,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         to(ConnectionState.LINGERING);
         closeCause = e.error().status() == 408 ? e.error().name().toLowerCase(Locale.ROOT) : "refused";
         if (r != null) {
-            if (r.bytes != null) {
-                r.bytes.release();
-            }
-            r.abortSave(); // a refused or malformed save stores nothing (issue 20 item 3)
+            r.discardBody(); // a refused or malformed save stores nothing (issue 20 item 3)
         }
         FullHttpResponse http = RequestRouting.httpResponse(CacheApi.error(e));
         http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -384,12 +371,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 close(f.isSuccess() ? closeCause : "write_failed");
                 return;
             }
-            io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
-            if (tls != null) {
-                tls.closeOutbound(); // close_notify: a TLS client sees the end of the answer while we drain its body
-            } else if (ctx.channel() instanceof DuplexChannel duplex) {
-                duplex.shutdownOutput(); // the client sees the end of the answer while we drain its body
-            }
+            RequestRouting.endOutput(ctx); // the client sees the end of the answer while we drain its body
             arm(limits.timeouts().lingerMs(), () -> close("linger_timeout"));
         });
     }
@@ -432,7 +414,6 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private void to(ConnectionState next) {
         state = state.to(next);
         deadline.cancel(); // a deadline armed for the old state never fires
-
     }
 
     private void close(String cause) {
@@ -449,10 +430,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         InFlightRequest r = current;
         current = null;
         if (r != null && before != ConnectionState.EXECUTING) { // an executing request is released by its answer
-            if (r.bytes != null) {
-                r.bytes.release();
-            }
-            r.abortSave();
+            r.discardBody();
             r.release(admission, client);
         }
         releaseQueued();

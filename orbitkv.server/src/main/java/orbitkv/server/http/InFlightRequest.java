@@ -32,6 +32,14 @@ final class InFlightRequest {
         this.declaredBytes = declaredBytes;
     }
 
+    /** Drops what the request received: its JSON body bytes and, for a save, its DRAM reservations. */
+    void discardBody() {
+        if (bytes != null) {
+            bytes.release();
+        }
+        abortSave();
+    }
+
     /** Frees a save's DRAM reservations: a dropped, refused or malformed save stores nothing (issue 20 item 3). */
     void abortSave() {
         if (save != null) {

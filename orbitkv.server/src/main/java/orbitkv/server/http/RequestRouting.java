@@ -153,4 +153,17 @@ final class RequestRouting {
         }
         return http;
     }
+
+    /**
+     * Ends the output side of a connection whose input is still drained: TLS {@code close_notify}, or a TCP/Unix
+     * half-close, so the client reads the end of an answer while it still writes its body.
+     */
+    static void endOutput(io.netty.channel.ChannelHandlerContext ctx) {
+        io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (tls != null) {
+            tls.closeOutbound();
+        } else if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel duplex) {
+            duplex.shutdownOutput();
+        }
+    }
 }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ready {@code --config} files per model class in {@code docs/configs/} (issue 35 item 9; sizes from ENGINES.md
- * §2): every file goes through the Manager's own loader ({@link ConfigFile#read}: an unknown option or a wrong type
+ * The ready {@code --config} files per model class in {@code docs/configs/} (issue 35 item 9; sizes from the engines notes,
+ * section 2): every file goes through the Manager's own loader ({@link ConfigFile#read}: an unknown option or a wrong type
  * is refused) and its one validation pass ({@link ManagerConfig#from}: every relation between options), standalone
  * and distributed, and fits the runtime image's baked JVM limits ({@code -Xmx1g -XX:MaxDirectMemorySize=1g},
  * {@link MemoryBudget}, BND-6). docs/engines.md's sizing table names exactly these files, and each file's block
