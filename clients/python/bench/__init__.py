@@ -8,4 +8,5 @@ with ``summaries``, ``figures`` and ``verdicts`` from bench.harness, plus anythi
 #: case name -> module (under this package) with make() and optionally plot()
 CASES = {
     "engine": "engine",
+    "backends": "backends_case",
 }

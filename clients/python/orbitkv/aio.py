@@ -77,11 +77,11 @@ class AsyncClient:
     async def get_into(self, key: Key, buffer) -> int:
         return (await self.batch_get_into([key], [buffer]))[0]
 
-    async def batch_get_into(self, keys: Sequence[Key], buffers: Sequence) -> List[int]:
-        return await self._do(_ops.batch_get_into, list(keys), list(buffers))
+    async def batch_get_into(self, keys: Sequence[Key], buffers: Sequence, stream: bool = False) -> List[int]:
+        return await self._do(_ops.batch_get_into, list(keys), list(buffers), stream)
 
-    async def batch_get_with(self, keys: Sequence[Key], alloc) -> List[int]:
-        return await self._do(_ops.read_prefix, list(keys), alloc, [p.MISS] * len(keys))
+    async def batch_get_with(self, keys: Sequence[Key], alloc, stream: bool = False) -> List[int]:
+        return await self._do(_ops.read_prefix, list(keys), alloc, [p.MISS] * len(keys), time.monotonic, stream)
 
     async def exists(self, key: Key) -> bool:
         return (await self.batch_exists([key]))[0]

@@ -96,12 +96,13 @@ class Client:
         answer; an answer without its end record is a cut."""
         return self._do(_ops.batch_get_into, list(keys), list(buffers), stream)
 
-    def batch_get_with(self, keys: Sequence[Key], alloc) -> List[int]:
+    def batch_get_with(self, keys: Sequence[Key], alloc, stream: bool = False) -> List[int]:
         """Like :meth:`batch_get_into`, but ``alloc(index, size)`` picks each record's destination once its size is
         known: a writable memoryview (at least ``size`` bytes), a tuple of memoryviews filled in order whose lengths
         add up to ``size`` (scatter), or None (the record is skipped: -2). For engine backends that allocate from
-        their own pool only for records that arrive."""
-        return self._do(_ops.read_prefix, list(keys), alloc, [p.MISS] * len(keys))
+        their own pool only for records that arrive. ``stream=True``: the streamed restore, as in
+        :meth:`batch_get_into` (``alloc`` is then called as each verified record arrives)."""
+        return self._do(_ops.read_prefix, list(keys), alloc, [p.MISS] * len(keys), time.monotonic, stream)
 
     def exists(self, key: Key) -> bool:
         return self.batch_exists([key])[0]

@@ -57,6 +57,29 @@ def test_batches_and_prefix(big, n):
     run(go())
 
 
+def test_streamed_restore_into_buffers_and_through_alloc(big):
+    """stream=True on the async twin (docs/api.md "Streamed restore"): batch_get_into byte-exact across two parts
+    (300 keys, three restores of at most 128), and batch_get_with calls alloc once per record, in key order, as each
+    verified record arrives; a miss ends the prefix (the end record's stop)."""
+    async def go():
+        async with AsyncClient(big.url, "pytest/async-stream", timeout_s=60) as c:
+            keys = [f"astream-{i}" for i in range(300)]
+            values = [payload(31, i, 1024 + i) for i in range(300)]
+            assert await c.put_batch(keys, values) == 300
+            buffers = [bytearray(1024 + i) for i in range(300)]
+            assert await c.batch_get_into(keys, buffers, stream=True) == [1024 + i for i in range(300)]
+            assert all(b == v for b, v in zip(buffers, values))
+            seen = []
+
+            def alloc(i, size):
+                seen.append((i, size))
+                return memoryview(bytearray(size))
+            got = await c.batch_get_with(keys[:5] + ["astream-missing"] + keys[5:8], alloc, stream=True)
+            assert got == [1024 + i for i in range(5)] + [MISS] * 4
+            assert seen == [(i, 1024 + i) for i in range(5)]
+    run(go())
+
+
 def test_concurrent_calls_share_the_pool(big):
     async def go():
         async with AsyncClient(big.url, "pytest/async", timeout_s=60, pool_size=4) as c:

@@ -60,6 +60,20 @@ def test_figures_are_raw_over_arm_medians():
     assert [r["verdict"] for r in h.verdicts(engine.GOALS, f) if r["figure"] == "query 16 p50 ms"] == [h.FAIL]
 
 
+def test_streamed_first_byte_margin_is_first_byte_minus_one_record():
+    """Goal G7's figure: the streamed call's first record arrives within one record's time (the non-streamed
+    8 x 32 MiB call's eighth) + 5 ms; no figure where the build offers no streamed restore."""
+    s = [{"case": "8 x 32 MiB", "arm": "local", "p50_ms": 80.0, "p99_ms": 90.0, "bytes_per_call": 8 << 25,
+          "gb_per_s": 3.3},
+         {"case": "8 x 32 MiB", "arm": "stream_first_byte", "p50_ms": 16.0, "p99_ms": 20.0, "bytes_per_call": 0,
+          "gb_per_s": 0.0}]
+    f = engine.figures_of(s, streamed=True)
+    assert f["streamed first byte margin ms"] == 6.0
+    assert [r["verdict"] for r in h.verdicts(engine.GOALS, f) if r["figure"] == "streamed first byte margin ms"] \
+        == [h.FAIL]
+    assert "streamed first byte margin ms" not in engine.figures_of(s, streamed=False)
+
+
 def test_quantiles_interpolate():
     assert h.quantile([3, 1, 2], 0.5) == 2
     assert h.quantile([1, 2], 0.5) == 1.5
@@ -118,6 +132,8 @@ def test_engine_smoke_against_real_managers(peers, tmp_path, capsys):
         for arm in engine.READ_ARMS + engine.PUT_ARMS:
             assert (label, arm) in arms
     assert {("get 64 KiB", "local"), ("query 16", "local"), ("query 128", "local"), ("query 128", "raw")} <= arms
+    last = engine.SMOKE_CASES[-1][0]  # the streamed restore runs on the largest case (G7)
+    assert {(last, "local_stream"), (last, "stream_first_byte")} <= arms
     assert all(s["calls"] >= 1 and s["p50_ms"] > 0 for s in record["summaries"])
     assert len(record["checks"]) == 2 * len(engine.SMOKE_CASES)  # peer reads counted per backend and case
     assert [r["goal"] for r in record["verdicts"]] == [g.name for g in engine.GOALS]
@@ -154,3 +170,31 @@ def test_the_cli_exits_1_on_a_fail_only_with_strict(monkeypatch, tmp_path, capsy
     out = capsys.readouterr().out
     assert ("FAIL" in out) == (spoil is not None)
     assert json.loads((tmp_path / "engine.json").read_text())["figures"] == figs
+
+
+def test_backends_smoke_against_real_managers(peers, tmp_path, capsys):
+    """scripts/bench engine's second case (issue 36 item 6): the LMCache and SGLang backends against the raw client,
+    every row present with both arms, every frozen goal of issue 36 printed with a verdict."""
+    from bench import backends_case
+    code = main(["--case", "backends", "--urls", peers, "--smoke", "--run-id", "smoke-b", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    record = json.loads((tmp_path / "backends.json").read_text())
+    arms = {(s["case"], s["arm"]) for s in record["summaries"]}
+    for row in ("batched_put_8", "get_non_blocking_8", "contains_128", "batch_get_v1_128"):
+        assert {(row, "backend"), (row, "client")} <= arms
+    assert [r["goal"] for r in record["verdicts"]] == [g.name for g in backends_case.GOALS]
+    assert all(g.name in out for g in backends_case.GOALS)
+
+
+def test_backend_overhead_figures():
+    from bench import backends_case
+    s = [{"case": "batched_put_8", "arm": "backend", "p50_ms": 110.0}, {"case": "batched_put_8", "arm": "client",
+                                                                        "p50_ms": 100.0},
+         {"case": "contains_128", "arm": "backend", "p50_ms": 1.6}, {"case": "contains_128", "arm": "client",
+                                                                     "p50_ms": 1.3}]
+    f = backends_case.figures_of(s)
+    assert abs(f["overhead batched_put_8"] - 1.1) < 1e-9 and abs(f["overhead ms contains_128"] - 0.3) < 1e-9
+    rows = h.verdicts(backends_case.GOALS, f)
+    assert {r["figure"]: r["verdict"] for r in rows}["overhead batched_put_8"] == h.FAIL
+    assert {r["figure"]: r["verdict"] for r in rows}["contains_128 p50 ms"] == h.FAIL

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Issue 35 item 8, never in the default run: {@code scripts/bench engine} (profile {@code perf-engine}). Starts two
  * distributed Managers of one cluster with the runtime image's JVM settings and the 8B-class model config
  * ({@code docs/configs/8b-class-tp1-bf16.json}, DRAM from {@code -Dbench.engine.dram}, default 2GiB), then runs the
- * Python client's engine benchmark ({@code /usr/bin/python3 -m bench --case engine} in {@code clients/python}) against
+ * Python client's engine benchmark ({@code /usr/bin/python3 -m bench --case engine --case backends} in
+ * {@code clients/python}: the client, then the LMCache and SGLang backends over it, issue 36 item 6) against
  * them: local reads from the first, peer reads (TCP, shared memory) through the second, the raw loopback arm in the
  * same run. The benchmark writes its JSON and SVG under this run's directory and the SVG to {@code -Dbench.docsPlots}.
  * With {@code -Dbench.engine.strict=true} a failed goal fails this test; otherwise only a collection failure (a wrong
@@ -67,7 +68,7 @@ class EngineBench {
     }
 
     private static int runPython(Path root, BenchRun run, List<ManagerProcess> managers) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", "-m", "bench", "--case", "engine", "--urls",
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", "-m", "bench", "--case", "engine", "--case", "backends", "--urls",
                 managers.get(0).httpBase() + "," + managers.get(1).httpBase(), "--run-id", run.id(),
                 "--out", run.dir().toString()));
         String plots = System.getProperty("bench.docsPlots");
