@@ -40,7 +40,7 @@ class BackendsCase:
         self.log(f"backends: LMCache rows (8 x {chunk // MIB} MiB, 128-key contains), SGLang 128 pages; {rounds} rounds")
         rows = {**rows_of.lmcache_rows(self.url, rounds, chunk), **rows_of.sglang_rows(self.url, rounds)}
         sizes = {"batched_put_8": 8 * chunk, "get_non_blocking_8": 8 * chunk, "contains_128": 0,
-                 "batch_get_v1_128": 0}
+                 "contains_128_loop": 0, "batch_get_v1_128": 0}
         series: List[h.Series] = []
         for name, (backend, raw) in rows.items():
             series.append(h.Series(name, "backend", sizes.get(name, 0), list(backend)))
