@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import orbitkv.server.incarnation.StatusLabels;
 import orbitkv.server.metrics.TierMetricFamilies;
 import orbitkv.server.tier.LocalTiers;
+import orbitkv.server.api.ApiError;
 
 /**
  * The Manager's Prometheus metrics (DIAG-2, DIAG-3). Labels are bounded enumerations only: endpoint,

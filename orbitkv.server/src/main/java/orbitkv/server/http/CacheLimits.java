@@ -2,6 +2,8 @@ package orbitkv.server.http;
 
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
+import orbitkv.server.api.BlockFraming;
+import orbitkv.server.api.JsonRequests;
 
 /**
  * The answer of {@code GET /cache/limits} (issue 35, G2): the bounds a client must respect, taken from the running
