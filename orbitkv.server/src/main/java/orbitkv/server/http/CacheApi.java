@@ -36,6 +36,7 @@ import orbitkv.server.api.ApiError;
 import orbitkv.server.api.ApiException;
 import orbitkv.server.api.BlockFraming;
 import orbitkv.server.api.ApiModel;
+import orbitkv.server.api.CacheLimits;
 import orbitkv.server.api.PrefixQueryResponse;
 import orbitkv.server.api.JsonRequests;
 import orbitkv.server.api.ResidenceCursor;
@@ -355,7 +356,8 @@ final class CacheApi {
 
     /** {@code GET /cache/limits} (issue 35, G2): the running bounds a client must respect. */
     ApiResponse limits(HttpLimits limits) {
-        return json(200, CacheLimits.of(limits, tiers.copyOut().bytesMax()));
+        return json(200, CacheLimits.of(limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
+                tiers.copyOut().bytesMax(), limits.token().isPresent(), limits.readToken().isPresent()));
     }
 
     ApiResponse metrics() {
