@@ -33,8 +33,9 @@ module orbitkv.server {
 
     // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.
     opens orbitkv.server.cli to info.picocli;
-    // Jackson serializes the HTTP API's response records (ApiModel) reflectively, and the incarnation's status
-    // records (IncarnationStatus, HealReport) that the HTTP API answers; nothing else is opened.
-    opens orbitkv.server.http to com.fasterxml.jackson.databind;
+    // Jackson serializes the API's response records (orbitkv.server.api: ApiModel, PrefixQueryResponse, CacheLimits),
+    // and the incarnation's status records (IncarnationStatus, HealReport) in place, which the HTTP adapter answers
+    // without copying them into DTOs; nothing else is opened (the HTTP adapter itself serializes none of its own types).
+    opens orbitkv.server.api to com.fasterxml.jackson.databind;
     opens orbitkv.server.incarnation to com.fasterxml.jackson.databind;
 }

@@ -18,7 +18,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import orbitkv.server.http.BlockFraming;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * The demo's client of one Manager's HTTP API v1 (docs/api.md), as an engine would use it. The block framing

@@ -8,13 +8,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import orbitkv.server.incarnation.StatusLabels;
-import orbitkv.server.metrics.TierMetricFamilies;
-import orbitkv.server.tier.LocalTiers;
+import orbitkv.server.api.ApiError;
 
 /**
  * The Manager's Prometheus metrics (DIAG-2, DIAG-3). Labels are bounded enumerations only: endpoint,
  * status class, error code, medium, refusal reason. Never a per-block, per-request, namespace or incarnation
- * label (DIAG-2). Tier figures are read by callbacks at scrape time.
+ * label (DIAG-2). These are the HTTP adapter's own families (request events, connections, admission); the status
+ * families (tiers, planner, incarnation) are data in {@code orbitkv.server.metrics}, added by the Manager core.
  */
 final class ApiMetrics {
     static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
@@ -30,12 +30,11 @@ final class ApiMetrics {
     private final Counter restoredBytes;
 
     /**
-     * @param registry the Manager's one registry (created by the Manager core); the HTTP, restore and tier families
-     *     join the incarnation's and the planner's there, and a scrape reads them all
+     * @param registry the Manager's one registry (created by the Manager core with the status families); the HTTP
+     *     and restore event families join it, and a scrape reads them all
      */
-    ApiMetrics(PrometheusRegistry registry, LocalTiers tiers, HttpAdmission admission) {
+    ApiMetrics(PrometheusRegistry registry, HttpAdmission admission) {
         this.registry = java.util.Objects.requireNonNull(registry, "registry");
-        TierMetricFamilies.register(registry, tiers);
         requests = Counter.builder().name("orbitkv_http_requests").help("HTTP requests answered, by endpoint and status class")
                 .labelNames("endpoint", "status_class").register(registry);
         errors = Counter.builder().name("orbitkv_http_errors").help("HTTP error answers by stable error code")

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import orbitkv.inventory.Medium;
 import orbitkv.server.incarnation.DistributedMetadata;
 import orbitkv.server.incarnation.IncarnationStatus;
 import orbitkv.inventory.Namespace;
@@ -32,10 +30,16 @@ import orbitkv.server.tier.SaveBatch;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.tier.SaveOutcome;
 import orbitkv.server.tier.TierUsage;
-import orbitkv.transfer.PayloadSource.CopyOutcome;
-import orbitkv.transfer.PayloadSource.PinResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.BlockFraming;
+import orbitkv.server.api.ApiModel;
+import orbitkv.server.api.CacheLimits;
+import orbitkv.server.api.PrefixQueryResponse;
+import orbitkv.server.api.JsonRequests;
+import orbitkv.server.api.ResidenceCursor;
 
 /**
  * The endpoint logic of HTTP API v1 (DESIGN §7), independent of the Netty channel: each method takes an
@@ -352,7 +356,8 @@ final class CacheApi {
 
     /** {@code GET /cache/limits} (issue 35, G2): the running bounds a client must respect. */
     ApiResponse limits(HttpLimits limits) {
-        return json(200, CacheLimits.of(limits, tiers.copyOut().bytesMax()));
+        return json(200, CacheLimits.of(limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
+                tiers.copyOut().bytesMax(), limits.token().isPresent(), limits.readToken().isPresent()));
     }
 
     ApiResponse metrics() {

@@ -6,6 +6,9 @@ import io.netty.buffer.ByteBufUtil;
 import orbitkv.server.incarnation.MetadataRefusal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.JsonRequests;
 
 /**
  * The endpoint groups of HTTP API v1: which {@link CacheApi} method answers each {@link ApiEndpoint}, and the query

@@ -2,6 +2,8 @@ package orbitkv.server.http;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
 
 /**
  * What every connection's handler shares for admission (INV-9): the request slots

@@ -23,6 +23,9 @@ import java.util.concurrent.RejectedExecutionException;
 import orbitkv.inventory.Namespace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.JsonRequests;
 
 /**
  * One connection of the HTTP API. Reading is manual ({@code AUTO_READ} off): the handler asks for bytes only

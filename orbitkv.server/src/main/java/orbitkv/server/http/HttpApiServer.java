@@ -27,7 +27,9 @@ import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.incarnation.DistributedMetadata;
+import orbitkv.server.metrics.ManagerMetrics;
 import orbitkv.server.metrics.RouteMetricFamilies;
+import orbitkv.server.metrics.TierMetricFamilies;
 import orbitkv.server.runtime.ApiListener;
 
 /**
@@ -210,11 +212,13 @@ public final class HttpApiServer implements ApiListener {
         }
         if (routes == null) { // started on its own (tests): the planner's defaults and a registry of its own
             routes = RouteSelection.create(RoutePolicy.defaults());
-            registry = new PrometheusRegistry();
+            ManagerMetrics own = ManagerMetrics.create();
+            own.add(routes::metrics, RouteMetricFamilies.FAMILIES);
+            TierMetricFamilies.register(own, tiers);
+            registry = own.registry();
             ownsRoutes = true;
-            RouteMetricFamilies.register(registry, routes::metrics);
         }
-        ApiMetrics metrics = new ApiMetrics(registry, tiers, admission);
+        ApiMetrics metrics = new ApiMetrics(registry, admission);
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
                 limits.syncWaitMs(), routes), metrics);
         listener.config().setAutoRead(true);

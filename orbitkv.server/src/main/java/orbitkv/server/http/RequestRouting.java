@@ -12,6 +12,10 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.Locale;
 import java.util.Map;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.BlockFraming;
+import orbitkv.server.api.JsonRequests;
 
 /**
  * The routing half of a connection ({@link HttpApiHandler} keeps the connection's state machine): a request head is

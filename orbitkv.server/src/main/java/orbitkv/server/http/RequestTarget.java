@@ -1,16 +1,13 @@
 package orbitkv.server.http;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.JsonRequests;
 
 /**
  * A request target ({@code /path?name=value&...}) decoded strictly (issue 20 item 8): every {@code %XX} must
@@ -32,7 +29,7 @@ record RequestTarget(String path, Map<String, List<byte[]>> parameters) {
         String target = hash >= 0 ? uri.substring(0, hash) : uri;
         int q = target.indexOf('?');
         String rawPath = q >= 0 ? target.substring(0, q) : target;
-        String path = utf8(decode(rawPath, false, "the request path"), ApiError.MALFORMED_HTTP, "the request path");
+        String path = JsonRequests.utf8(decode(rawPath, false, "the request path"), ApiError.MALFORMED_HTTP, "the request path");
         Map<String, List<byte[]>> params = new LinkedHashMap<>();
         if (q >= 0 && q + 1 < target.length()) {
             String[] pairs = target.substring(q + 1).split("&", -1);
@@ -46,7 +43,7 @@ record RequestTarget(String path, Map<String, List<byte[]>> parameters) {
                 }
                 int eq = pair.indexOf('=');
                 String rawName = eq >= 0 ? pair.substring(0, eq) : pair;
-                String name = utf8(decode(rawName, true, "a query parameter name"), ApiError.INVALID_QUERY_PARAMETER,
+                String name = JsonRequests.utf8(decode(rawName, true, "a query parameter name"), ApiError.INVALID_QUERY_PARAMETER,
                         "a query parameter name");
                 byte[] value = decode(eq >= 0 ? pair.substring(eq + 1) : "", true, "query parameter " + JsonRequests.clip(name));
                 params.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
@@ -58,7 +55,7 @@ record RequestTarget(String path, Map<String, List<byte[]>> parameters) {
     /** The one value of {@code name} as UTF-8 text, or null if absent. */
     String text(String name) {
         byte[] v = single(name);
-        return v == null ? null : utf8(v, ApiError.INVALID_QUERY_PARAMETER, "query parameter " + name);
+        return v == null ? null : JsonRequests.utf8(v, ApiError.INVALID_QUERY_PARAMETER, "query parameter " + name);
     }
 
     /** The one value of {@code name} as bytes, or null if absent; given twice is INVALID_QUERY_PARAMETER. */
@@ -72,23 +69,6 @@ record RequestTarget(String path, Map<String, List<byte[]>> parameters) {
                     + values.size() + " times");
         }
         return values.getFirst();
-    }
-
-    /** Strict UTF-8; {@code code} and {@code what} name the refusal, which says where the bad bytes are. */
-    static String utf8(byte[] bytes, ApiError code, String what) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length); // UTF-8 never yields more chars than bytes
-        CoderResult r = decoder.decode(in, out, true);
-        if (!r.isError()) {
-            r = decoder.flush(out);
-        }
-        if (r.isError()) {
-            throw new ApiException(code, what + " is not valid UTF-8: an invalid sequence of " + r.length()
-                    + " byte(s) at byte " + in.position() + " of " + bytes.length);
-        }
-        return out.flip().toString();
     }
 
     /** Percent-decoding to bytes; a {@code %} not followed by two hex digits is refused with its position. */

@@ -6,6 +6,10 @@ import java.util.Optional;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.ResidencePage;
 import orbitkv.inventory.ResidencePosition;
+import orbitkv.server.api.ApiError;
+import orbitkv.server.api.ApiException;
+import orbitkv.server.api.JsonRequests;
+import orbitkv.server.api.ResidenceCursor;
 
 /**
  * The validated query of {@code GET /cache/metadata/residences?namespace=NS&limit=N&cursor=C}: every parameter is
@@ -30,7 +34,7 @@ record ResidencesRequest(Optional<Namespace> namespace, Optional<ResidencePositi
         byte[] rawNs = target.single("namespace");
         Optional<Namespace> ns = Optional.empty();
         if (rawNs != null) {
-            ns = Optional.of(JsonRequests.namespaceOf(RequestTarget.utf8(rawNs, ApiError.INVALID_NAMESPACE,
+            ns = Optional.of(JsonRequests.namespaceOf(JsonRequests.utf8(rawNs, ApiError.INVALID_NAMESPACE,
                     "query parameter namespace"), "query parameter namespace"));
         }
         int limit = limit(target.text("limit"));

@@ -1,55 +1,47 @@
 package orbitkv.server.metrics;
 
-import io.prometheus.metrics.core.metrics.CounterWithCallback;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import static orbitkv.server.metrics.MetricFamily.counter;
+import static orbitkv.server.metrics.MetricFamily.gauge;
+
+import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.RouteMetrics;
 
 /**
- * Adapts the recovery planner's plain snapshot ({@link RouteMetrics}) to Prometheus families read at scrape time
- * (issue 14 item 7; DIAG-2): routes by kind and outcome, admission refusals and replans by reason, first-plan
- * decisions, restores by final stop, routes still draining. Every label value is a closed enum's trace name.
+ * The recovery planner's families as data over its plain snapshot ({@link RouteMetrics}; issue 14 item 7, DIAG-2):
+ * routes by kind and outcome, admission refusals and replans by reason, first-plan decisions, restores by final stop,
+ * routes still draining. Every label value is a closed enum's trace name.
  */
 public final class RouteMetricFamilies {
-    private RouteMetricFamilies() {}
+    /** Every family of the planner, read from one {@link RouteMetrics} per scrape. */
+    public static final List<MetricFamily<RouteMetrics>> FAMILIES = List.of(
+            counter("orbitkv_route_plans", "planner calls (queries and restores)", RouteMetrics::plans),
+            counter("orbitkv_route_routes", "restore routes by kind (local-dram, local-ssd, peer-dram, peer-ssd) and outcome "
+                    + "(executed, ready, payload_failure, timed_out, refused)", List.of("kind", "outcome"), (m, out) -> {
+                        for (Map.Entry<RouteKind, RouteMetrics.KindCounts> e : m.byKind().entrySet()) {
+                            String k = e.getKey().traceName();
+                            RouteMetrics.KindCounts c = e.getValue();
+                            out.value(c.executed(), k, "executed");
+                            out.value(c.ready(), k, "ready");
+                            out.value(c.payloadFailures(), k, "payload_failure");
+                            out.value(c.timedOut(), k, "timed_out");
+                            out.value(c.refused(), k, "refused");
+                        }
+                    }),
+            counter("orbitkv_route_ready_bytes", "payload bytes delivered host-ready, by route kind", List.of("kind"),
+                    (m, out) -> m.byKind().forEach((k, c) -> out.value(c.bytesReady(), k.traceName()))),
+            counter("orbitkv_route_refusals", "admission refusals before submission, by reason", List.of("reason"),
+                    (m, out) -> m.refusals().forEach((r, n) -> out.value(n, r.traceName()))),
+            counter("orbitkv_route_replans", "replans, by the refusal that caused them", List.of("reason"),
+                    (m, out) -> m.replans().forEach((r, n) -> out.value(n, r.traceName()))),
+            counter("orbitkv_route_decisions", "first-plan decisions, by reason", List.of("reason"),
+                    (m, out) -> m.decisions().forEach((r, n) -> out.value(n, r.traceName()))),
+            counter("orbitkv_route_restore_stops", "restores, by the stop of their prefix", List.of("stop"),
+                    (m, out) -> m.stops().forEach((s, n) -> out.value(n, s.traceName()))),
+            gauge("orbitkv_route_drain_pending",
+                    "submitted routes whose READ has not physically drained (they keep grants and credits)",
+                    RouteMetrics::drainPending));
 
-    public static void register(PrometheusRegistry registry, Supplier<RouteMetrics> metrics) {
-        CounterWithCallback.builder().name("orbitkv_route_plans").help("planner calls (queries and restores)")
-                .callback(cb -> cb.call(metrics.get().plans())).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_routes")
-                .help("restore routes by kind (local-dram, local-ssd, peer-dram, peer-ssd) and outcome "
-                        + "(executed, ready, payload_failure, timed_out, refused)")
-                .labelNames("kind", "outcome").callback(cb -> {
-                    for (Map.Entry<RouteKind, RouteMetrics.KindCounts> e : metrics.get().byKind().entrySet()) {
-                        String k = e.getKey().traceName();
-                        RouteMetrics.KindCounts c = e.getValue();
-                        cb.call(c.executed(), k, "executed");
-                        cb.call(c.ready(), k, "ready");
-                        cb.call(c.payloadFailures(), k, "payload_failure");
-                        cb.call(c.timedOut(), k, "timed_out");
-                        cb.call(c.refused(), k, "refused");
-                    }
-                }).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_ready_bytes").help("payload bytes delivered host-ready, by route kind")
-                .labelNames("kind").callback(cb -> metrics.get().byKind()
-                        .forEach((k, c) -> cb.call(c.bytesReady(), k.traceName()))).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_refusals").help("admission refusals before submission, by reason")
-                .labelNames("reason").callback(cb -> metrics.get().refusals()
-                        .forEach((r, n) -> cb.call(n, r.traceName()))).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_replans").help("replans, by the refusal that caused them")
-                .labelNames("reason").callback(cb -> metrics.get().replans()
-                        .forEach((r, n) -> cb.call(n, r.traceName()))).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_decisions").help("first-plan decisions, by reason")
-                .labelNames("reason").callback(cb -> metrics.get().decisions()
-                        .forEach((r, n) -> cb.call(n, r.traceName()))).register(registry);
-        CounterWithCallback.builder().name("orbitkv_route_restore_stops").help("restores, by the stop of their prefix")
-                .labelNames("stop").callback(cb -> metrics.get().stops()
-                        .forEach((s, n) -> cb.call(n, s.traceName()))).register(registry);
-        GaugeWithCallback.builder().name("orbitkv_route_drain_pending")
-                .help("submitted routes whose READ has not physically drained (they keep grants and credits)")
-                .callback(cb -> cb.call(metrics.get().drainPending())).register(registry);
-    }
+    private RouteMetricFamilies() {}
 }

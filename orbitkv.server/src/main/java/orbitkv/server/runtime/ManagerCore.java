@@ -1,10 +1,11 @@
 package orbitkv.server.runtime;
 
 import java.io.IOException;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.metrics.ManagerMetrics;
 import orbitkv.server.metrics.RouteMetricFamilies;
+import orbitkv.server.metrics.TierMetricFamilies;
 import orbitkv.server.net.NativeTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,11 +21,12 @@ import org.slf4j.LoggerFactory;
  * @param transport io_uring or epoll
  * @param local the tiers and their source inventory
  * @param routes the recovery planner (issue 14): restores and queries plan with it; closed after the listener
- * @param metrics the registry every metric family of this process joins; a scrape reads it whole
+ * @param metrics the one registry of this process: the planner's and the tiers' status families (added here) and the
+ *     incarnation's (added by the runtime) read one status snapshot per scrape; the HTTP adapter's event counters join it
  * @param http the API listener
  */
 record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache local, RouteSelection routes,
-                   PrometheusRegistry metrics, ApiListener http) implements AutoCloseable {
+                   ManagerMetrics metrics, ApiListener http) implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ManagerCore.class);
 
     /** Creates the planner, opens the local cache and binds the API listener; nothing is accepted yet. */
@@ -40,10 +42,11 @@ record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache l
             throw e;
         }
         try {
-            PrometheusRegistry metrics = new PrometheusRegistry();
-            RouteMetricFamilies.register(metrics, routes::metrics);
+            ManagerMetrics metrics = ManagerMetrics.create();
+            metrics.add(routes::metrics, RouteMetricFamilies.FAMILIES);
+            TierMetricFamilies.register(metrics, local.tiers());
             return new ManagerCore(config, transport, local, routes, metrics,
-                    binder.bind(config, local.tiers(), transport, routes, metrics));
+                    binder.bind(config, local.tiers(), transport, routes, metrics.registry()));
         } catch (InterruptedException | RuntimeException e) {
             closeTiers(local);
             routes.close();

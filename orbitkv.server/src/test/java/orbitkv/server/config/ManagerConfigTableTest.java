@@ -3,15 +3,14 @@ package orbitkv.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -19,29 +18,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Runs config-validation.table: each row's flags are parsed and validated; the exact outcome is checked. */
 @Tag("unit")
 class ManagerConfigTableTest {
-    record Row(int line, String flags, String expected, String rules) {
-        @Override
-        public String toString() {
-            return rules + " line " + line + ": " + flags;
-        }
-    }
-
-    static Stream<Row> rows() throws IOException {
-        List<Row> rows = new ArrayList<>();
-        try (InputStream in = ManagerConfigTableTest.class.getResourceAsStream("config-validation.table")) {
-            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n");
-            for (int i = 0; i < lines.length; i++) {
-                String line = lines[i];
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                int bar = line.indexOf('|');
-                int hash = line.lastIndexOf("  # ");
-                rows.add(new Row(i + 1, line.substring(0, bar).strip(), line.substring(bar + 1, hash).strip(),
-                        line.substring(hash + 4).strip()));
-            }
-        }
-        return rows.stream();
+    /**
+     * The rows through the one table reader ({@link TableRows}, issue 34 item 6): columns {@code flags | expected},
+     * then {@code # RULE-IDs}; each test is named by its rules, file and line, then its flags.
+     */
+    static Stream<Named<TableRows.Row>> rows() {
+        return TableRows.read("config-validation.table",
+                        ManagerConfigTableTest.class.getResourceAsStream("config-validation.table"), TableRows.BARS, 2)
+                .stream().map(r -> Named.of(r.name() + ": " + r.column(0), r));
     }
 
     /** Flags as a shell would split them; a FLAG setting takes no value. */
@@ -64,12 +48,14 @@ class ManagerConfigTableTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     @DisplayName("BND-6 configuration table: unsafe combinations are refused with a message naming the options")
-    void row(Row row) {
-        if (row.expected().equals("ok")) {
-            assertThat(ManagerConfig.from(flags(row.flags()))).isNotNull();
+    void row(TableRows.Row row) {
+        String flags = row.column(0);
+        String expected = row.column(1);
+        if (expected.equals("ok")) {
+            assertThat(ManagerConfig.from(flags(flags))).isNotNull();
         } else {
-            assertThatThrownBy(() -> ManagerConfig.from(flags(row.flags())))
-                    .isInstanceOf(ConfigException.class).hasMessage(row.expected());
+            assertThatThrownBy(() -> ManagerConfig.from(flags(flags)))
+                    .isInstanceOf(ConfigException.class).hasMessage(expected);
         }
     }
 }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -28,10 +27,12 @@ import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.ResidencySequence;
 import orbitkv.server.tier.SsdTier;
 import orbitkv.testing.RawHttp;
+import orbitkv.testing.TableRows;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import orbitkv.server.api.BlockFraming;
 
 /** The HTTP API of a standalone Manager over real tiers and the native transport, through raw sockets. */
 @Tag("unit")
@@ -253,30 +255,23 @@ class HttpApiTest {
         return 0;
     }
 
-    record Row(int line, String method, String path, String contentType, String body, int status, String code, String rules) {
-        @Override
-        public String toString() {
-            return rules + " line " + line + ": " + method + " " + path + " -> " + status + " " + code;
+    /**
+     * One row of http-refusals.table, read by the one table reader ({@link TableRows}, issue 34 item 6): columns
+     * {@code request | content type | body | status code}, then {@code # RULE-IDs}.
+     */
+    record Row(String method, String path, String contentType, String body, int status, String code) {
+        static Row of(TableRows.Row r) {
+            String[] request = r.column(0).split(" ");
+            String[] expected = r.column(3).split(" ");
+            return new Row(request[0], request[1], r.column(1), r.column(2), Integer.parseInt(expected[0]), expected[1]);
         }
     }
 
-    Stream<Row> refusals() throws IOException {
-        List<Row> rows = new ArrayList<>();
-        try (InputStream in = HttpApiTest.class.getResourceAsStream("http-refusals.table")) {
-            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n");
-            for (int i = 0; i < lines.length; i++) {
-                if (lines[i].isBlank() || lines[i].startsWith("#")) {
-                    continue;
-                }
-                int hash = lines[i].lastIndexOf(" # ");
-                String[] cols = lines[i].substring(0, hash).split("\\|");
-                String[] request = cols[0].strip().split(" ");
-                String[] expected = cols[3].strip().split(" ");
-                rows.add(new Row(i + 1, request[0], request[1], cols[1].strip(), cols[2].strip(),
-                        Integer.parseInt(expected[0]), expected[1], lines[i].substring(hash + 3).strip()));
-            }
-        }
-        return rows.stream();
+    /** Each test is named by its rules, file and line, then the request and the expected answer. */
+    Stream<Named<Row>> refusals() {
+        return TableRows.read("http-refusals.table", HttpApiTest.class.getResourceAsStream("http-refusals.table"),
+                        TableRows.BARS, 4)
+                .stream().map(r -> Named.of(r.name() + ": " + r.column(0) + " -> " + r.column(3), Row.of(r)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * Issue 20 (hardening from black-box probing), the HTTP items, over real sockets against the HTTP API of a

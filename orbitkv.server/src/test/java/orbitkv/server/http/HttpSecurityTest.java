@@ -34,6 +34,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * Issue 33 (security and resource safety on every port), the HTTP API's findings, over real sockets against a

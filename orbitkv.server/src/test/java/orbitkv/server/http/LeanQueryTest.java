@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * The lean prefix query (issue 35, G5): {@code "detail": "prefix"} answers coverage, view generation, the recoverable

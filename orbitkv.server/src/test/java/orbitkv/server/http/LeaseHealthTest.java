@@ -12,6 +12,7 @@ import orbitkv.server.incarnation.ClusterMetadata;
 import orbitkv.server.incarnation.IncarnationStatus;
 import orbitkv.server.incarnation.TestMembership;
 import orbitkv.server.metrics.IncarnationMetricFamilies;
+import orbitkv.server.metrics.ManagerMetrics;
 import orbitkv.index.GlobalIndex;
 import orbitkv.index.IndexConfig;
 import orbitkv.inventory.InventoryConfig;
@@ -62,7 +63,7 @@ class LeaseHealthTest {
         membership.addListener(metadata::onMembershipEvent);
         ResidencySequence seq = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 4096, 4, seq), null, seq);
-        api = new CacheApi(tiers, metadata, new ApiMetrics(new PrometheusRegistry(), tiers, new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
+        api = new CacheApi(tiers, metadata, new ApiMetrics(new PrometheusRegistry(), new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
                 orbitkv.recovery.RouteSelection.create(orbitkv.recovery.RoutePolicy.defaults()));
     }
 
@@ -119,9 +120,9 @@ class LeaseHealthTest {
         membership.refused(new MemberRecordRefusals(2, 1, 0));
         IncarnationStatus.StatusResponse status = metadata.status(10, null, 0);
         assertThat(status.membership().refusedRecords()).isEqualTo(new IncarnationStatus.RefusedRecords(2, 1, 0));
-        PrometheusRegistry registry = new PrometheusRegistry();
-        ApiMetrics metrics = new ApiMetrics(registry, tiers, new HttpAdmission(TestLimits.defaults()));
-        IncarnationMetricFamilies.register(registry, () -> metadata);
+        ManagerMetrics all = ManagerMetrics.create();
+        ApiMetrics metrics = new ApiMetrics(all.registry(), new HttpAdmission(TestLimits.defaults()));
+        IncarnationMetricFamilies.register(all, () -> metadata);
         String text = new String(metrics.scrape(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(text).contains("orbitkv_membership_records_refused_total{reason=\"unleased\"} 2.0")
                 .contains("orbitkv_membership_records_refused_total{reason=\"key_mismatch\"} 1.0");

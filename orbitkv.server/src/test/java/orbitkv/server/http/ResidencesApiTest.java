@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import orbitkv.server.api.BlockFraming;
+import orbitkv.server.api.ResidenceCursor;
 
 /**
  * {@code GET /cache/metadata/residences} (issue 26 G4) of a Manager wired as every Manager is (tiers reporting to

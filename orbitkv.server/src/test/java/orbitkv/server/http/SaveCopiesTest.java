@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * How often a save copies a payload (issue 24 item 5, docs/results/2026-12-02-save-ingest.md), counted by the DRAM tier's

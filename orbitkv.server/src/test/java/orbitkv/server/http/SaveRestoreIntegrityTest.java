@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * Stored bytes are checked on every restore, a save stores all of its records or none, and restore responses

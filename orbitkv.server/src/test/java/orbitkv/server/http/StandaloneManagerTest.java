@@ -23,6 +23,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /** {@code orbitkv manager --standalone} in-process on port 0: ready line, exact round trips, refusals, shutdown. */
 @Tag("gate")

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import orbitkv.server.api.BlockFraming;
 
 /**
  * Issue 33 findings on real small tmpfs mounts (root only; skipped where {@code mount -t tmpfs} is refused):

@@ -54,9 +54,10 @@ class SessionMetricFamiliesTest {
              InventorySubscriber sub = InventorySubscriber.create(TestMembership.CLUSTER, SELF, Scope.all(), index, e -> {
                  throw new AssertionError("no session starts before onMembership");
              }, SessionConfig.defaults())) {
-            PrometheusRegistry registry = new PrometheusRegistry();
-            SessionMetricFamilies.registerIntentionalWait(registry, source::intentionalWaitSeconds);
-            SessionMetricFamilies.register(registry, srv::metrics, sub::metrics);
+            ManagerMetrics metrics = ManagerMetrics.create();
+            metrics.add(source::intentionalWaitSeconds, List.of(SessionMetricFamilies.INTENTIONAL_WAIT));
+            metrics.add(() -> new SessionMetricFamilies.Ends(srv.metrics(), sub.metrics()), SessionMetricFamilies.FAMILIES);
+            PrometheusRegistry registry = metrics.registry();
             List<String> names = registry.scrape().stream().map(m -> m.getMetadata().getPrometheusName()).toList();
             assertThat(names).as("one family per name").doesNotHaveDuplicates().contains("orbitkv_session_frames",
                     "orbitkv_session_bytes", "orbitkv_session_rejections", "orbitkv_session_bootstrap_seconds",
@@ -75,8 +76,9 @@ class SessionMetricFamiliesTest {
         RequesterSessionMetrics requester = new RequesterSessionMetrics(Map.of(RequesterFrame.BodyCase.ACK, 2L),
                 Map.of(SourceFrame.BodyCase.DELTA, 3L), 900, 1200, Map.of(), Map.of(ResetCause.DISCONNECT, 1L), 2,
                 SecondsHistogram.empty(0.5));
-        PrometheusRegistry registry = new PrometheusRegistry();
-        SessionMetricFamilies.register(registry, () -> source, () -> requester);
+        ManagerMetrics metrics = ManagerMetrics.create();
+        metrics.add(() -> new SessionMetricFamilies.Ends(source, requester), SessionMetricFamilies.FAMILIES);
+        PrometheusRegistry registry = metrics.registry();
         assertThat(scrape(registry)).contains(
                 "orbitkv_session_frames_total{direction=\"sent\",kind=\"DELTA\",side=\"source\"} 3.0",
                 "orbitkv_session_frames_total{direction=\"received\",kind=\"DELTA\",side=\"requester\"} 3.0",

@@ -27,8 +27,9 @@ class TransferMetricFamiliesTest {
                 Map.of(), Map.of(), 0);
         TransferEngineStatus engine = new TransferEngineStatus(List.of(), 0, 0, Map.of(), Map.of(), 0, 0, 0, Map.of(), 0,
                 0, 0, 0, Map.of(), Map.of(), 0, 0, 0, 0, 0, 0);
-        PrometheusRegistry registry = new PrometheusRegistry();
-        TransferMetricFamilies.register(registry, () -> source, () -> engine);
+        ManagerMetrics metrics = ManagerMetrics.create();
+        metrics.add(() -> new TransferMetricFamilies.Ends(source, engine), TransferMetricFamilies.FAMILIES);
+        PrometheusRegistry registry = metrics.registry();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(out, registry.scrape());
         String text = out.toString(StandardCharsets.UTF_8);

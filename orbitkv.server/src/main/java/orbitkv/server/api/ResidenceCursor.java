@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
@@ -14,14 +14,14 @@ import orbitkv.inventory.StateKey;
  * | u8 key_len (1..64) | key | u8 medium (0 DRAM, 1 SSD)}. Clients pass it back unchanged; anything that does
  * not decode to exactly this canonical form is refused as {@code INVALID_QUERY_PARAMETER} (no state changes).
  */
-final class ResidenceCursor {
+public final class ResidenceCursor {
     private static final int VERSION = 1;
     /** The longest token: 4 + 255 + 64 bytes in base64 (431 characters); longer text is refused unread. */
-    static final int TOKEN_CHARS_MAX = 431;
+    public static final int TOKEN_CHARS_MAX = 431;
 
     private ResidenceCursor() {}
 
-    static String encode(ResidencePosition p) {
+    public static String encode(ResidencePosition p) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(VERSION);
         byte[] ns = p.key().namespace().bytes();
@@ -35,7 +35,7 @@ final class ResidenceCursor {
     }
 
     /** Decodes a token from {@code next_cursor}; an {@link ApiException} names what is wrong. */
-    static ResidencePosition decode(String token) {
+    public static ResidencePosition decode(String token) {
         if (token.isEmpty() || token.length() > TOKEN_CHARS_MAX) {
             throw refused(token, "must be 1.." + TOKEN_CHARS_MAX + " characters");
         }

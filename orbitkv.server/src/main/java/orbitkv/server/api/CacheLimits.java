@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
@@ -24,16 +24,19 @@ import orbitkv.inventory.StateKey;
  *        ({@code --http-read-token-file}; the write token is accepted there too)
  * @param streamedRestore whether {@code /cache/restore} offers a streamed answer ({@code "stream": true}, issue 35 item 4)
  */
-record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax, int keysPerRequestMax,
-                   int recordsPerSaveMax, int keyBytesMax, int namespaceBytesMax, long restoreBytesInFlightMax,
-                   int recordFramingBytes, boolean tokenRequired, boolean readTokenRequired, boolean streamedRestore) {
-    static final int API_VERSION = 1;
+public record CacheLimits(int apiVersion, long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax, int keysPerRequestMax,
+                          int recordsPerSaveMax, int keyBytesMax, int namespaceBytesMax, long restoreBytesInFlightMax,
+                          int recordFramingBytes, boolean tokenRequired, boolean readTokenRequired, boolean streamedRestore) {
+    public static final int API_VERSION = 1;
 
-    /** The limits of a server running with {@code limits} over tiers whose restore budget is {@code restoreBytesInFlightMax}. */
-    static CacheLimits of(HttpLimits limits, long restoreBytesInFlightMax) {
-        return new CacheLimits(API_VERSION, limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
-                JsonRequests.KEYS_MAX, BlockFraming.RECORDS_MAX, StateKey.MAX_KEY_BYTES, Namespace.MAX_BYTES,
-                restoreBytesInFlightMax, BlockFraming.RECORD_HEADER_BYTES, limits.token().isPresent(),
-                limits.readToken().isPresent(), true);
+    /**
+     * The limits of a server whose body and block bounds are given, with the request bounds of this API (keys, records,
+     * key and namespace bytes, framing) filled in.
+     */
+    public static CacheLimits of(long blockBytesMax, long saveBodyBytesMax, long jsonBodyBytesMax,
+                                 long restoreBytesInFlightMax, boolean tokenRequired, boolean readTokenRequired) {
+        return new CacheLimits(API_VERSION, blockBytesMax, saveBodyBytesMax, jsonBodyBytesMax, JsonRequests.KEYS_MAX,
+                BlockFraming.RECORDS_MAX, StateKey.MAX_KEY_BYTES, Namespace.MAX_BYTES, restoreBytesInFlightMax,
+                BlockFraming.RECORD_HEADER_BYTES, tokenRequired, readTokenRequired, true);
     }
 }

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -25,12 +30,12 @@ import orbitkv.server.tier.LocalTiers;
  * the field and the bound with a stable {@link ApiError} code. Unknown fields are ignored; a field of the
  * wrong type is {@link ApiError#INVALID_FIELD_TYPE}; duplicate fields are malformed JSON.
  */
-final class JsonRequests {
+public final class JsonRequests {
     /** Keys per query/restore/evict request (DESIGN §9 candidates: 128 keys per lookup). */
-    static final int KEYS_MAX = 128;
+    public static final int KEYS_MAX = 128;
     /** Restore deadline bounds; the default applies when {@code deadline_ms} is absent. */
-    static final long DEADLINE_MS_MAX = 600_000;
-    static final long DEADLINE_MS_DEFAULT = 30_000;
+    public static final long DEADLINE_MS_MAX = 600_000;
+    public static final long DEADLINE_MS_DEFAULT = 30_000;
 
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -41,14 +46,14 @@ final class JsonRequests {
      * {@code {"namespace", "keys", "detail"}} of /cache/query; {@code prefixOnly} when {@code detail} is
      * {@code "prefix"} (the lean answer, issue 35 G5), false when it is {@code "full"} or absent.
      */
-    record KeysRequest(Namespace namespace, List<StateKey> keys, boolean prefixOnly) {}
+    public record KeysRequest(Namespace namespace, List<StateKey> keys, boolean prefixOnly) {}
 
     /** {@code {"namespace", "keys", "medium"}} of /cache/evict. */
-    record EvictRequest(Namespace namespace, List<StateKey> keys, LocalTiers.EvictTarget target) {}
+    public record EvictRequest(Namespace namespace, List<StateKey> keys, LocalTiers.EvictTarget target) {}
 
     /** {@code {"fence", "scope_digest", "timeout_ms"}} of /cache/metadata/await. */
 
-    static KeysRequest query(byte[] body) {
+    public static KeysRequest query(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
         List<StateKey> keys = distinct(keys(root, ns));
@@ -65,7 +70,7 @@ final class JsonRequests {
         return new KeysRequest(ns, keys, prefixOnly);
     }
 
-    static orbitkv.server.restore.RestoreRequest restore(byte[] body) {
+    public static orbitkv.server.restore.RestoreRequest restore(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
         List<StateKey> keys = distinct(keys(root, ns));
@@ -100,7 +105,7 @@ final class JsonRequests {
         return keys;
     }
 
-    static EvictRequest evict(byte[] body) {
+    public static EvictRequest evict(byte[] body) {
         JsonNode root = object(body);
         Namespace ns = namespace(root);
         List<StateKey> keys = keys(root, ns);
@@ -115,7 +120,7 @@ final class JsonRequests {
         return new EvictRequest(ns, keys, target);
     }
 
-    static AwaitRequest await(byte[] body, long timeoutMsMax) {
+    public static AwaitRequest await(byte[] body, long timeoutMsMax) {
         JsonNode root = object(body);
         JsonNode fence = required(root, "fence");
         if (!fence.isObject()) {
@@ -157,19 +162,19 @@ final class JsonRequests {
 
     /**
      * The {@code namespace} query parameter of /cache/save: its percent-decoded bytes (null when absent), which
-     * must be valid UTF-8 ({@link RequestTarget}: never replaced with U+FFFD, so two byte strings never become
+     * must be valid UTF-8 (the HTTP request target: never replaced with U+FFFD, so two byte strings never become
      * one namespace).
      */
-    static Namespace namespaceParameter(byte[] raw) {
+    public static Namespace namespaceParameter(byte[] raw) {
         if (raw == null) {
             throw new ApiException(ApiError.MISSING_FIELD, "query parameter namespace is required");
         }
-        return namespaceOf(RequestTarget.utf8(raw, ApiError.INVALID_NAMESPACE, "query parameter namespace"),
+        return namespaceOf(utf8(raw, ApiError.INVALID_NAMESPACE, "query parameter namespace"),
                 "query parameter namespace");
     }
 
     /** A namespace from text: well-formed Unicode (no lone surrogate) of 1..255 UTF-8 bytes. */
-    static Namespace namespaceOf(String text, String field) {
+    public static Namespace namespaceOf(String text, String field) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             boolean paired = Character.isHighSurrogate(c) && i + 1 < text.length()
@@ -190,7 +195,7 @@ final class JsonRequests {
     }
 
     /** Lowercase hex of 1..64 bytes. */
-    static byte[] hexKey(String text, String field) {
+    public static byte[] hexKey(String text, String field) {
         if (!isLowerHex(text) || text.isEmpty() || text.length() % 2 != 0 || text.length() > 2 * StateKey.MAX_KEY_BYTES) {
             throw new ApiException(ApiError.INVALID_KEY, field + " must be lowercase hex of 1.." + StateKey.MAX_KEY_BYTES
                     + " bytes, got \"" + clip(text) + "\"");
@@ -204,7 +209,7 @@ final class JsonRequests {
      * object (a second document, trailing bytes: {@code FAIL_ON_TRAILING_TOKENS}).
      */
     private static JsonNode object(byte[] body) {
-        String text = RequestTarget.utf8(body, ApiError.MALFORMED_JSON, "the body");
+        String text = utf8(body, ApiError.MALFORMED_JSON, "the body");
         JsonNode root;
         try {
             root = MAPPER.readTree(text);
@@ -331,7 +336,24 @@ final class JsonRequests {
     }
 
     /** Echoed input is clipped so that an error message stays bounded. */
-    static String clip(String s) {
+    public static String clip(String s) {
         return s == null ? "" : s.length() <= 64 ? s : s.substring(0, 64) + "...";
+    }
+
+    /** Strict UTF-8; {@code code} and {@code what} name the refusal, which says where the bad bytes are. */
+    public static String utf8(byte[] bytes, ApiError code, String what) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length); // UTF-8 never yields more chars than bytes
+        CoderResult r = decoder.decode(in, out, true);
+        if (!r.isError()) {
+            r = decoder.flush(out);
+        }
+        if (r.isError()) {
+            throw new ApiException(code, what + " is not valid UTF-8: an invalid sequence of " + r.length()
+                    + " byte(s) at byte " + in.position() + " of " + bytes.length);
+        }
+        return out.flip().toString();
     }
 }

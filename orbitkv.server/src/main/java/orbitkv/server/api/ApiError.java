@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 /**
  * Every stable error code of the HTTP API v1 with its status (DESIGN §7). The wire form is

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;

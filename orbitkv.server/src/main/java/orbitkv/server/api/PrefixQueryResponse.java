@@ -1,4 +1,4 @@
-package orbitkv.server.http;
+package orbitkv.server.api;
 
 import java.util.List;
 
@@ -9,5 +9,5 @@ import java.util.List;
  * says whether key {@code i} has usable evidence: a local residence or a fresh (not stale) replica that the full
  * answer would list.
  */
-record PrefixQueryResponse(String coverage, long viewGeneration, int recoverablePrefix, String prefixStop,
+public record PrefixQueryResponse(String coverage, long viewGeneration, int recoverablePrefix, String prefixStop,
                            List<Boolean> present) {}
