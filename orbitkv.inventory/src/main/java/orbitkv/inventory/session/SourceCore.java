@@ -177,9 +177,9 @@ final class SourceCore {
             return drain();
         }
         switch (in) {
-            case Inbound.Oversized<RequesterFrame> o -> fail(open == null ? ErrorCause.OPEN_TOO_LARGE : ErrorCause.FRAME_TOO_LARGE,
+            case Inbound.Oversized<RequesterFrame> o -> failing(open == null ? ErrorCause.OPEN_TOO_LARGE : ErrorCause.FRAME_TOO_LARGE,
                     "requester frame of " + o.encodedBytes() + " bytes exceeds openEncodedBytesMax (" + o.boundBytes() + ")");
-            case Inbound.Unparseable<RequesterFrame> u -> fail(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail());
+            case Inbound.Unparseable<RequesterFrame> u -> failing(ErrorCause.MALFORMED_FRAME, "unparseable frame: " + u.detail());
             case Inbound.Parsed<RequesterFrame> p -> {
                 peer.metrics().framesReceived.inc(p.message().getBodyCase());
                 peer.metrics().encodedBytes.add(p.encodedBytes());
@@ -197,7 +197,7 @@ final class SourceCore {
         ErrorCause stopped = host.stoppedCause();
         if (stopped != null) { // before any check: a closing source's lease may already be gone (G12)
             wireSessionId = frame.hasSessionId() ? frame.getSessionId() : Uuid.getDefaultInstance();
-            fail(stopped, stoppedDetail(stopped));
+            failing(stopped, stoppedDetail(stopped));
             return;
         }
         OpenCheck.Result checked = OpenCheck.check(frame, peer.cluster(), peer.self(), peer.membership().get(), peer.config(),
@@ -227,7 +227,7 @@ final class SourceCore {
         open = a;
         ErrorCause refusal = host.admit();
         if (refusal != null) {
-            fail(refusal, refusal == ErrorCause.SESSION_LIMIT
+            failing(refusal, refusal == ErrorCause.SESSION_LIMIT
                     ? "source serves sessionsPerSourceMax (" + peer.config().sessionsPerSourceMax() + ") sessions" : stoppedDetail(refusal));
             return;
         }
@@ -296,7 +296,7 @@ final class SourceCore {
             try {
                 pump.run().ifPresent(this::fail);
             } catch (RuntimeException e) { // a bug: the session ends with INTERNAL
-                fail(ErrorCause.INTERNAL, e.toString());
+                failing(ErrorCause.INTERNAL, e.toString());
             }
             if (pumping()) {
                 livenessIfDue();
@@ -359,13 +359,19 @@ final class SourceCore {
     }
 
     void fail(Refusal r) {
-        fail(r.cause(), r.detail());
+        failing(r.cause(), r.detail());
     }
 
     /** Sends {@code Error(cause)} and ends the stream; the session is closed (counted by cause). */
     List<Effect> fail(ErrorCause cause, String detail) {
+        failing(cause, detail);
+        return drain();
+    }
+
+    /** Within a step: as {@link #fail(ErrorCause, String)}, the effects joining the step's. */
+    private void failing(ErrorCause cause, String detail) {
         if (state instanceof SourceState.Closed) {
-            return drain();
+            return;
         }
         apply(new SourceState.Close(cause.name()));
         pump.stop();
@@ -374,18 +380,22 @@ final class SourceCore {
         emit(EncodedFrame.of(SourceFrame.newBuilder().setSessionId(wireSessionId == null ? Uuid.getDefaultInstance() : wireSessionId)
                 .setFrameNumber(nextFrame++).setError(Wire.error(cause, detail, peer.config().frameEncodedBytesMax())).build()));
         emit(new Effect.Complete());
-        return drain();
     }
 
     /** Ends the stream without an Error (the requester's Error or half-close, a cancel, a transport end). */
     List<Effect> closeQuietly(String reason) {
+        closing(reason);
+        return drain();
+    }
+
+    /** Within a step: as {@link #closeQuietly}, the effects joining the step's. */
+    void closing(String reason) {
         if (!(state instanceof SourceState.Closed)) {
             apply(new SourceState.Close(reason));
             pump.stop();
             host.removed();
             emit(new Effect.Complete());
         }
-        return drain();
     }
 
     List<Effect> drain() {

@@ -41,7 +41,7 @@ final class SourceInbound {
             case NEED_REPAIR -> onRegenerate(core, "need_repair", frame.getNeedRepair().hasViewId(),
                     frame.getNeedRepair().getViewId(), frame.getNeedRepair().getAppliedCursor());
             case ERROR -> {
-                core.closeQuietly("requester sent Error " + frame.getError().getCause());
+                core.closing("requester sent Error " + frame.getError().getCause());
                 yield Optional.empty();
             }
             case OPEN -> Optional.of(new Refusal(ErrorCause.MALFORMED_FRAME, "a second Open in one session"));

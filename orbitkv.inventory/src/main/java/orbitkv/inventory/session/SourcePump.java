@@ -109,6 +109,11 @@ final class SourcePump {
         deltas.clear();
     }
 
+    /** Nothing queued, no snapshot attempt in progress, nothing due at once. */
+    boolean idle() {
+        return pending == null && snap == null && deltas.isEmpty() && !busy;
+    }
+
     /** When the pump must look again without being woken, or {@code Long.MAX_VALUE}. */
     long dueNanos() {
         if (busy) {
