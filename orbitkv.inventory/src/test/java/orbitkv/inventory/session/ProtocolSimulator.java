@@ -693,6 +693,7 @@ final class ProtocolSimulator {
             long size = ownerOfSize.size();
             ownerOfSize.add(cur);
             cur.published(cur.inventory.put(KEY[slot >> 1], Medium.values()[slot & 1], size), slot, size);
+            appended();
         }
 
         void delete(int slot) {
@@ -700,6 +701,20 @@ final class ProtocolSimulator {
                 return;
             }
             cur.published(cur.inventory.delete(KEY[slot >> 1], Medium.values()[slot & 1]), slot, 0);
+            appended();
+        }
+
+        /**
+         * The journal ran its armed wake-ups (DELTA-14); they only mark their session, which is woken here in this
+         * node's session order: the journal keeps them in an identity map, whose order differs from run to run.
+         */
+        private void appended() {
+            for (SrcSession s : sessions) {
+                if (s.appendRaised) {
+                    s.appendRaised = false;
+                    s.wake();
+                }
+            }
         }
 
         /** The process ends: its streams break (the requester learns after a transport delay). */
@@ -871,7 +886,9 @@ final class ProtocolSimulator {
         final SrcInc inc;
         final Stream stream;
         final SourceCore core;
-        private final Runnable appendWake = this::wake;
+        private final Runnable appendWake = () -> appendRaised = true;
+        /** The journal's wake-up ran; the node wakes the session in a deterministic order. */
+        boolean appendRaised;
         private boolean pumpScheduled;
         private long timerAt = -1;
 
