@@ -105,6 +105,14 @@ public record SessionConfig(
                 DEFAULT_SNAPSHOT_RETRY_BACKOFF_MAX_MS, DEFAULT_REPLAY_INTERVALS_PER_READ, DEFAULT_COMMITTED_VIEWS_MAX);
     }
 
+    /** The ledger's count bound (issue 38: the simulator runs small windows so credit runs out often). */
+    public SessionConfig withWindowFramesMax(int v) {
+        return new SessionConfig(receiveWindowBytes, v, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
+                ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
+                reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
+                committedViewsMax);
+    }
+
     public SessionConfig withReceiveWindowBytes(long v) {
         return new SessionConfig(v, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
                 ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,

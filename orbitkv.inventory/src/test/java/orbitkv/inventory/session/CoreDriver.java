@@ -68,7 +68,7 @@ final class CoreDriver {
         }
     }
 
-    private static final class AdmitAll implements MembershipView {
+    static final class AdmitAll implements MembershipView {
         @Override
         public ClusterIdentity cluster() {
             return ClockedSessions.CLUSTER;

@@ -1,6 +1,5 @@
 package orbitkv.inventory.session;
 
-import com.google.protobuf.ByteString;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +9,6 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import orbitkv.inventory.CoalescedInterval;
 import orbitkv.inventory.CommitMarker;
 import orbitkv.inventory.CommitOutcome;
 import orbitkv.inventory.DeltaOutcome;
@@ -20,13 +18,7 @@ import orbitkv.inventory.ResetCause;
 import orbitkv.inventory.StageOutcome;
 import orbitkv.inventory.ViewReceiver;
 import orbitkv.inventory.codec.SourceFrameDecoder;
-import orbitkv.inventory.wire.Liveness;
-import orbitkv.inventory.wire.OpenAccepted;
-import orbitkv.inventory.wire.OpenMode;
-import orbitkv.inventory.wire.SnapshotBegin;
-import orbitkv.inventory.wire.SnapshotCommit;
 import orbitkv.inventory.wire.SourceFrame;
-import orbitkv.inventory.wire.Uuid;
 import orbitkv.inventory.InstalledCursor;
 import orbitkv.inventory.Interval;
 import orbitkv.inventory.InventoryConfig;
@@ -34,19 +26,17 @@ import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.Medium;
 import orbitkv.inventory.MutationResult;
 import orbitkv.inventory.Namespace;
-import orbitkv.inventory.ReadOutcome;
 import orbitkv.inventory.ResidenceRecord;
 import orbitkv.inventory.Scope;
 import orbitkv.inventory.ScopeDigest;
 import orbitkv.inventory.SessionConfig;
-import orbitkv.inventory.SnapshotScan;
 import orbitkv.inventory.StateKey;
 import orbitkv.inventory.TranscriptDigest;
-import orbitkv.inventory.codec.SourceFrameEncoder;
+import orbitkv.inventory.source.SourceInventory;
 import orbitkv.inventory.wire.ErrorCause;
-import orbitkv.inventory.wire.Open;
+import orbitkv.inventory.wire.Record;
+import orbitkv.inventory.wire.RecordOp;
 import orbitkv.inventory.wire.RequesterFrame;
-import orbitkv.inventory.wire.ResumePoint;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
@@ -57,26 +47,32 @@ import orbitkv.membership.NodeId;
 import orbitkv.membership.ProtocolClock;
 
 /**
- * A deterministic, single-threaded simulator of the InventorySession protocol on virtual time (issue 25).
+ * A deterministic, single-threaded simulator of the InventorySession protocol on virtual time (issue 25), driving the
+ * production session cores (issue 38).
  *
- * <p><b>Real code driven</b> (production classes, unchanged): the requester's sans-I/O {@link RequesterCore} (issue 38:
- * every receive check with {@link FrameCheck}, stream identity SES-6, the frame-number gap check, the
- * {@link RequesterState} machine, the ACK cadence and the receive deadline, its one timer driven in virtual time), fed
- * pages and deltas through the production {@code SourceFrameEncoder} and {@code SourceFrameDecoder} and control frames
- * as protobuf messages (every {@value #FULL_ENCODE_EVERY}th schedule serializes and parses them too);
- * {@link InventorySource} (the resident map, the bounded journal with trimming, the interval partitioner and
- * coalescer, the snapshot pager with S0/S1 and replay) on a virtual clock; {@link CreditLedger}; the
- * {@link SourceState} machine; {@link OpenCheck} on real protobuf {@link RequesterFrame}s; {@link TranscriptDigest}.
+ * <p><b>Real code driven</b> (production classes, unchanged): both sans-I/O session cores. The source end is
+ * {@link SourceCore} ({@link OpenCheck} on real protobuf {@link RequesterFrame}s, the receive checks, the
+ * {@link CreditLedger}, the {@link SourceState} machine, the snapshot and delta pump {@link SourcePump} with its
+ * {@link TranscriptDigest}, the coalescing window, the snapshot retry backoff and liveness, each on its own timer
+ * driven in virtual time) over the real {@link InventorySource} (resident map, bounded journal with trimming,
+ * partitioner and coalescer, snapshot pager with S0/S1 and replay, the journal's armed wake-up). The requester end is
+ * {@link RequesterCore} (every receive check with {@link FrameCheck}, stream identity SES-6, the frame-number gap
+ * check, the {@link RequesterState} machine, the ACK cadence and the receive deadline). Every source frame is the
+ * core's encoding (SourceFrameEncoder for pages and deltas, protobuf for control frames) decoded as the requester's
+ * transport does (SourceFrameDecoder, the generated parser); requester frames are serialized and parsed on every
+ * {@value #FULL_ENCODE_EVERY}th schedule. The seeded bugs are package-private hooks of the cores
+ * ({@link RequesterCore.Fault}, {@link SourceCore.Fault}) except the two receiver bugs of {@link SimReceiver}.
  *
- * <p><b>Model</b> (this file): the network (streams, delivery, faults), the requester's connect loop timing, the
- * source's session pump and liveness timer (the source core is not yet extracted from {@code SourceSession}), and
- * the requester's view receiver ({@link SimReceiver}: the GlobalIndex lives in {@code orbitkv.index}, which depends
- * on this module, so a slot map per view restates its staging, install and commit checks and serves as the oracle),
- * and membership propagation.
+ * <p><b>Model</b> (this file): the network (streams, delivery, loss, duplication, the byzantine page and commit
+ * edits), the shells' parts (admission and the session bound, committed views, the connect loop's timing, each
+ * core's one timer), the requester's view receiver ({@link SimReceiver}: the GlobalIndex lives in
+ * {@code orbitkv.index}, which depends on this module, so a slot map per view restates its staging, install and
+ * commit checks and serves as the oracle), and membership propagation. The old model of the source's pump is gone:
+ * the oracles (the resident map after every sequence, the committer of every view) are independent of the cores.
  *
  * <p>A run is a pure function of its seed (and bug and kept schedule steps): one {@link SplittableRandom}
- * drives the schedule and every choice, the clock is the event queue's, and ties break by insertion order.
- * The trace hash folds every dispatched event and every sent frame.
+ * drives the schedule and every choice (view ids and the snapshot retry jitter included), the clock is the event
+ * queue's, and ties break by insertion order. The trace hash folds every dispatched event and every sent frame.
  */
 final class ProtocolSimulator {
     static final ClusterIdentity CLUSTER = new ClusterIdentity("sim", new UUID(25, 25));
@@ -97,7 +93,7 @@ final class ProtocolSimulator {
     static final InventoryConfig INVENTORY = InventoryConfig.defaults().withJournalRecordsMax(12)
             .withFrameEncodedBytesMax(256).withPageRecordsMax(3).withInputRecordsMax(6).withWindow(1, 2);
     static final SessionConfig SESSION = SessionConfig.defaults().withFrameBytesMax(512, 4096).withReceiveWindowBytes(WINDOW_BYTES)
-            .withLivenessIntervalMs(LIVENESS_MS);
+            .withWindowFramesMax(WINDOW_FRAMES).withLivenessIntervalMs(LIVENESS_MS).withBackoffMs(2, 20, 5, 100);
 
     private static final Namespace[] NS = {Namespace.utf8("a"), Namespace.utf8("b")};
     private static final StateKey[] KEY = new StateKey[NAMESPACES * KEYS];
@@ -334,9 +330,6 @@ final class ProtocolSimulator {
         }
         long healAt = (last + 50) * MS;
         at(healAt, 2, this::heal);
-        for (SrcNode s : sources) {
-            at(LIVENESS_MS * MS, 3, s::liveness);
-        }
         long end = healAt + SETTLE_MS * MS;
         while (!queue.isEmpty() && queue.peek().at <= end && !settled) {
             Ev e = queue.poll();
@@ -443,7 +436,7 @@ final class ProtocolSimulator {
                 quiet &= s.cur != null && v != null && v.inc.equals(s.cur.id) && v.cursor == s.cur.head() && st != null
                         && slot.core != null && slot.core.state() instanceof RequesterState.Streaming
                         && slot.core.currentStream().equals(Optional.of(st.id)) && st.rx.queue.isEmpty() && ss != null
-                        && !ss.closed && ss.out.isEmpty() && ss.ledger.outstandingBytes() == 0;
+                        && !ss.closed() && ss.core.pump.idle() && ss.core.ledger().outstandingBytes() == 0;
             }
         }
         if (quiet) {
@@ -465,26 +458,20 @@ final class ProtocolSimulator {
         boolean forgeNext;
     }
 
-    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL, REGEN }
+    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL, REGEN, END }
 
-    /** A frame (or transport signal) in flight. */
+    /** A frame (or transport signal) in flight: a source frame as the production core encoded it, or a requester frame. */
     static final class Msg {
         final MKind kind;
         long frame;
-        UUID view;
         long a;
-        long b;
-        List<ResidenceRecord> records = List.of();
-        long pageCount;
-        long maxScanned;
-        long firstFrame;
-        long lastFrame;
-        ScopeDigest scopeDigest;
-        TranscriptDigest digest;
-        boolean resumed;
         long bytes;
-        RequesterFrame open;
-        String cause;
+        /** A source frame as the requester's transport hands it to its core (decoded once, when sent). */
+        Inbound<SourceFrame> inbound;
+        /** A requester frame as its core handed it out. */
+        RequesterFrame req;
+        /** A source frame's encoded bytes. */
+        byte[] raw;
         /** Counted in the requester's unconsumed credit (its first arrival; copies are set false by copy()). */
         boolean counted;
 
@@ -499,83 +486,64 @@ final class ProtocolSimulator {
         Msg copy() {
             Msg m = new Msg(kind);
             m.frame = frame;
-            m.view = view;
             m.a = a;
-            m.b = b;
-            m.records = records;
-            m.pageCount = pageCount;
-            m.maxScanned = maxScanned;
-            m.firstFrame = firstFrame;
-            m.lastFrame = lastFrame;
-            m.scopeDigest = scopeDigest;
-            m.digest = digest;
-            m.resumed = resumed;
             m.bytes = bytes;
-            m.open = open;
-            m.cause = cause;
+            m.inbound = inbound;
+            m.req = req;
+            m.raw = raw;
             return m;
         }
 
         /** A requester frame as the core handed it out. */
         static Msg from(RequesterFrame f) {
-            return switch (f.getBodyCase()) {
-                case OPEN -> {
-                    Msg m = new Msg(MKind.OPEN);
-                    m.open = f;
-                    yield m;
-                }
-                case ACK -> {
-                    Msg m = new Msg(MKind.ACK);
-                    m.a = f.getAck().getConsumedThroughFrame();
-                    yield m;
-                }
-                case RESUME_FROM, NEED_REPAIR -> {
-                    Msg m = new Msg(MKind.REGEN);
-                    boolean resume = f.hasResumeFrom();
-                    m.view = Wire.uuid(resume ? f.getResumeFrom().getViewId() : f.getNeedRepair().getViewId());
-                    m.a = resume ? f.getResumeFrom().getAppliedCursor() : f.getNeedRepair().getAppliedCursor();
-                    yield m;
-                }
+            Msg m = new Msg(switch (f.getBodyCase()) {
+                case OPEN -> MKind.OPEN;
+                case ACK -> MKind.ACK;
+                case RESUME_FROM, NEED_REPAIR -> MKind.REGEN;
                 default -> throw new IllegalStateException("the simulated requester sends " + f.getBodyCase());
-            };
+            });
+            m.req = f;
+            m.a = f.hasAck() ? f.getAck().getConsumedThroughFrame() : 0;
+            return m;
         }
 
         /**
-         * This source frame as the requester's transport hands it to the core: pages and deltas through the production
-         * encoder and decoder (SourceFrameEncoder, SourceFrameDecoder), control frames as protobuf messages, on a
-         * sample of schedules ({@code full}) serialized and parsed as well.
+         * A source frame as the production {@link SourceCore} encoded it (pages and deltas through SourceFrameEncoder,
+         * control frames through protobuf), decoded as the requester's transport does: {@code SourceFrameDecoder} for
+         * pages and deltas, the generated parser for the rest (issue 38 item 3: the real codec on every frame).
          */
-        Inbound<SourceFrame> toInbound(UUID stream, boolean full) {
-            Uuid session = Wire.uuid(stream);
-            SourceFrame.Builder f0 = SourceFrame.newBuilder().setSessionId(session).setFrameNumber(frame);
-            switch (kind) {
-                case PAGE -> {
-                    return decode(SourceFrameEncoder.page(stream, view, a, records).number(frame).toByteArray());
-                }
-                case DELTA -> {
-                    return decode(SourceFrameEncoder.delta(stream, new Interval(a, b), records).number(frame).toByteArray());
-                }
-                case OPEN_ACCEPTED -> f0.setAccepted(OpenAccepted.newBuilder().setMode(resumed ? OpenMode.OPEN_MODE_RESUMED
-                        : OpenMode.OPEN_MODE_BOOTSTRAP).setWindowBytes(WINDOW_BYTES));
-                case BEGIN -> f0.setSnapshotBegin(SnapshotBegin.newBuilder().setViewId(Wire.uuid(view)).setS0(a)
-                        .setScopeDigest(ByteString.copyFrom(scopeDigest.bytes())));
-                case COMMIT -> f0.setSnapshotCommit(SnapshotCommit.newBuilder().setViewId(Wire.uuid(view)).setS1(a)
-                        .setPageCount(pageCount).setFirstFrame(firstFrame).setLastFrame(lastFrame).setMaxScannedSequence(maxScanned)
-                        .setTranscriptDigest(ByteString.copyFrom(digest.bytes())));
-                case LIVENESS -> f0.setLiveness(Liveness.newBuilder().setSourceHead(a));
-                case ERROR -> f0.setError(Wire.error(ErrorCause.valueOf(cause), ""));
-                default -> throw new IllegalStateException("a requester receives " + kind);
-            }
-            SourceFrame f = f0.build();
-            if (!full) {
-                return new Inbound.Parsed<>(f, f.getSerializedSize());
-            }
-            byte[] bytes = f.toByteArray();
-            try {
-                return new Inbound.Parsed<>(SourceFrame.parseFrom(bytes), bytes.length);
-            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-                return new Inbound.Unparseable<>(e.getMessage());
-            }
+        static Msg fromSource(byte[] bytes, SourceFrame.BodyCase body) {
+            Msg m = new Msg(switch (body) {
+                case ACCEPTED -> MKind.OPEN_ACCEPTED;
+                case SNAPSHOT_BEGIN -> MKind.BEGIN;
+                case SNAPSHOT_PAGE -> MKind.PAGE;
+                case DELTA -> MKind.DELTA;
+                case SNAPSHOT_COMMIT -> MKind.COMMIT;
+                case LIVENESS -> MKind.LIVENESS;
+                case ERROR -> MKind.ERROR;
+                default -> throw new IllegalStateException("a source sends " + body);
+            });
+            m.bytes = bytes.length;
+            m.raw = bytes;
+            m.inbound = decode(bytes);
+            m.frame = switch (m.inbound) {
+                case Inbound.Read r -> r.frame().header().getFrameNumber();
+                case Inbound.Parsed<SourceFrame> p -> p.message().getFrameNumber();
+                default -> throw new IllegalStateException("the source encoded an undecodable " + body + " frame: " + m.inbound);
+            };
+            return m;
+        }
+
+        /** The generated form of this source frame (for byzantine edits and error oracles). */
+        SourceFrame message() {
+            return switch (inbound) {
+                case Inbound.Parsed<SourceFrame> p -> p.message();
+                default -> throw new IllegalStateException("not a control frame: " + kind);
+            };
+        }
+
+        Inbound<SourceFrame> toInbound() {
+            return inbound;
         }
 
         private static Inbound<SourceFrame> decode(byte[] bytes) {
@@ -617,7 +585,7 @@ final class ProtocolSimulator {
             fold(m.kind.ordinal() * 31L + m.frame);
             if (verbose) {
                 log("s" + src.index + "->r" + req.index + " " + id.toString().substring(0, 8) + " #" + m.frame + " " + m.kind + " "
-                        + m.a + ".." + m.b + " " + (m.view == null ? "" : m.view.toString().substring(0, 8)) + " " + m.records);
+                        + m.bytes + "B" + (m.kind == MKind.PAGE || m.kind == MKind.DELTA ? "" : " " + m.message().toString().replace('\n', ' ')));
             }
             if (!transit(m)) {
                 return;
@@ -631,6 +599,16 @@ final class ProtocolSimulator {
             }
         }
 
+        /** The source half-closed: the requester's transport sees the end after every frame sent before it. */
+        void endToRequester() {
+            if (link.partitioned) {
+                return; // the requester learns from silence or a later break
+            }
+            long t = Math.max(now + delay(), lastToReq);
+            lastToReq = t;
+            at(t, 18, () -> req.ended(this));
+        }
+
         void toSource(Msg m) {
             fold(m.kind.ordinal() * 37L + m.a);
             if (m.kind != MKind.CANCEL && !transit(m)) {
@@ -638,7 +616,7 @@ final class ProtocolSimulator {
                 // both ends learn it (a lost ACK would otherwise strand the source's credit while liveness flows).
                 at(now + delay() + 20 * MS, 17, () -> {
                     if (session != null) {
-                        session.close("connection lost");
+                        session.close("connection lost", false);
                     }
                     req.broken(this);
                 });
@@ -695,6 +673,8 @@ final class ProtocolSimulator {
         SrcInc cur;
         boolean suspended;
         final ArrayList<SrcSession> sessions = new ArrayList<>();
+        /** Shared by this node's sessions, as a SessionServer's sessions share theirs. */
+        final SourceCounters counters = new SourceCounters();
 
         SrcNode(int index) {
             this.index = index;
@@ -713,7 +693,7 @@ final class ProtocolSimulator {
             long size = ownerOfSize.size();
             ownerOfSize.add(cur);
             cur.published(cur.inventory.put(KEY[slot >> 1], Medium.values()[slot & 1], size), slot, size);
-            wakeSessions();
+            appended();
         }
 
         void delete(int slot) {
@@ -721,19 +701,26 @@ final class ProtocolSimulator {
                 return;
             }
             cur.published(cur.inventory.delete(KEY[slot >> 1], Medium.values()[slot & 1]), slot, 0);
-            wakeSessions();
+            appended();
         }
 
-        private void wakeSessions() {
+        /**
+         * The journal ran its armed wake-ups (DELTA-14); they only mark their session, which is woken here in this
+         * node's session order: the journal keeps them in an identity map, whose order differs from run to run.
+         */
+        private void appended() {
             for (SrcSession s : sessions) {
-                s.wake(INVENTORY.coalescingWindowMs() * MS);
+                if (s.appendRaised) {
+                    s.appendRaised = false;
+                    s.wake();
+                }
             }
         }
 
         /** The process ends: its streams break (the requester learns after a transport delay). */
         void leave() {
             for (SrcSession s : List.copyOf(sessions)) {
-                s.close("process ended");
+                s.close("process ended", false);
                 Stream st = s.stream;
                 at(now + delay() + 20 * MS, 9, () -> st.req.broken(st));
             }
@@ -767,87 +754,31 @@ final class ProtocolSimulator {
             return new SimView(!suspended);
         }
 
+        /** A requester frame reaches the source's transport: the stream's production core takes it. */
         void receive(Stream st, Msg m) {
+            SrcSession s = st.session;
             switch (m.kind) {
-                case OPEN -> onOpen(st, m);
-                case ACK -> {
-                    if (st.session != null && !st.session.closed) {
-                        st.session.onAck(m.a);
+                case OPEN -> {
+                    if (cur == null) {
+                        at(now + delay(), 11, () -> st.req.broken(st)); // connection refused
+                        return;
                     }
+                    s = new SrcSession(this, cur, st);
+                    st.session = s;
+                    s.receive(m);
                 }
                 case CANCEL -> {
-                    if (st.session != null) {
-                        st.session.close("cancelled");
+                    if (s != null) {
+                        s.close("cancelled", false);
                     }
                 }
-                case REGEN -> {
-                    if (st.session != null && !st.session.closed) {
-                        st.session.onRegenerate(m.view, m.a);
+                case ACK, REGEN -> {
+                    if (s != null && !s.closed()) {
+                        s.receive(m);
                     }
                 }
                 default -> throw new IllegalStateException("a source receives " + m.kind);
             }
-        }
-
-        private void onOpen(Stream st, Msg m) {
-            if (cur == null) {
-                at(now + delay(), 11, () -> st.req.broken(st)); // connection refused
-                return;
-            }
-            OpenCheck.Result checked = OpenCheck.check(m.open, CLUSTER, cur.id, view(), SESSION);
-            Scope scope;
-            Optional<InstalledCursor> resume;
-            long window;
-            switch (checked) {
-                case OpenCheck.Refused r when bug(SimBug.ACCEPT_STALE_INCARNATION)
-                        && r.refusal().cause() == ErrorCause.STALE_SOURCE_INCARNATION -> {
-                    scope = ((OpenCheck.ScopeResult.Valid) OpenCheck.scope(m.open.getOpen())).scope();
-                    resume = Optional.empty();
-                    window = WINDOW_BYTES;
-                }
-                case OpenCheck.Refused r -> {
-                    Msg e = new Msg(MKind.ERROR);
-                    e.frame = 1;
-                    e.cause = r.refusal().cause().name();
-                    st.toRequester(e);
-                    return;
-                }
-                case OpenCheck.Accepted a -> {
-                    scope = a.scope();
-                    resume = a.resume();
-                    window = a.windowBytes();
-                }
-            }
-            for (SrcSession old : List.copyOf(sessions)) { // SES-6: a new Open of this requester replaces its stream
-                if (old.stream.req == st.req) {
-                    old.close("replaced");
-                }
-            }
-            if (sessions.size() >= SESSIONS_PER_SOURCE_MAX) {
-                throw new Violation("bounded", "sessions per source above " + SESSIONS_PER_SOURCE_MAX);
-            }
-            SrcSession s = new SrcSession(this, cur, st, scope, window);
-            st.session = s;
-            sessions.add(s);
-            Optional<SourceState.Position> resumed = resume.filter(c -> cur.committedViews.contains(c.viewId())
-                    && c.watermark() <= cur.head() && c.watermark() >= cur.inventory.oldestRetainedSequence() - 1)
-                    .map(c -> new SourceState.Position(c.viewId(), c.watermark()));
-            s.state = SourceState.next(s.state, new SourceState.Accepted(resumed));
-            Msg acc = new Msg(MKind.OPEN_ACCEPTED);
-            acc.resumed = resumed.isPresent();
-            s.out.add(acc);
-            s.wake(0);
-        }
-
-        void liveness() {
-            for (SrcSession s : sessions) {
-                if (now - s.lastSendAt >= LIVENESS_MS * MS && s.ledger.lastSentFrame() > 0) {
-                    Msg l = new Msg(MKind.LIVENESS);
-                    l.a = s.inc.head();
-                    s.send(l);
-                }
-            }
-            at(now + LIVENESS_MS * MS, 3, this::liveness);
         }
     }
 
@@ -945,241 +876,178 @@ final class ProtocolSimulator {
         }
     }
 
-    /** The source end of one stream: real state machine, real ledger, real snapshot scan; the pump is model. */
-    final class SrcSession {
+    /**
+     * The source end of one stream: the production {@link SourceCore} (issue 38: the Open check, the receive checks,
+     * the credit ledger, the snapshot and delta pump, liveness, close-with-error) on the real inventory; this class
+     * is only its host (admission, committed views), its transport and its one timer.
+     */
+    final class SrcSession implements SourceCore.Host {
         final SrcNode node;
         final SrcInc inc;
         final Stream stream;
-        final Scope scope;
-        final ScopeDigest digest;
-        final CreditLedger ledger;
-        SourceState state = new SourceState.Opening();
-        final ArrayDeque<Msg> out = new ArrayDeque<>();
-        long nextFrame = 1;
-        long lastSendAt;
-        long lastDataFrame;
-        boolean closed;
-        boolean wakeScheduled;
-        // the snapshot attempt
-        SnapshotScan scan;
-        TranscriptDigest.Builder transcript;
-        UUID view;
-        long s1 = -1;
-        long pageCount;
-        long maxScanned;
-        long firstFrame;
+        final SourceCore core;
+        private final Runnable appendWake = () -> appendRaised = true;
+        /** The journal's wake-up ran; the node wakes the session in a deterministic order. */
+        boolean appendRaised;
+        private boolean pumpScheduled;
+        private long timerAt = -1;
 
-        SrcSession(SrcNode node, SrcInc inc, Stream stream, Scope scope, long windowBytes) {
+        SrcSession(SrcNode node, SrcInc inc, Stream stream) {
             this.node = node;
             this.inc = inc;
             this.stream = stream;
-            this.scope = scope;
-            this.digest = scope.digest();
-            this.ledger = new CreditLedger(windowBytes, WINDOW_FRAMES, clock);
+            this.core = new SourceCore(new SourceCore.Peer(CLUSTER, inc.id, SESSION, (SourceInventory) inc.inventory,
+                    node.counters, node::view, Optional.empty(), ProtocolSimulator.this::uuid, rng), this);
+            core.fault = bug.sourceFault;
         }
 
-        void wake(long afterNanos) {
-            if (!wakeScheduled && !closed) {
-                wakeScheduled = true;
-                at(now + afterNanos, 12, this::pump);
+        boolean closed() {
+            return core.state() instanceof SourceState.Closed;
+        }
+
+        @Override
+        public ErrorCause stoppedCause() {
+            return null;
+        }
+
+        /** SES-6: a new Open of this requester replaces its stream (SessionServer.admit); the bound is an oracle. */
+        @Override
+        public ErrorCause admit() {
+            for (SrcSession old : List.copyOf(node.sessions)) {
+                if (old.core.requester().equals(core.requester())) {
+                    old.perform(old.core.fail(ErrorCause.SESSION_MISMATCH, "replaced by a newer session of the same requester"));
+                }
+            }
+            if (node.sessions.size() >= SESSIONS_PER_SOURCE_MAX) {
+                throw violation("bounded", "sessions per source above " + SESSIONS_PER_SOURCE_MAX);
+            }
+            node.sessions.add(this);
+            return null;
+        }
+
+        @Override
+        public void removed() {
+            node.sessions.remove(this);
+        }
+
+        @Override
+        public boolean isCommittedView(UUID viewId) {
+            return inc.committedViews.contains(viewId);
+        }
+
+        @Override
+        public void committed(UUID viewId) {
+            inc.committedViews.addLast(viewId);
+            committerOf.put(viewId, inc);
+            if (inc.committedViews.size() > COMMITTED_VIEWS_MAX) {
+                inc.committedViews.removeFirst();
             }
         }
 
-        void close(String reason) {
-            if (!closed) {
-                closed = true;
-                state = SourceState.next(state, new SourceState.Close(reason));
-                node.sessions.remove(this);
+        @Override
+        public Runnable appendWake() {
+            return appendWake;
+        }
+
+        /** The shell's wake signal: the pump runs as the next event. */
+        void wake() {
+            if (!pumpScheduled && !closed()) {
+                pumpScheduled = true;
+                at(now, 12, () -> {
+                    pumpScheduled = false;
+                    perform(core.pump(now));
+                });
             }
         }
 
-        /** DELTA-8, DELTA-9, DELTA-10: regenerate from the requester's applied cursor, as the production pump does. */
-        void onRegenerate(UUID view, long applied) {
-            if (!(state instanceof SourceState.Streaming s)) {
-                return; // bootstrapping: the request named a position the commit replaces (SNAP-8)
+        void receive(Msg m) {
+            RequesterFrame f = m.req;
+            if (full) { // a sample of schedules serializes and parses requester frames too
+                try {
+                    f = RequesterFrame.parseFrom(f.toByteArray());
+                } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                    throw new IllegalStateException(e);
+                }
             }
-            if (view.equals(s.at().view()) && applied > s.at().cursor()) {
-                throw new Violation("ordered", "requester applied " + applied + " beyond the cursor sent " + s.at().cursor());
-            }
-            state = SourceState.next(state, SourceState.onRegenerationRequest(s, new InstalledCursor(view, applied),
-                    inc.inventory.oldestRetainedSequence()));
-            out.removeIf(m -> m.kind == MKind.DELTA); // produced for the old position
-            wake(0);
+            perform(core.onFrame(now, new Inbound.Parsed<>(f, f.getSerializedSize())));
         }
 
-        void onAck(long consumed) {
-            switch (ledger.ack(consumed)) {
-                case CreditLedger.AckOutcome.Future f -> throw new Violation("credit", "ACK of frame " + consumed
-                        + " above the last sent " + f.lastSentFrame());
-                case CreditLedger.AckOutcome.Returned r -> wake(0);
-                case CreditLedger.AckOutcome.Duplicate d -> { }
+        /** The stream ended under the source (a cancel, a lost connection, the process): nothing more is said on it. */
+        void close(String reason, boolean tell) {
+            List<SourceCore.Effect> effects = core.closeQuietly(reason);
+            if (tell) {
+                perform(effects);
             }
         }
 
-        /** Sends queued frames while credit allows; refills the queue from the snapshot or the journal. */
-        void pump() {
-            wakeScheduled = false;
-            for (int i = 0; i < 64 && !closed; i++) {
-                for (int j = 0; out.isEmpty(); j++) {
-                    if (j > 8 || !produce()) {
-                        return;
+        /** Carries out the core's effects: frames to the requester (through the byzantine link faults), the end, wake-ups. */
+        void perform(List<SourceCore.Effect> effects) {
+            for (SourceCore.Effect e : effects) {
+                switch (e) {
+                    case SourceCore.Effect.Send s -> send(Msg.fromSource(s.frame().toByteArray(), s.frame().body()));
+                    case SourceCore.Effect.Complete c -> stream.endToRequester();
+                    case SourceCore.Effect.Wake w -> wake();
+                    case SourceCore.Effect.Reached r -> { }
+                }
+            }
+            long d = core.deadlineNanos();
+            if (d != Long.MAX_VALUE && d != timerAt && !closed()) {
+                timerAt = d;
+                at(d, 3, () -> {
+                    if (timerAt == d) {
+                        timerAt = -1;
+                        perform(core.pump(now));
                     }
-                }
-                Msg m = out.peekFirst();
-                if (m.data() && ledger.full(m.bytes)) {
-                    return; // credit starvation: the next ACK wakes the pump
-                }
-                send(out.pollFirst());
+                });
             }
-            wake(0);
         }
 
-        void send(Msg m) {
-            m.frame = nextFrame++;
-            lastSendAt = now;
-            if (m.data()) {
-                ledger.charge(m.frame, m.bytes, now);
-            } else {
-                ledger.noteSent(m.frame);
+        private void send(Msg m) {
+            if (m.kind == MKind.ERROR) {
+                errorOracle(m.message().getError().getCause(), m.message().getError().getDetail());
             }
             Link link = stream.link;
-            switch (m.kind) {
-                case BEGIN -> {
-                    firstFrame = m.frame;
-                    m.scopeDigest = digest;
-                    transcript = TranscriptDigest.builder().begin(m.frame, m.view, digest, m.a);
-                }
-                case PAGE -> {
-                    transcript.page(m.frame, m.a, m.records);
-                    if (link.corruptNext && !m.records.isEmpty()) { // a byzantine frame: one staged record altered
-                        link.corruptNext = false;
-                        m = m.copy();
-                        List<ResidenceRecord> rs = new ArrayList<>(m.records);
-                        ResidenceRecord r0 = rs.getFirst();
-                        rs.set(0, ResidenceRecord.put(r0.key(), r0.medium(), r0.sequence(), r0.sizeBytes() + 1_000_000));
-                        m.records = rs;
-                    }
-                }
-                case DELTA -> {
-                    if (state instanceof SourceState.Bootstrapping) {
-                        transcript.replay(m.frame, new Interval(m.a, m.b), m.records);
-                    }
-                }
-                case COMMIT -> {
-                    m.digest = transcript.finish();
-                    m.firstFrame = firstFrame;
-                    m.lastFrame = lastDataFrame;
-                    state = SourceState.next(state, new SourceState.Committed(new SourceState.Position(view, s1)));
-                    inc.committedViews.addLast(view);
-                    committerOf.put(view, inc);
-                    if (inc.committedViews.size() > COMMITTED_VIEWS_MAX) {
-                        inc.committedViews.removeFirst();
-                    }
-                    scan = null;
-                    if (link.forgeNext) { // a byzantine marker: S1 claims more than was replayed
-                        link.forgeNext = false;
-                        m.a = m.a + 1 + rng.nextInt(3);
-                    }
-                }
-                default -> { }
-            }
-            if (m.data()) {
-                lastDataFrame = m.frame;
+            if (link.corruptNext && m.kind == MKind.PAGE) {
+                m = corrupted(m, link);
+            } else if (link.forgeNext && m.kind == MKind.COMMIT) { // a byzantine marker: S1 claims more than was replayed
+                link.forgeNext = false;
+                SourceFrame f = m.message();
+                m = refrom(f.toBuilder().setSnapshotCommit(f.getSnapshotCommit().toBuilder()
+                        .setS1(f.getSnapshotCommit().getS1() + 1 + rng.nextInt(3))).build());
             }
             stream.toRequester(m);
         }
 
-        /** Queues the next frames; false when there is nothing to send now. */
-        private boolean produce() {
-            switch (state) {
-                case SourceState.Bootstrapping b -> {
-                    if (scan == null) {
-                        view = uuid();
-                        scan = inc.inventory.openSnapshot(scope);
-                        s1 = -1;
-                        maxScanned = 0;
-                        Msg m = new Msg(MKind.BEGIN);
-                        m.view = view;
-                        m.a = scan.s0();
-                        m.bytes = 64;
-                        out.add(m);
-                        return true;
-                    }
-                    if (s1 < 0) {
-                        switch (scan.nextPage()) {
-                            case SnapshotScan.ScanStep.Page p -> {
-                                Msg m = new Msg(MKind.PAGE);
-                                m.view = view;
-                                m.a = p.ordinal();
-                                m.records = p.records();
-                                m.bytes = SourceFrameEncoder.page(stream.id, view, p.ordinal(), p.records()).encodedBytes();
-                                out.add(m);
-                            }
-                            case SnapshotScan.ScanStep.ScanEnd e -> {
-                                s1 = e.s1();
-                                pageCount = e.pageCount();
-                                maxScanned = e.maxScannedSequence();
-                            }
-                            case SnapshotScan.ScanStep.Aborted a -> scan = null;
-                        }
-                        return true;
-                    }
-                    switch (scan.nextReplay(2)) {
-                        case SnapshotScan.ReplayStep.Replay r -> {
-                            for (CoalescedInterval ci : r.intervals()) {
-                                out.add(delta(ci));
-                            }
-                            if (r.complete()) {
-                                Msg c = new Msg(MKind.COMMIT);
-                                c.view = view;
-                                c.a = s1;
-                                c.pageCount = pageCount;
-                                c.maxScanned = maxScanned;
-                                c.bytes = 64;
-                                out.add(c);
-                            }
-                        }
-                        case SnapshotScan.ReplayStep.Aborted a -> scan = null; // SNAP-4: a new attempt from a new S0
-                    }
-                    return true;
-                }
-                case SourceState.Streaming s -> {
-                    long cursor = s.at().cursor();
-                    if (cursor >= inc.head()) {
-                        return false;
-                    }
-                    switch (inc.inventory.read(cursor, scope, 2)) {
-                        case ReadOutcome.Intervals iv -> {
-                            for (CoalescedInterval ci : iv.intervals()) {
-                                Msg m = delta(ci);
-                                m.view = s.at().view();
-                                out.add(m);
-                                state = SourceState.next(state, new SourceState.Advanced(ci.interval()));
-                            }
-                        }
-                        case ReadOutcome.Trimmed t -> state = SourceState.next(state, new SourceState.Rebootstrap());
-                        case ReadOutcome.BeyondHead h -> throw new Violation("ordered", "cursor " + cursor + " beyond head");
-                        case ReadOutcome.RecordTooLarge x -> throw new Violation("bounded", "record too large " + x);
-                    }
-                    return true;
-                }
-                default -> {
-                    return false;
-                }
+        /** A byzantine page: one staged put's size altered after the transcript took it (a later page if this one has none). */
+        private Msg corrupted(Msg m, Link link) {
+            SourceFrame f;
+            try {
+                f = SourceFrame.parseFrom(m.raw);
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new IllegalStateException(e);
             }
+            if (f.getSnapshotPage().getRecordsCount() == 0 || f.getSnapshotPage().getRecords(0).getOp() != RecordOp.RECORD_OP_PUT) {
+                return m;
+            }
+            link.corruptNext = false;
+            Record r0 = f.getSnapshotPage().getRecords(0);
+            return refrom(f.toBuilder().setSnapshotPage(f.getSnapshotPage().toBuilder()
+                    .setRecords(0, r0.toBuilder().setSizeBytes(r0.getSizeBytes() + 1_000_000))).build());
         }
 
-        private Msg delta(CoalescedInterval ci) {
-            Msg m = new Msg(MKind.DELTA);
-            m.view = view;
-            m.a = ci.interval().from();
-            m.b = ci.interval().to();
-            m.records = ci.records();
-            if (bug(SimBug.DROP_DELETE_IN_COALESCING)) {
-                m.records = ci.records().stream().filter(r -> !r.isDelete()).toList();
+        private static Msg refrom(SourceFrame f) {
+            return Msg.fromSource(f.toByteArray(), f.getBodyCase());
+        }
+
+        /** A correct requester never makes the source refuse it with these causes: each is a violation. */
+        private void errorOracle(ErrorCause cause, String detail) {
+            switch (cause) {
+                case INTERNAL -> throw violation("invariant", "source: " + detail);
+                case FUTURE_ACK -> throw violation("credit", "source: " + detail);
+                case MALFORMED_FRAME -> throw violation("ordered", "source: " + detail);
+                case FRAME_TOO_LARGE -> throw violation("bounded", "source: " + detail);
+                default -> { }
             }
-            m.bytes = SourceFrameEncoder.deltaFrameEncodedBytes(ci.interval(), m.records);
-            return m;
         }
     }
 
@@ -1321,6 +1189,11 @@ final class ProtocolSimulator {
             });
         }
 
+        /** The source half-closed the stream: the end reaches the core after every message that arrived before it. */
+        void ended(Stream st) {
+            receive(st, new Msg(MKind.END));
+        }
+
         /** The transport reports the stream broken (the source's process ended, a connection refused). */
         void broken(Stream st) {
             Slot slot = slots[st.src.index];
@@ -1376,7 +1249,12 @@ final class ProtocolSimulator {
                 rx.bufferedBytes -= m.bytes;
                 rx.bufferedFrames--;
             }
-            List<RequesterCore.Effect> effects = rx.core.onFrame(rx.stream.id, now, m.toInbound(rx.stream.id, full));
+            if (m.kind == MKind.END) {
+                perform(slot, rx.core, rx.core.onStreamEnd(rx.stream.id, Optional.empty()));
+                scheduleApply(slot, rx);
+                return;
+            }
+            List<RequesterCore.Effect> effects = rx.core.onFrame(rx.stream.id, now, m.toInbound());
             creditFollowsApplication(m, effects);
             perform(slot, rx.core, effects);
             scheduleApply(slot, rx);

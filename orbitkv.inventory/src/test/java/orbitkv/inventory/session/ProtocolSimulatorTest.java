@@ -31,7 +31,7 @@ class ProtocolSimulatorTest {
     static final int DETECTION_SEEDS_MAX = 100_000;
 
     @Test
-    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @Timeout(value = 600, unit = TimeUnit.SECONDS) // a hang guard only: throughput is reported, never asserted on wall time
     @DisplayName("SES-3 SES-6 SES-11 SES-13 SNAP-5 SNAP-7 DELTA-7: 20,000 simulated schedules hold every oracle")
     void defaultSchedulesHoldEveryOracle() {
         long t0 = System.nanoTime(); // reports throughput only; nothing is decided on wall time
@@ -69,7 +69,7 @@ class ProtocolSimulatorTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = SimBug.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
-    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @Timeout(value = 600, unit = TimeUnit.SECONDS) // a hang guard only: throughput is reported, never asserted on wall time
     @DisplayName("Each seeded bug is found within 100,000 seeds and its failing schedule shrinks and replays")
     void seededBugIsFound(SimBug bug) {
         for (long seed = 1; seed <= DETECTION_SEEDS_MAX; seed++) {

@@ -1,7 +1,5 @@
 package orbitkv.inventory.session;
 
-import static orbitkv.inventory.session.ClockedSessions.await;
-import static orbitkv.inventory.session.ClockedSessions.awaitArmed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -14,21 +12,17 @@ import orbitkv.inventory.Medium;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.SecondsHistogram;
 import orbitkv.inventory.SessionConfig;
-import orbitkv.inventory.SourceSessionStatus;
 import orbitkv.inventory.StateKey;
-import orbitkv.inventory.SubscriptionStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The session timers follow injected time (issue 25 item 1): each end runs on a {@link orbitkv.testing.ManualClock},
- * and each timer's effect happens exactly when virtual time passes its due time, not a nanosecond earlier, however
- * much real time goes by. Before the ProtocolClock these timers read {@code System.nanoTime()} and the ACK timer
- * had its own thread, so none of these assertions could be made at an exact instant. The requester's timers live in
- * the sans-I/O {@link RequesterCore} (issue 38) and are driven here without threads, so they are exact and deterministic.
+ * The session timers follow injected time (issue 25 item 1): each timer's effect happens exactly when virtual time
+ * passes its due time, not a nanosecond earlier. Both ends' timers live in the sans-I/O cores ({@link RequesterCore},
+ * {@link SourceCore}, issue 38) and are driven here without threads ({@link CoreDriver}, {@link CorePair}), so every
+ * assertion is exact and deterministic however loaded the machine is (issue 38 acceptance: no thread races).
  */
 @Tag("unit")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -36,30 +30,23 @@ class SessionClockTest {
     private static final long MS = 1_000_000L;
     /** Long enough that liveness never fires in the tests that do not advance past it. */
     private static final SessionConfig QUIET = SessionConfig.defaults().withLivenessIntervalMs(60_000).withBackoffMs(2, 20, 2, 20);
-    private ClockedSessions pair;
-
-    @AfterEach
-    void close() throws InterruptedException {
-        if (pair != null) {
-            pair.close();
-        }
-    }
 
     @Test
-    @DisplayName("issue 25 PUB-4 the coalescing window reads when virtual time passes the window, exactly: its intentional wait is the window")
-    void coalescingWindowFiresWhenVirtualTimePassesIt() throws Exception {
-        pair = new ClockedSessions(InventoryConfig.defaults().withWindow(50, 200), QUIET, true);
-        awaitStreaming();
+    @DisplayName("issue 25 issue 38 PUB-4 the source core's coalescing window reads when virtual time passes the window, exactly: its intentional wait is the window")
+    void coalescingWindowFiresWhenVirtualTimePassesIt() {
+        CorePair pair = streamingPair(InventoryConfig.defaults().withWindow(50, 200), QUIET);
+        long t = pair.now;
         pair.source.put(key(1), Medium.DRAM, 10);
-        awaitArmed("the pump's coalescing window", pair.sourceTime, 50 * MS);
+        pair.settle();
+        assertThat(pair.sourceCore.deadlineNanos()).as("the pump's coalescing window armed").isEqualTo(t + 50 * MS);
         assertThat(pair.receiver.deltas.get()).as("nothing read while the window is open").isZero();
 
-        pair.sourceTime.advance(50 * MS - 1);
-        assertThat(pair.sourceTime.pendingDelaysNanos()).as("the window's wake-up still armed, 1 ns short").contains(1L);
+        pair.advanceTo(t + 50 * MS - 1);
+        assertThat(pair.sourceCore.deadlineNanos()).as("the window still armed, 1 ns short").isEqualTo(t + 50 * MS);
         assertThat(pair.receiver.deltas.get()).as("1 ns before the window closes").isZero();
 
-        pair.sourceTime.advance(1);
-        await("the delta read and applied once the window closed", () -> pair.receiver.deltas.get() == 1);
+        pair.advanceTo(t + 50 * MS);
+        assertThat(pair.receiver.deltas.get()).as("the delta read and applied once the window closed").isEqualTo(1);
         SecondsHistogram waits = pair.source.intentionalWaitSeconds();
         assertThat(Arrays.stream(waits.counts()).sum()).as("one window opened and read").isEqualTo(1);
         assertThat(waits.sumSeconds()).as("the wait is the window in virtual time, not a real-time approximation")
@@ -111,31 +98,32 @@ class SessionClockTest {
     }
 
     @Test
-    @DisplayName("issue 25 DELTA-13 the source sends liveness when its virtual clock passes the liveness interval, not before")
-    void sourceLivenessFollowsVirtualTime() throws Exception {
+    @DisplayName("issue 25 issue 38 DELTA-13 the source core sends liveness when virtual time passes the liveness interval, not before")
+    void sourceLivenessFollowsVirtualTime() {
         SessionConfig config = SessionConfig.defaults().withLivenessIntervalMs(1000).withBackoffMs(2, 20, 2, 20);
-        pair = new ClockedSessions(InventoryConfig.defaults(), config, false);
-        awaitStreaming();
-        awaitArmed("the pump's liveness", pair.sourceTime, 1000 * MS);
+        CorePair pair = streamingPair(InventoryConfig.defaults(), config);
+        long due = pair.sourceCore.deadlineNanos();
+        assertThat(due).as("liveness due one interval after the last frame").isEqualTo(pair.now + 1000 * MS);
         assertThat(pair.receiver.liveness.get()).isZero();
 
-        pair.sourceTime.advance(1000 * MS - 1);
-        assertThat(pair.sourceTime.pendingDelaysNanos()).as("liveness still armed, 1 ns short").contains(1L);
+        pair.advanceTo(due - 1);
+        assertThat(pair.sourceCore.deadlineNanos()).as("liveness still armed, 1 ns short").isEqualTo(due);
         assertThat(pair.receiver.liveness.get()).as("no liveness before the interval").isZero();
 
-        pair.sourceTime.advance(1);
-        await("one liveness frame received", () -> pair.receiver.liveness.get() == 1);
-        assertThat(pair.peer().connects()).isEqualTo(1);
+        pair.advanceTo(due);
+        assertThat(pair.receiver.liveness.get()).as("one liveness frame received").isEqualTo(1);
+        assertThat(pair.requesterCore.connects()).isEqualTo(1);
+        assertThat(pair.sourceCore.deadlineNanos()).as("the next liveness one interval later").isEqualTo(due + 1000 * MS);
     }
 
-    private void awaitStreaming() throws InterruptedException {
-        await("the view installed and both ends streaming", () -> pair.receiver.installs.get() == 1
-                && pair.peer().state() == SubscriptionStatus.State.STREAMING
-                && pair.sourceSession().map(s -> s.phase() == SourceSessionStatus.Phase.STREAMING).orElse(false));
-    }
-
-    private SourceSessionStatus source() {
-        return pair.sourceSession().orElseThrow();
+    /** A source core and a requester core, bootstrapped and streaming, at one instant of virtual time. */
+    private static CorePair streamingPair(InventoryConfig inventory, SessionConfig config) {
+        CorePair pair = new CorePair(inventory, config);
+        pair.connect();
+        assertThat(pair.receiver.installs.get()).as("the view installed").isEqualTo(1);
+        assertThat(pair.requesterCore.state()).isInstanceOf(RequesterState.Streaming.class);
+        assertThat(pair.sourceCore.state()).isInstanceOf(SourceState.Streaming.class);
+        return pair;
     }
 
     private static StateKey key(int i) {
