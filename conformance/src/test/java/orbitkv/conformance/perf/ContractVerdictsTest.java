@@ -118,7 +118,8 @@ class ContractVerdictsTest {
         List<String> judging = List.of(perf + "EtcdLoadHarness.java", perf + "VisibilityBench.java", perf + "IsolationHarness.java",
                 perf + "RestoreHarness.java", perf + "RouteAblationBench.java", perf + "ScalingBench.java",
                 "conformance/src/jmh/java/orbitkv/conformance/session/SessionBenchHarness.java", transfer + "ReadRatioHarness.java",
-                transfer + "DataChannelTlsHarness.java", "orbitkv.index/src/jmh/java/orbitkv/index/view/RowFootprintHarness.java");
+                transfer + "DataChannelTlsHarness.java", "orbitkv.index/src/jmh/java/orbitkv/index/view/RowFootprintHarness.java",
+                "conformance/src/test/java/orbitkv/conformance/manager/AttackHarness.java");
         for (String h : judging) {
             assertThat(Files.readString(root.resolve(h))).as(h + " judges through ContractVerdicts").contains("ContractVerdicts");
         }
