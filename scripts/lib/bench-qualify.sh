@@ -75,7 +75,7 @@ step() {
 if [ $smoke = 1 ]; then
     vis=(-Dbench.visibility.owners=2 -Dbench.visibility.warmup=2 -Dbench.visibility.samples=8)
     p1=(-Dbench.p1.owners=2 -Dbench.p1.residences=64 -Dbench.p1.burst=4 -Dbench.p1.cadenceMs=10 -Dbench.p1.namespaces=2
-        -Dbench.p1.warmup=2 -Dbench.p1.samples=10 -Dbench.p1.minSeconds=0 -Dbench.p1.controlSeconds=2)
+        -Dbench.p1.warmup=2 -Dbench.p1.samples=10 -Dbench.p1.minSeconds=5 -Dbench.p1.controlSeconds=5)
     boot=(-Dbench.residences=100000 -Dbench.warmup=1 -Dbench.rounds=3)
     iso=(-Dbench.isolation.pairs=1 -Dbench.isolation.warmup=2 -Dbench.isolation.rounds=12 -Dbench.isolation.foregroundMs=150
          -Dbench.isolation.blocks=4 -Dbench.isolation.blockBytes=16384 -Dbench.isolation.pressureResidences=512)

@@ -751,7 +751,7 @@ public final class EtcdLoadHarness {
                 double c = pairs[i][1];
                 String both = String.format(Locale.ROOT, "%.2f vs %.2f", s, c);
                 if (c == 0) { // a deviation from 0 is undefined: both 0 passes, anything else fails
-                    verdicts.check("P2 etcd " + names[i] + ", streaming vs idle control", "within ±" + P2_DEVIATION_PERCENT_MAX + " %",
+                    verdicts.check("P2 etcd " + names[i] + ", streaming vs idle control", "within ±" + ContractVerdicts.num(P2_DEVIATION_PERCENT_MAX) + " %",
                             s == 0 ? "both 0" : "control 0", both, s == 0);
                 } else {
                     verdicts.withinPercent("P2 etcd " + names[i] + ", streaming vs idle control", P2_DEVIATION_PERCENT_MAX, 100 * (s / c - 1), both);
