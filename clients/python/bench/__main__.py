@@ -1,4 +1,4 @@
-"""python3 -m bench [--case NAME ...] --urls URL[,URL] [--smoke] [--strict] [--out DIR] [--plot-dir DIR]
+"""python3 -m bench [--case NAME ...] --urls URL[,URL] [--smoke] [--strict] [--out DIR] [--plot-dir DIR] [--verdicts FILE]
 
 Runs benchmark cases against running Managers (``--urls``: the first holds the blocks, the second, a peer of the
 same cluster, reads them from it), writes ``<out>/<case>.json`` and ``<out>/<case>.md`` (tables), prints every series and every frozen goal with its
@@ -25,6 +25,7 @@ def _args(argv):
     ap.add_argument("--strict", action="store_true", help="exit 1 when a binding goal is not PASS")
     ap.add_argument("--run-id", default=time.strftime("%Y%m%d-%H%M%S"))
     ap.add_argument("--out", help="directory of the JSON records (default ${TMPDIR}/orbitkv-bench/<run-id>)")
+    ap.add_argument("--verdicts", help="append the binding goals' verdicts to this file (scripts/bench qualify's one table)")
     ap.add_argument("--plot-dir", help="also copy each case's SVG plot here (scripts/bench: docs/perf)")
     return ap.parse_args(argv)
 
@@ -75,6 +76,9 @@ def main(argv=None) -> int:
                     f.write(svg)
             print(f"bench: plot {', '.join(paths)}")
         code = max(code, h.exit_code(record["verdicts"], a.strict))
+        if a.verdicts:
+            with open(a.verdicts, "a", encoding="utf-8") as f:
+                f.writelines(line + "\n" for line in h.verdict_tsv(f"python3 -m bench ({name})", record["verdicts"]))
     print(f"bench: load average at end {h.load_average()} (a shared machine: not quiet-machine figures unless the "
           f"load average stayed below 1); JSON in {out}")
     return code

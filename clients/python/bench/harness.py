@@ -131,6 +131,22 @@ def exit_code(rows: Sequence[dict], strict: bool) -> int:
     return 1 if any(r["binding"] and r["verdict"] != PASS for r in rows) else 0
 
 
+def verdict_tsv(harness: str, rows: Sequence[dict]) -> List[str]:
+    """The binding goals as lines of the Java harnesses' verdict file (orbitkv.testing.ContractVerdicts: harness,
+    contract, threshold, figure, spread, verdict, note; tab-separated), so ``scripts/bench qualify`` prints them in its
+    one table. A goal without a figure is a collection failure there. Reference goals are judged by their own harness."""
+    out = []
+    for r in rows:
+        if not r["binding"]:
+            continue
+        op = {">=": "≥", "<=": "≤"}[r["op"]]
+        figure = "-" if r["value"] is None else f"{r['value']:.3f} {r['unit']}"
+        verdict = "COLLECTION FAILED" if r["verdict"] == NOT_MEASURED else r["verdict"]
+        fields = [harness, r["goal"], f"{op} {r['threshold']:g} {r['unit']}", figure, "", verdict, r["note"]]
+        out.append("\t".join(f.replace("\t", " ").replace("\n", " ") for f in fields))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------- output
 
 def write_json(path: str, record: dict) -> None:

@@ -20,6 +20,18 @@ def _passing_figures():
     return figs
 
 
+def test_verdict_file_lines_for_scripts_bench_qualify():
+    figs = _passing_figures()
+    figs.pop("query 16 p50 ms")
+    lines = h.verdict_tsv("python3 -m bench (engine)", h.verdicts(engine.GOALS, figs))
+    assert len(lines) == len([g for g in engine.GOALS if g.binding])  # reference goals are judged by their own harness
+    fields = [line.split("\t") for line in lines]
+    assert all(len(f) == 7 for f in fields)
+    by_goal = {f[1]: f for f in fields}
+    assert by_goal["prefix query of 16 keys p50"][5] == "COLLECTION FAILED"
+    assert by_goal["prefix query of 128 keys p50"][2:6] == ["≤ 1 ms", "0.500 ms", "", "PASS"]
+
+
 def test_verdicts_pass_fail_and_not_measured_on_injected_figures():
     figs = _passing_figures()
     rows = h.verdicts(engine.GOALS, figs)

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import orbitkv.testing.TestCerts;
 import orbitkv.transfer.frame.TlsContexts;
+import orbitkv.testing.ContractVerdicts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +51,7 @@ class DataChannelTlsHarness {
                 OpenSsl.isAvailable() ? OpenSsl.versionString() : "no OpenSSL",
                 io, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim(), warmupReads,
                 warmup, rounds);
+        ContractVerdicts verdicts = new ContractVerdicts("DataChannelTlsHarness", System.out::println);
         System.out.println("| block | arm | GB/s (median) | TLS / plaintext median | min..max |");
         System.out.println("|---|---|---|---|---|");
         for (int size : sizes) {
@@ -60,18 +62,25 @@ class DataChannelTlsHarness {
                         new DataChannelTls(r[0], r[1], ca, p)));
             }
             try {
-                measure(size, arms, providers, size == sizes[0] ? warmupReads : 0, warmup, rounds);
+                measure(size, arms, providers, size == sizes[0] ? warmupReads : 0, warmup, rounds, verdicts);
             } finally {
                 for (BenchSource a : arms) {
                     a.close();
                 }
             }
         }
+        verdicts.enforce(); // a FAIL fails the harness (issue 37 item 1)
     }
 
-    /** Warms every arm up, then {@code rounds} rounds of one timed op per arm (order rotated); prints one row per arm. */
+    /** Issue 33's frozen goal: TLS ÷ plaintext TCP at 16 × 1 MiB, per provider. Other sizes are reported, not judged. */
+    static final double TLS_RATIO_MIN = 0.6;
+
+    /**
+     * Warms every arm up, then {@code rounds} rounds of one timed op per arm (order rotated); prints one row per arm and
+     * judges each TLS arm at 1 MiB.
+     */
     private static void measure(int size, List<BenchSource> arms, List<TlsProvider> providers, int warmupReads, int warmup,
-            int rounds) {
+            int rounds, ContractVerdicts verdicts) {
         for (int done = 0; done < warmupReads; done += arms.getFirst().refs.size()) {
             arms.forEach(DataChannelTlsHarness::timed);
         }
@@ -101,6 +110,11 @@ class DataChannelTlsHarness {
             System.out.printf(Locale.ROOT, "| %d KiB | %s | %.2f | %.2f | %.2f..%.2f |%n", size >> 10, arm, median(gbps.get(a)),
                     median(ratios.get(a)), ratios.get(a).stream().mapToDouble(x -> x).min().orElse(0),
                     ratios.get(a).stream().mapToDouble(x -> x).max().orElse(0));
+            if (a > 0 && size == 1 << 20) {
+                verdicts.atLeast("data channel " + arm + " / plaintext, 16 x 1 MiB (issue 33)", TLS_RATIO_MIN, median(ratios.get(a)), "",
+                        String.format(Locale.ROOT, "per round %.2f..%.2f", ratios.get(a).stream().mapToDouble(x -> x).min().orElse(0),
+                                ratios.get(a).stream().mapToDouble(x -> x).max().orElse(0)));
+            }
         }
     }
 

@@ -49,6 +49,23 @@ final class RawLoopback implements AutoCloseable {
         }
     }
 
+    /**
+     * Receives exactly {@code bytes} bytes and checksums them with CRC32C as they arrive: the bound of any verified
+     * TCP READ (a copy off the socket plus the checksum), the baseline of issue 37's TCP READ ratio.
+     */
+    long receiveAndCrc(long bytes) throws Exception {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        long left = bytes;
+        while (left > 0) {
+            ByteBuffer d = destination.clear().limit((int) Math.min(destination.capacity(), left));
+            while (d.hasRemaining()) {
+                left -= receiver.read(d);
+            }
+            crc.update(d.flip());
+        }
+        return crc.getValue();
+    }
+
     @Override
     public void close() throws java.io.IOException {
         running = false;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import orbitkv.testing.ContractVerdicts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.Timeout;
  * of the same arena bytes ({@link RawLoopback}); shared-memory READ (verified) vs {@link MemorySegment#copy}, and
  * copy + CRC32C (the bound of any verified READ). Pairs run in ABBA order so drift on a shared machine hits
  * both sides alike; the harness prints the median throughput of each and the median, min and max of the
- * per-pair ratios. Grants are issued and released outside the timed part.
+ * per-pair ratios. Grants are issued and released outside the timed part. TCP READ is also measured against the raw
+ * socket copy plus CRC32C over the received bytes (the bound of a verified READ). The frozen contracts are judged
+ * through {@link ContractVerdicts} and any FAIL fails the harness (issue 37 item 1).
  *
  * <pre>
  * mvn -B -pl orbitkv.transfer -am test -Dtest=ReadRatioHarness -Dsurefire.failIfNoSpecifiedTests=false \
@@ -40,6 +43,7 @@ class ReadRatioHarness {
                 + " pairs per cell, 16 MiB per round, %s, %d READs per connection, %d cores, load %s%n", warmupReads, warmup,
                 rounds, io, BenchSource.readsPerConnection(), Runtime.getRuntime().availableProcessors(), loadAverage());
         warmUp(io, warmupReads);
+        ContractVerdicts verdicts = new ContractVerdicts("ReadRatioHarness", System.out::println);
         System.out.println("| block | READ | READ GB/s (median) | baseline | baseline GB/s (median) | ratio median | ratio min..max |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (int size : sizes) {
@@ -48,9 +52,13 @@ class ReadRatioHarness {
                 for (int i = 0; i < arena.length; i++) {
                     arena[i] = s.arenaBytes(i);
                 }
+                double[] tcpRaw;
+                double[] tcpCrc;
                 try (RawLoopback raw = new RawLoopback(arena[0], s.destinations[0])) {
-                    cell(size, "TCP", () -> timed(s, BackendPolicy.TCP_ONLY, 8), "raw loopback socket",
+                    tcpRaw = cell(size, "TCP", () -> timed(s, BackendPolicy.TCP_ONLY, 8), "raw loopback socket",
                             () -> timed(() -> raw.receive(BenchSource.BYTES_PER_OP)), warmup, rounds);
+                    tcpCrc = cell(size, "TCP", () -> timed(s, BackendPolicy.TCP_ONLY, 8), "raw loopback socket + CRC32C (verified bound)",
+                            () -> timed(() -> raw.receiveAndCrc(BenchSource.BYTES_PER_OP)), warmup, rounds);
                 }
                 cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64), "MemorySegment.copy",
                         () -> timed(() -> {
@@ -58,11 +66,39 @@ class ReadRatioHarness {
                                 MemorySegment.copy(arena[i], 0, s.destinations[i], 0, size);
                             }
                         }), warmup, rounds);
-                cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64),
+                double[] shmCrc = cell(size, "shared memory", () -> timed(s, BackendPolicy.SHARED_MEMORY_PREFERRED, 64),
                         "copy + CRC32C (verified-copy bound)",
                         () -> timed(() -> BenchSource.copyAndCrc(arena, s.destinations, size)), warmup, rounds);
+                judge(verdicts, size, tcpRaw, tcpCrc, shmCrc);
             }
         }
+        verdicts.enforce(); // a FAIL fails the harness (issue 37 item 1)
+    }
+
+    /** READ at or above 1 MiB: a verified READ's floor is copy + CRC32C (issue 13's proposal, accepted in issue 37). */
+    static final int VERIFIED_BOUND_BLOCK_MIN = 1 << 20;
+    /** TCP and shared-memory READ ÷ copy + CRC32C at ≥ 1 MiB (issue 37). */
+    static final double VERIFIED_RATIO_MIN = 0.8;
+
+    /**
+     * The frozen READ contracts of docs/performance.md section 5: READ ÷ copy + CRC32C ≥ 0.8 at ≥ 1 MiB for TCP and
+     * shared memory (issue 37), and issue 24's TCP READ ÷ a raw loopback socket copy (≥ 0.6 at 64 KiB, ≥ 0.8 at 1 MiB
+     * and above). Other sizes are reported, not judged.
+     */
+    static void judge(ContractVerdicts v, int size, double[] tcpRaw, double[] tcpCrc, double[] shmCrc) {
+        String block = size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10) + " KiB";
+        if (size >= VERIFIED_BOUND_BLOCK_MIN) {
+            v.atLeast("TCP READ / raw socket + CRC32C, " + block + " (issue 37)", VERIFIED_RATIO_MIN, median(tcpCrc), "", spread(tcpCrc));
+            v.atLeast("shared-memory READ / copy + CRC32C, " + block + " (issue 37)", VERIFIED_RATIO_MIN, median(shmCrc), "", spread(shmCrc));
+            v.atLeast("TCP READ / raw loopback socket, " + block + " (issue 24)", 0.8, median(tcpRaw), "", spread(tcpRaw));
+        } else if (size == 64 << 10) {
+            v.atLeast("TCP READ / raw loopback socket, 64 KiB (issue 24)", 0.6, median(tcpRaw), "", spread(tcpRaw));
+        }
+    }
+
+    private static String spread(double[] r) {
+        return String.format(java.util.Locale.ROOT, "per pair %.2f..%.2f", Arrays.stream(r).min().orElse(Double.NaN),
+                Arrays.stream(r).max().orElse(Double.NaN));
     }
 
     /**
@@ -105,7 +141,8 @@ class ReadRatioHarness {
         return t;
     }
 
-    private static void cell(int size, String read, Timed a, String baseline, Timed b, int warmup, int rounds)
+    /** Runs one ABBA cell, prints its row, returns the per-pair ratios (baseline time / READ time). */
+    private static double[] cell(int size, String read, Timed a, String baseline, Timed b, int warmup, int rounds)
             throws Exception {
         for (int i = 0; i < warmup; i++) {
             a.nanos();
@@ -113,7 +150,7 @@ class ReadRatioHarness {
         }
         List<Double> ra = new ArrayList<>();
         List<Double> rb = new ArrayList<>();
-        List<Double> ratio = new ArrayList<>();
+        double[] ratio = new double[rounds];
         for (int i = 0; i < rounds; i++) {
             long ta;
             long tb;
@@ -126,15 +163,19 @@ class ReadRatioHarness {
             }
             ra.add(gbps(ta));
             rb.add(gbps(tb));
-            ratio.add((double) tb / ta);
+            ratio[i] = (double) tb / ta;
         }
         System.out.printf("| %d KiB | %s | %.2f | %s | %.2f | %.2f | %.2f..%.2f |%n", size >> 10, read, median(ra), baseline,
-                median(rb), median(ratio), ratio.stream().mapToDouble(x -> x).min().orElse(0),
-                ratio.stream().mapToDouble(x -> x).max().orElse(0));
+                median(rb), median(ratio), Arrays.stream(ratio).min().orElse(0), Arrays.stream(ratio).max().orElse(0));
+        return ratio;
     }
 
     private static double gbps(long nanos) {
         return BenchSource.BYTES_PER_OP / (double) nanos;
+    }
+
+    private static double median(double[] xs) {
+        return median(Arrays.stream(xs).boxed().toList());
     }
 
     private static double median(List<Double> xs) {

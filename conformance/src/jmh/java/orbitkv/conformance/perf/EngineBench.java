@@ -27,8 +27,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code clients/python}: the client, then the LMCache and SGLang backends over it, issue 36 item 6) against
  * them: local reads from the first, peer reads (TCP, shared memory) through the second, the raw loopback arm in the
  * same run. The benchmark writes its JSON and SVG under this run's directory and the SVG to {@code -Dbench.docsPlots}.
- * With {@code -Dbench.engine.strict=true} a failed goal fails this test; otherwise only a collection failure (a wrong
- * byte, a refused call, a read not served by the named route) does. {@code -Dbench.engine.smoke=true}: tiny sizes.
+ * A failed binding goal (or one without a figure) fails this test, like every harness (issue 37 item 1); with
+ * {@code -Dbench.engine.strict=false} only a collection failure (a wrong byte, a refused call, a read not served by the
+ * named route) does. {@code -Dbench.engine.smoke=true}: tiny sizes. With {@code -Dbench.verdicts=FILE} the binding
+ * goals are appended to FILE ({@code scripts/bench qualify}'s table).
  */
 @Tag("qualification")
 @Timeout(value = 2, unit = TimeUnit.HOURS)
@@ -75,8 +77,12 @@ class EngineBench {
         if (plots != null) {
             cmd.addAll(List.of("--plot-dir", plots));
         }
-        if (Boolean.getBoolean("bench.engine.strict")) {
+        if (!"false".equals(System.getProperty("bench.engine.strict"))) {
             cmd.add("--strict");
+        }
+        String verdicts = System.getProperty(orbitkv.testing.ContractVerdicts.FILE_PROPERTY);
+        if (verdicts != null && !verdicts.isBlank()) {
+            cmd.addAll(List.of("--verdicts", verdicts));
         }
         if (Boolean.getBoolean("bench.engine.smoke")) {
             cmd.add("--smoke");

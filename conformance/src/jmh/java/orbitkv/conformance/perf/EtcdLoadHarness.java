@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -53,6 +54,7 @@ import orbitkv.membership.MembershipConfig;
 import orbitkv.membership.NodeId;
 import orbitkv.membership.Registrant;
 import orbitkv.membership.RegistrationResult;
+import orbitkv.testing.ContractVerdicts;
 
 /**
  * The P1 comparison and the publisher/stream ablations (PERF-5, PERF-6; design <em>Performance acceptance and
@@ -175,11 +177,23 @@ public final class EtcdLoadHarness {
     private final Settings settings;
     private final BenchRun run;
     private final EtcdFixture etcd;
+    private final ContractVerdicts verdicts;
 
     public EtcdLoadHarness(Settings settings, BenchRun run, EtcdFixture etcd) {
         this.settings = settings;
         this.run = run;
         this.etcd = etcd;
+        this.verdicts = new ContractVerdicts("EtcdLoadHarness (P1/P2)", run::report);
+    }
+
+    /** P1's frozen threshold (issue 37; issue 15 froze 10×): streaming p99 at least this many times below the publisher's. */
+    public static final double P1_RATIO_MIN = 12;
+    /** P2's frozen tolerance: each etcd load figure within this many percent of the idle membership-only control. */
+    public static final double P2_DEVIATION_PERCENT_MAX = 5;
+
+    /** The P1/P2 verdicts of this run ({@link ContractVerdicts#enforce()} is the caller's, after its own checks). */
+    public ContractVerdicts verdicts() {
+        return verdicts;
     }
 
     /** Runs every mode in order, prints the comparison and the P1/P2 verdicts, writes raw samples and plots. */
@@ -723,13 +737,11 @@ public final class EtcdLoadHarness {
         Cell control = cells.get(Mode.IDLE_CONTROL);
         if (streaming != null && frozen != null) {
             double ratio = frozen.stats().p99Ms() / streaming.stats().p99Ms();
-            run.report(String.format("P1 (frozen threshold: streaming visibility p99 at least 10x lower than the frozen publisher at %d owners): "
-                    + "frozen p99 %.3f ms / streaming p99 %.3f ms = %.2fx -> %s", settings.owners(), frozen.stats().p99Ms(),
-                    streaming.stats().p99Ms(), ratio, ratio >= 10 ? "PASS" : "FAIL"));
+            verdicts.atLeast(String.format(Locale.ROOT, "P1 visibility p99, frozen publisher / streaming, %d owners", settings.owners()),
+                    P1_RATIO_MIN, ratio, "×", String.format(Locale.ROOT, "p99 %.3f / %.3f ms, p50 %.3f / %.3f ms", frozen.stats().p99Ms(),
+                            streaming.stats().p99Ms(), frozen.stats().p50Ms(), streaming.stats().p50Ms()));
         }
         if (streaming != null && control != null) {
-            boolean pass = true;
-            StringBuilder b = new StringBuilder();
             double[][] pairs = {{streaming.etcd().messagesPerS(), control.etcd().messagesPerS()},
                 {streaming.etcd().rxBytesPerS(), control.etcd().rxBytesPerS()}, {streaming.etcd().txBytesPerS(), control.etcd().txBytesPerS()},
                 {streaming.etcd().walFsyncsPerS(), control.etcd().walFsyncsPerS()}};
@@ -737,11 +749,14 @@ public final class EtcdLoadHarness {
             for (int i = 0; i < pairs.length; i++) {
                 double s = pairs[i][0];
                 double c = pairs[i][1];
-                boolean ok = c == 0 ? s == 0 : Math.abs(s / c - 1) <= 0.05;
-                pass &= ok;
-                b.append(String.format(" %s %.2f vs %.2f (%s)", names[i], s, c, c == 0 ? (s == 0 ? "both 0" : "control 0") : String.format("%+.1f %%", 100 * (s / c - 1))));
+                String both = String.format(Locale.ROOT, "%.2f vs %.2f", s, c);
+                if (c == 0) { // a deviation from 0 is undefined: both 0 passes, anything else fails
+                    verdicts.check("P2 etcd " + names[i] + ", streaming vs idle control", "within ±" + ContractVerdicts.num(P2_DEVIATION_PERCENT_MAX) + " %",
+                            s == 0 ? "both 0" : "control 0", both, s == 0);
+                } else {
+                    verdicts.withinPercent("P2 etcd " + names[i] + ", streaming vs idle control", P2_DEVIATION_PERCENT_MAX, 100 * (s / c - 1), both);
+                }
             }
-            run.report("P2 (frozen threshold: streaming under churn within ±5 % of the idle membership-only control):" + b + " -> " + (pass ? "PASS" : "FAIL"));
         }
         Map<String, long[]> cdf = new java.util.LinkedHashMap<>();
         cells.values().stream().filter(c -> c.visibilityNs().length > 0).forEach(c -> cdf.put(c.mode().label, c.visibilityNs()));

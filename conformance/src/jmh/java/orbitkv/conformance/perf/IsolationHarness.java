@@ -25,6 +25,7 @@ import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.ManagerApi;
 import orbitkv.conformance.manager.ManagerProcess;
 import orbitkv.membership.MembershipAdmin;
+import orbitkv.testing.ContractVerdicts;
 
 /**
  * The isolation qualification (P6, PERF-3) exactly as the design's <em>Performance acceptance and ablations</em> states
@@ -162,11 +163,19 @@ public final class IsolationHarness {
     private final EtcdFixture etcd;
     private final Path work;
 
+    private final ContractVerdicts verdicts;
+
     public IsolationHarness(Settings settings, BenchRun run, EtcdFixture etcd, Path work) {
         this.settings = settings;
         this.run = run;
         this.etcd = etcd;
         this.work = work;
+        this.verdicts = new ContractVerdicts("IsolationHarness (PERF-3)", run::report);
+    }
+
+    /** This run's verdicts (issue 37 item 1); {@link ContractVerdicts#enforce()} is the caller's. */
+    public ContractVerdicts verdicts() {
+        return verdicts;
     }
 
     /** Runs the whole matrix (pairs interleaved across media), prints the tables and verdicts, writes raw files and plots. */
@@ -683,12 +692,18 @@ public final class IsolationHarness {
             }
             for (Map.Entry<Op, IsolationRules.Verdict> e : m.verdicts().entrySet()) {
                 IsolationRules.Verdict v = e.getValue();
-                run.report(String.format("  %s %s: per-run p99 ratios %s, geometric mean %.4f, bootstrap 95 %% upper bound %.4f -> %s", m.medium(),
-                        e.getKey().name().toLowerCase(java.util.Locale.ROOT), Arrays.toString(Arrays.stream(v.ratios()).map(x -> Math.round(x * 10000) / 10000.0).toArray()),
-                        v.geometricMean(), v.upperBound(), v.label()));
+                String contract = String.format("PERF-3 isolation %s %s p99, pressure / idle", m.medium(), e.getKey().name().toLowerCase(java.util.Locale.ROOT));
+                String threshold = "every per-run ratio and the bootstrap 95 % upper bound ≤ " + IsolationRules.RATIO_MAX;
+                String spread = "per-run " + Arrays.toString(Arrays.stream(v.ratios()).map(x -> Math.round(x * 10000) / 10000.0).toArray());
+                if (!v.everyRunValid()) {
+                    verdicts.collectionFailed(contract, threshold, "an invalid run (polling or source gap); " + spread);
+                } else {
+                    verdicts.check(contract, threshold, String.format(java.util.Locale.ROOT, "upper bound %.4f, geometric mean %.4f", v.upperBound(),
+                            v.geometricMean()), spread, v.pass());
+                }
             }
             if (m.verdicts().isEmpty()) {
-                run.report("  " + m.medium() + ": COLLECTION FAILED (a run failed; see above): no verdict");
+                verdicts.collectionFailed("PERF-3 isolation " + m.medium(), "≤ " + IsolationRules.RATIO_MAX, "a run failed (see above): no verdict");
             }
             plots(m);
         }

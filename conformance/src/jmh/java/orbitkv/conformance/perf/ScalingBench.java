@@ -1,11 +1,10 @@
 package orbitkv.conformance.perf;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.testing.ContractVerdicts;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -29,10 +28,13 @@ class ScalingBench {
         ScalingHarness.Settings s = ScalingHarness.Settings.fromProperties();
         Path work = Files.createTempDirectory("orbitkv-scaling-");
         try {
-            List<ScalingHarness.Result> results = new ScalingHarness(s, BenchRun.create("scaling"), ETCD, work).run();
+            BenchRun run = BenchRun.create("scaling");
+            List<ScalingHarness.Result> results = new ScalingHarness(s, run, ETCD, work).run();
+            ContractVerdicts v = new ContractVerdicts("ScalingHarness", run::report); // a reported envelope: collection is judged
             for (ScalingHarness.Result r : results) {
-                assertThat(r.visibilityNs().length).as(r.cell().label()).isGreaterThanOrEqualTo(s.samples());
+                v.collected("scaling cell " + r.cell().label() + " visibility samples", r.visibilityNs().length, s.samples(), "samples");
             }
+            v.enforce(); // issue 37 item 1
         } finally {
             ManagerProcess.deleteTree(work);
         }

@@ -1,12 +1,11 @@
 package orbitkv.conformance.perf;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.testing.ContractVerdicts;
 import orbitkv.conformance.manager.ManagerProcess;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -31,11 +30,14 @@ class VisibilityBench {
         Path work = Files.createTempDirectory("orbitkv-visibility-");
         try {
             Map<VisibilityHarness.Endpoint, List<VisibilityHarness.Sample>> out = new VisibilityHarness(s, run, work, ETCD.endpoints()).run();
-            for (List<VisibilityHarness.Sample> l : out.values()) {
-                assertThat(l.stream().filter(x -> !x.warmup()).count()).isGreaterThanOrEqualTo(s.samples());
-                assertThat(l.stream().filter(VisibilityHarness.Sample::warmup).count()).isGreaterThanOrEqualTo(s.warmup());
-            }
             Plots.visibilityCdf(run, out);
+            ContractVerdicts v = new ContractVerdicts("VisibilityHarness (PERF-2 collection)", run::report);
+            for (VisibilityHarness.Endpoint e : VisibilityHarness.Endpoint.values()) {
+                List<VisibilityHarness.Sample> l = out.getOrDefault(e, List.of());
+                v.collected("visibility " + e.label + " warm-up samples", l.stream().filter(VisibilityHarness.Sample::warmup).count(), s.warmup(), "samples");
+                v.collected("visibility " + e.label + " measured samples", l.stream().filter(x -> !x.warmup()).count(), s.samples(), "samples");
+            }
+            v.enforce(); // too few samples on any endpoint is COLLECTION FAILED and fails the run (issue 37 item 1)
         } finally {
             ManagerProcess.deleteTree(work);
         }

@@ -26,7 +26,13 @@ class EtcdLoadHarnessSmokeTest {
     void smoke() throws Exception {
         EtcdLoadHarness.Settings s = new EtcdLoadHarness.Settings(2, 64, 4, 50, 10, 10, 2, 2, 10, 0, 2,
                 List.of(EtcdLoadHarness.Mode.values()));
-        Map<EtcdLoadHarness.Mode, EtcdLoadHarness.Cell> cells = new EtcdLoadHarness(s, BenchRun.create("p1-smoke"), ETCD).run();
+        EtcdLoadHarness h = new EtcdLoadHarness(s, BenchRun.create("p1-smoke"), ETCD);
+        Map<EtcdLoadHarness.Mode, EtcdLoadHarness.Cell> cells = h.run();
+        // the verdicts are judged (PASS or FAIL: a smoke's figures are not a contract's), one P1 cell and four P2 cells
+        assertThat(h.verdicts().cells()).extracting(orbitkv.testing.ContractVerdicts.Cell::contract)
+                .filteredOn(c -> c.startsWith("P1")).hasSize(1);
+        assertThat(h.verdicts().cells()).extracting(orbitkv.testing.ContractVerdicts.Cell::contract)
+                .filteredOn(c -> c.startsWith("P2")).hasSize(4);
         assertThat(cells).containsOnlyKeys(EtcdLoadHarness.Mode.values());
         cells.forEach((m, c) -> {
             if (m == EtcdLoadHarness.Mode.IDLE_CONTROL) {

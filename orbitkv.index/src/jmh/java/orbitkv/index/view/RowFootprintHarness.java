@@ -1,8 +1,11 @@
 package orbitkv.index.view;
 
+import orbitkv.testing.ContractVerdicts;
+
 /**
  * Measures retained heap per installed row at 1,000,000 rows (goal <= 128 B) and compares it with the
- * budget formula {@link RowCost}. Heap used after repeated full GCs, before and after populating.
+ * budget formula {@link RowCost}. Heap used after repeated full GCs, before and after populating. The goal is judged
+ * through {@link ContractVerdicts}; a FAIL exits non-zero.
  *
  * <pre>java -Xmx2g -cp ... orbitkv.index.view.RowFootprintHarness [rows] [owners]</pre>
  */
@@ -23,10 +26,18 @@ public final class RowFootprintHarness {
         long charged = w.index.status().budgetBytesUsed();
         System.out.printf("rows=%d owners=%d heapDelta=%d bytes perRow=%.1f B chargedPerRow=%.1f B formula(32B key)=%d B%n",
                 rows, owners, after - before, perRow, charged / (double) rows, RowCost.bytes(32));
-        if (w.index.status().budgetBytesUsed() == 0) {
-            throw new IllegalStateException("nothing installed");
+        ContractVerdicts v = new ContractVerdicts("RowFootprintHarness", System.out::println);
+        if (charged == 0) {
+            v.collectionFailed("retained heap per index row", "≤ " + ROW_BYTES_MAX + " B", "nothing installed");
+        } else {
+            v.atMost(String.format(java.util.Locale.ROOT, "retained heap per index row, %,d rows, %d owners", rows, owners), ROW_BYTES_MAX, perRow,
+                    " B", String.format(java.util.Locale.ROOT, "charged %.1f B per row, formula %d B", charged / (double) rows, RowCost.bytes(32)));
         }
+        v.enforce(); // a FAIL ends the JVM with a non-zero status (issue 37 item 1)
     }
+
+    /** The goal of retained heap per installed row at 1,000,000 rows. */
+    static final double ROW_BYTES_MAX = 128;
 
     private static long settledHeap() throws InterruptedException {
         long used = Long.MAX_VALUE;
