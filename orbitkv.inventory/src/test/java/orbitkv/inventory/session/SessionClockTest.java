@@ -48,7 +48,7 @@ class SessionClockTest {
     @Test
     @DisplayName("issue 25 PUB-4 the coalescing window reads when virtual time passes the window, exactly: its intentional wait is the window")
     void coalescingWindowFiresWhenVirtualTimePassesIt() throws Exception {
-        pair = new ClockedSessions(InventoryConfig.defaults().withWindow(50, 200), QUIET, true);
+        pair = new ClockedSessions(InventoryConfig.defaults().withWindow(50, 200).withImmediateReadsPerWindow(0), QUIET, true); // the pure window (issue 37)
         awaitStreaming();
         pair.source.put(key(1), Medium.DRAM, 10);
         awaitArmed("the pump's coalescing window", pair.sourceTime, 50 * MS);
