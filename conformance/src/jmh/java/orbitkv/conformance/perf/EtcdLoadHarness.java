@@ -436,10 +436,34 @@ public final class EtcdLoadHarness {
             txns[1] = d.transactions();
             mutations[1] = sources.stream().mapToLong(InventorySource::headSequence).sum();
             double secs = (window[1] - window[0]) / 1e9;
+            if (mode.streaming()) {
+                run.report("  " + mode.label + " " + intentionalWait(sources));
+            }
             long[] all = perOwner.stream().flatMapToLong(java.util.Arrays::stream).toArray();
             return new Cell(mode, all, rates(scrapes[0], scrapes[1]), (cpu[1] - cpu[0]) / 1e9 / secs, mutations[1] - mutations[0],
                     (streamBytes[1] - streamBytes[0]) / secs, txns[1] - txns[0]);
         }
+    }
+
+    /** DIAG-3: the owners' intentional coalescing wait, apart from transport (issue 37: where the stream's time goes). */
+    private static String intentionalWait(List<SignalledSource> sources) {
+        double[] bounds = sources.getFirst().intentionalWaitSeconds().upperBoundsSeconds();
+        long[] counts = new long[bounds.length];
+        double sum = 0;
+        for (SignalledSource s : sources) {
+            orbitkv.inventory.SecondsHistogram h = s.intentionalWaitSeconds();
+            sum += h.sumSeconds();
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] += h.counts()[i];
+            }
+        }
+        long n = java.util.Arrays.stream(counts).sum();
+        StringBuilder b = new StringBuilder(String.format("intentional wait (all owners, warm-up included): %,d window openings, mean %.3f ms;"
+                + " openings per bucket", n, n == 0 ? 0 : 1e3 * sum / n));
+        for (int i = 0; i < counts.length; i++) {
+            b.append(String.format(" <=%s %,d", Double.isInfinite(bounds[i]) ? "inf" : bounds[i] * 1e3 + "ms", counts[i]));
+        }
+        return b.toString();
     }
 
     private static boolean fail(String why) {
