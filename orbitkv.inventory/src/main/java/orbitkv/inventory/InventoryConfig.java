@@ -18,6 +18,10 @@ package orbitkv.inventory;
  * @param coalescingWindowMs quiet period a reader waits after the latest unread mutation before reading (PUB-5)
  * @param maxIntentionalWaitMs cap on the intentional wait after the first unread mutation; 0 = read immediately (PUB-5)
  * @param waitersMax bound on concurrent readers blocked on the broadcast sequence signal (DELTA-14, INV-9)
+ * @param immediateReadsPerWindow reads a reader may start at once, without the coalescing wait, once its stream
+ *     was idle (no read during the last {@code coalescingWindowMs}; issue 37: an idle stream publishes at once; beyond
+ *     this budget, while a backlog keeps arriving, the window and its cap apply unchanged); 0 = always wait for the
+ *     window (PUB-4, PUB-5)
  */
 public record InventoryConfig(
         long journalBytesMax,
@@ -30,7 +34,8 @@ public record InventoryConfig(
         long pageBytesMax,
         long coalescingWindowMs,
         long maxIntentionalWaitMs,
-        int waitersMax) {
+        int waitersMax,
+        int immediateReadsPerWindow) {
 
     /**
      * Accounted bytes of one journal entry besides its key and namespace bytes: ring slot (4) + record
@@ -75,10 +80,28 @@ public record InventoryConfig(
     public static final long DEFAULT_MAX_INTENTIONAL_WAIT_MS = 5;
     /** Default: 1,024 concurrent waiters on the sequence signal (8 × the 128-session bound). */
     public static final int DEFAULT_WAITERS_MAX = 1024;
+    /**
+     * Default: 4 immediate reads after an idle stream (issue 37). One burst (a save of many blocks) is usually read in
+     * one to three reads, so its terminal record is published without the 2 ms quiet period; under sustained churn
+     * a reader starts at most 4 more reads than the pure window before the window coalesces again.
+     */
+    public static final int DEFAULT_IMMEDIATE_READS_PER_WINDOW = 4;
+    /** Upper bound of {@link #immediateReadsPerWindow()} (a budget, not a way to disable the window). */
+    public static final int IMMEDIATE_READS_PER_WINDOW_MAX = 64;
 
     public InventoryConfig {
         validate(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+        atLeast("immediateReadsPerWindow", immediateReadsPerWindow, "0", 0);
+        atMost("immediateReadsPerWindow", immediateReadsPerWindow, "IMMEDIATE_READS_PER_WINDOW_MAX", IMMEDIATE_READS_PER_WINDOW_MAX);
+    }
+
+    /** Every setting but the immediate-read budget, which takes its default. */
+    public InventoryConfig(long journalBytesMax, int journalRecordsMax, int inputRecordsMax, long inputBytesMax,
+            int frameEncodedBytesMax, int frameDecodedBytesMax, int pageRecordsMax, long pageBytesMax,
+            long coalescingWindowMs, long maxIntentionalWaitMs, int waitersMax) {
+        this(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
+                pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, DEFAULT_IMMEDIATE_READS_PER_WINDOW);
     }
 
     /** The design's defaults (DESIGN §9). */
@@ -86,58 +109,67 @@ public record InventoryConfig(
         return new InventoryConfig(DEFAULT_JOURNAL_BYTES_MAX, DEFAULT_JOURNAL_RECORDS_MAX, DEFAULT_INPUT_RECORDS_MAX,
                 DEFAULT_INPUT_BYTES_MAX, DEFAULT_FRAME_ENCODED_BYTES_MAX, DEFAULT_FRAME_DECODED_BYTES_MAX,
                 DEFAULT_PAGE_RECORDS_MAX, DEFAULT_PAGE_BYTES_MAX, DEFAULT_COALESCING_WINDOW_MS,
-                DEFAULT_MAX_INTENTIONAL_WAIT_MS, DEFAULT_WAITERS_MAX);
+                DEFAULT_MAX_INTENTIONAL_WAIT_MS, DEFAULT_WAITERS_MAX, DEFAULT_IMMEDIATE_READS_PER_WINDOW);
     }
 
     public InventoryConfig withJournalBytesMax(long v) {
         return new InventoryConfig(v, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withJournalRecordsMax(int v) {
         return new InventoryConfig(journalBytesMax, v, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withInputRecordsMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, v, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withInputBytesMax(long v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, v, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withFrameEncodedBytesMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, v,
-                frameDecodedBytesMax, pageRecordsMax, Math.min(pageBytesMax, v - PAGE_FRAME_OVERHEAD_BYTES), coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, Math.min(pageBytesMax, v - PAGE_FRAME_OVERHEAD_BYTES), coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withFrameDecodedBytesMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                v, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                v, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withPageRecordsMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, v, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, v, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withPageBytesMax(long v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, v, coalescingWindowMs, maxIntentionalWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, v, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     /** Window and cap together, because they are validated as a relation. */
     public InventoryConfig withWindow(long windowMs, long maxWaitMs) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, windowMs, maxWaitMs, waitersMax);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, windowMs, maxWaitMs, waitersMax, immediateReadsPerWindow);
     }
 
     public InventoryConfig withWaitersMax(int v) {
         return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
-                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, v);
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, v, immediateReadsPerWindow);
+    }
+
+    /**
+     * The immediate-read budget per window period (issue 37); 0 restores the pure window (every read waits for the
+     * quiet period or the cap).
+     */
+    public InventoryConfig withImmediateReadsPerWindow(int v) {
+        return new InventoryConfig(journalBytesMax, journalRecordsMax, inputRecordsMax, inputBytesMax, frameEncodedBytesMax,
+                frameDecodedBytesMax, pageRecordsMax, pageBytesMax, coalescingWindowMs, maxIntentionalWaitMs, waitersMax, v);
     }
 
     private static void validate(long journalBytesMax, int journalRecordsMax, int inputRecordsMax, long inputBytesMax,

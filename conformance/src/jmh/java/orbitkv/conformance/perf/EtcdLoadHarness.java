@@ -64,6 +64,8 @@ import orbitkv.testing.ContractVerdicts;
  *   <li>{@code streaming-full}: InventorySessions over real loopback gRPC (one server per owner, one subscriber) into a
  *       GlobalIndex subscribed to AllNamespaces;</li>
  *   <li>{@code streaming-scoped}: the same with the observer subscribed to one of the trace's namespaces;</li>
+ *   <li>{@code streaming-coalescing-only}: the full-domain stream with the pure coalescing window (no immediate reads
+ *       on an idle stream, {@code InventoryConfig.withImmediateReadsPerWindow(0)}: the stream before issue 37);</li>
  *   <li>{@code etcd-frozen}, {@code etcd-coalescing-0/2/5ms}: the etcd block publisher baseline (one key per residence,
  *       CAS cursor) per owner and the Watch-built observer;</li>
  * </ul>
@@ -82,7 +84,7 @@ public final class EtcdLoadHarness {
     /** The cells of one run. */
     public enum Mode {
         IDLE_CONTROL("idle-control"), STREAMING_FULL("streaming-full"), STREAMING_SCOPED("streaming-scoped"),
-        ETCD_FROZEN("etcd-frozen"), ETCD_COALESCING_0("etcd-coalescing-0ms"), ETCD_COALESCING_2("etcd-coalescing-2ms"),
+        STREAMING_COALESCING_ONLY("streaming-coalescing-only"), ETCD_FROZEN("etcd-frozen"), ETCD_COALESCING_0("etcd-coalescing-0ms"), ETCD_COALESCING_2("etcd-coalescing-2ms"),
         ETCD_COALESCING_5("etcd-coalescing-5ms");
 
         final String label;
@@ -92,7 +94,13 @@ public final class EtcdLoadHarness {
         }
 
         boolean streaming() {
-            return this == STREAMING_FULL || this == STREAMING_SCOPED;
+            return this == STREAMING_FULL || this == STREAMING_SCOPED || this == STREAMING_COALESCING_ONLY;
+        }
+
+        /** The owners' inventory configuration: the defaults, or the pure window for the coalescing-only arm. */
+        InventoryConfig inventory() {
+            InventoryConfig d = InventoryConfig.defaults();
+            return this == STREAMING_COALESCING_ONLY ? d.withImmediateReadsPerWindow(0) : d;
         }
 
         boolean etcd() {
@@ -149,7 +157,7 @@ public final class EtcdLoadHarness {
         public static Settings fromProperties() {
             List<Mode> modes = new ArrayList<>();
             for (String s : System.getProperty("bench.p1.modes",
-                    "idle-control,streaming-full,streaming-scoped,etcd-frozen,etcd-coalescing-0ms,etcd-coalescing-2ms,etcd-coalescing-5ms").split(",")) {
+                    "idle-control,streaming-full,streaming-scoped,streaming-coalescing-only,etcd-frozen,etcd-coalescing-0ms,etcd-coalescing-2ms,etcd-coalescing-5ms").split(",")) {
                 modes.add(Mode.parse(s));
             }
             return new Settings(Integer.getInteger("bench.p1.owners", 16), Integer.getInteger("bench.p1.residences", 4096),
@@ -187,7 +195,7 @@ public final class EtcdLoadHarness {
     }
 
     /** P1's frozen threshold (issue 37; issue 15 froze 10×): streaming p99 at least this many times below the publisher's. */
-    public static final double P1_RATIO_MIN = 12;
+    public static final double P1_RATIO_MIN = P1Figures.THRESHOLD;
     /** P2's frozen tolerance: each etcd load figure within this many percent of the idle membership-only control. */
     public static final double P2_DEVIATION_PERCENT_MAX = 5;
 
@@ -362,7 +370,7 @@ public final class EtcdLoadHarness {
         List<SignalledSource> sources = new ArrayList<>();
         List<Trace> traces = new ArrayList<>();
         for (int i = 0; i < settings.owners(); i++) {
-            SignalledSource s = SignalledSource.create(InventoryConfig.defaults());
+            SignalledSource s = SignalledSource.create(mode.inventory());
             Trace t = new Trace(i, namespaces);
             for (int r = 0; r < settings.residencesPerOwner(); r++) {
                 s.put(t.freshKey(namespaces.get(r % namespaces.size())), r % 2 == 0 ? Medium.DRAM : Medium.SSD, 4096);
@@ -442,10 +450,34 @@ public final class EtcdLoadHarness {
             txns[1] = d.transactions();
             mutations[1] = sources.stream().mapToLong(InventorySource::headSequence).sum();
             double secs = (window[1] - window[0]) / 1e9;
+            if (mode.streaming()) {
+                run.report("  " + mode.label + " " + intentionalWait(sources));
+            }
             long[] all = perOwner.stream().flatMapToLong(java.util.Arrays::stream).toArray();
             return new Cell(mode, all, rates(scrapes[0], scrapes[1]), (cpu[1] - cpu[0]) / 1e9 / secs, mutations[1] - mutations[0],
                     (streamBytes[1] - streamBytes[0]) / secs, txns[1] - txns[0]);
         }
+    }
+
+    /** DIAG-3: the owners' intentional coalescing wait, apart from transport (issue 37: where the stream's time goes). */
+    private static String intentionalWait(List<SignalledSource> sources) {
+        double[] bounds = sources.getFirst().intentionalWaitSeconds().upperBoundsSeconds();
+        long[] counts = new long[bounds.length];
+        double sum = 0;
+        for (SignalledSource s : sources) {
+            orbitkv.inventory.SecondsHistogram h = s.intentionalWaitSeconds();
+            sum += h.sumSeconds();
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] += h.counts()[i];
+            }
+        }
+        long n = java.util.Arrays.stream(counts).sum();
+        StringBuilder b = new StringBuilder(String.format("intentional wait (all owners, warm-up included): %,d window openings, mean %.3f ms;"
+                + " openings per bucket", n, n == 0 ? 0 : 1e3 * sum / n));
+        for (int i = 0; i < counts.length; i++) {
+            b.append(String.format(" <=%s %,d", Double.isInfinite(bounds[i]) ? "inf" : bounds[i] * 1e3 + "ms", counts[i]));
+        }
+        return b.toString();
     }
 
     private static boolean fail(String why) {
@@ -733,14 +765,11 @@ public final class EtcdLoadHarness {
             run.report("  etcd messages/s by method, " + c.mode().label + ": " + c.etcd().messagesByMethodPerS());
         }
         Cell streaming = cells.get(Mode.STREAMING_FULL);
-        Cell frozen = cells.get(Mode.ETCD_FROZEN);
         Cell control = cells.get(Mode.IDLE_CONTROL);
-        if (streaming != null && frozen != null) {
-            double ratio = frozen.stats().p99Ms() / streaming.stats().p99Ms();
-            verdicts.atLeast(String.format(Locale.ROOT, "P1 visibility p99, frozen publisher / streaming, %d owners", settings.owners()),
-                    P1_RATIO_MIN, ratio, "×", String.format(Locale.ROOT, "p99 %.3f / %.3f ms, p50 %.3f / %.3f ms", frozen.stats().p99Ms(),
-                            streaming.stats().p99Ms(), frozen.stats().p50Ms(), streaming.stats().p50Ms()));
-        }
+        P1Figures.of(cells).ifPresent(p1 -> verdicts.atLeast(
+                String.format(Locale.ROOT, "P1 visibility p99, frozen publisher / streaming, %d owners", settings.owners()),
+                P1_RATIO_MIN, p1.ratio(), "×", String.format(Locale.ROOT, "p99 %.3f / %.3f ms, p50 %.3f / %.3f ms, %d samples",
+                        p1.publisherP99Ms(), p1.streamingP99Ms(), p1.publisherP50Ms(), p1.streamingP50Ms(), p1.samples())));
         if (streaming != null && control != null) {
             double[][] pairs = {{streaming.etcd().messagesPerS(), control.etcd().messagesPerS()},
                 {streaming.etcd().rxBytesPerS(), control.etcd().rxBytesPerS()}, {streaming.etcd().txBytesPerS(), control.etcd().txBytesPerS()},

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * samples, real etcd. It checks what the harness must get right whatever the machine: every mode collects its
  * samples, the etcd publishers write to etcd (transactions and WAL fsyncs appear) while streaming writes nothing
  * beyond membership, and the rates come from etcd's own metrics. The formal cells are {@code scripts/bench p1}.
+ * The P1 verdict itself is checked on a deliberately slowed build (issue 37 acceptance): with the test-only publication
+ * delay on, the verdict must be FAIL. The unslowed figures are not judged here (a loaded machine, a handful of samples).
  */
 @Tag("gate")
 class EtcdLoadHarnessSmokeTest {
@@ -51,5 +53,30 @@ class EtcdLoadHarnessSmokeTest {
                 assertThat(c.streamBytesPerS()).as(m.label + " streams").isPositive();
             }
         });
+        assertThat(P1Figures.of(cells)).as("the P1 seam yields figures from the frozen publisher and the full stream").isPresent();
+    }
+
+    /** The test-only switch of orbitkv.inventory's source window (a system property, no Manager option reaches it). */
+    private static final String SLOW = "orbitkv.test.publicationDelayMs";
+    private static final long SLOW_MS = 400;
+
+    @Test
+    @DisplayName("issue 37 PERF-6 a deliberately slowed build (a delay injected in the publication path) makes the P1 verdict FAIL")
+    void slowedBuildFailsP1() throws Exception {
+        EtcdLoadHarness.Settings s = new EtcdLoadHarness.Settings(2, 64, 4, 50, 10, 10, 2, 2, 10, 0, 2,
+                List.of(EtcdLoadHarness.Mode.STREAMING_FULL, EtcdLoadHarness.Mode.ETCD_FROZEN));
+        Map<EtcdLoadHarness.Mode, EtcdLoadHarness.Cell> cells;
+        System.setProperty(SLOW, Long.toString(SLOW_MS));
+        try {
+            cells = new EtcdLoadHarness(s, BenchRun.create("p1-slowed-smoke"), ETCD).run();
+        } finally {
+            System.clearProperty(SLOW);
+        }
+        P1Figures p1 = P1Figures.of(cells).orElseThrow();
+        assertThat(p1.streamingP50Ms()).as("the switch slowed the stream").isGreaterThanOrEqualTo(SLOW_MS);
+        assertThat(p1.passes()).as(p1.line(s.owners())).isFalse();
+        assertThat(p1.line(s.owners())).endsWith("-> FAIL");
+        assertThat(new P1Figures(p1.publisherP50Ms(), p1.publisherP99Ms(), p1.streamingP50Ms() / 1000,
+                p1.publisherP99Ms() / (P1Figures.THRESHOLD + 0.5), p1.samples()).passes()).as("the same comparison passes above the threshold").isTrue();
     }
 }

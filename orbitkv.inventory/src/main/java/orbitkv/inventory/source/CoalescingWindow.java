@@ -2,8 +2,10 @@ package orbitkv.inventory.source;
 
 /**
  * A reader's coalescing window (PUB-4, PUB-5): decides when a reader holding cursor {@code c} may read an
- * unread head {@code h > c}. The window opens at the first unread mutation the reader observes; it reads
- * once no further mutation arrived for {@code coalescingWindowMs}, and never later than
+ * unread head {@code h > c}. The window opens at the first unread mutation the reader observes; it reads at once
+ * while the stream is idle (no read started during the last {@code coalescingWindowMs}; the first
+ * {@code immediateReadsPerWindow} reads from an idle stream add no delay), otherwise once no further mutation arrived for {@code coalescingWindowMs},
+ * and never later than
  * {@code maxIntentionalWaitMs} after the window opened (a window is never extended indefinitely;
  * {@code maxIntentionalWaitMs == 0} reads immediately). {@link #flushThrough(long)} bypasses the timer
  * until the reader's cursor reaches the target; byte bounds and order still apply because the read
@@ -43,6 +45,8 @@ public interface CoalescingWindow {
     enum Reason {
         /** No intentional wait configured ({@code maxIntentionalWaitMs == 0}). */
         NO_WAIT,
+        /** The stream is idle or its immediate-read budget since idle is not spent (issue 37, no wait added). */
+        IDLE_STREAM,
         /** The quiet period after the latest mutation elapsed. */
         WINDOW_ELAPSED,
         /** The cap after the first unread mutation elapsed. */

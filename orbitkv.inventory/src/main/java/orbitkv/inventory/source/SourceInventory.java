@@ -216,8 +216,8 @@ public final class SourceInventory implements InventorySource {
 
     /** A new coalescing window on the reader's clock (a session's {@code ProtocolClock}, issue 25). */
     public CoalescingWindow openWindow(LongSupplier readerClock) {
-        return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(),
-                Objects.requireNonNull(readerClock, "reader clock"), intentionalWaitSeconds);
+        return new WindowTimer(config.coalescingWindowMs(), config.maxIntentionalWaitMs(), config.immediateReadsPerWindow(),
+                WindowTimer.testDelayMs(), Objects.requireNonNull(readerClock, "reader clock"), intentionalWaitSeconds);
     }
 
     @Override

@@ -34,7 +34,7 @@ class SessionClockTest {
     @Test
     @DisplayName("issue 25 issue 38 PUB-4 the source core's coalescing window reads when virtual time passes the window, exactly: its intentional wait is the window")
     void coalescingWindowFiresWhenVirtualTimePassesIt() {
-        CorePair pair = streamingPair(InventoryConfig.defaults().withWindow(50, 200), QUIET);
+        CorePair pair = streamingPair(InventoryConfig.defaults().withWindow(50, 200).withImmediateReadsPerWindow(0), QUIET); // the pure window (issue 37)
         long t = pair.now;
         pair.source.put(key(1), Medium.DRAM, 10);
         pair.settle();
