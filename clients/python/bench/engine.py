@@ -48,7 +48,15 @@ GOALS = [
     h.Goal("issue 37: raw/peer TCP at 16 x 64 KiB", "ratio peer_tcp/raw 16 x 64 KiB", ">=", 0.30, "x", binding=False),
     h.Goal("issue 37: raw/peer TCP at 16 x 1 MiB", "ratio peer_tcp/raw 16 x 1 MiB", ">=", 0.45, "x", binding=False),
     h.Goal("issue 37: raw/peer TCP at 16 x 4 MiB", "ratio peer_tcp/raw 16 x 4 MiB", ">=", 0.65, "x", binding=False),
+    h.Goal("issue 37: one 64 KiB get from the peer over TCP, p50", "get 64 KiB peer_tcp p50 ms", "<=", 1.0, "ms",
+           binding=False),
+    h.Goal("issue 37: one 64 KiB get from the peer over TCP / local, p50", "get 64 KiB peer_tcp/local p50", "<=", 1.5,
+           "x", binding=False),
+    h.Goal("issue 37: one 64 KiB get from the peer over shared memory, p50", "get 64 KiB peer_shm p50 ms", "<=", 0.8,
+           "ms", binding=False),
 ]
+#: ABBA rounds of the one-block latency arms (local, peer_tcp, peer_shm), each round latency_samples / rounds calls
+ONE_BLOCK_ROUNDS = 6
 
 
 @dataclass
@@ -214,15 +222,29 @@ class EngineCase:
         self.series += out.values()
         client.batch_remove(keys)
 
-    def _latencies(self, client: Client, raw: RawClient) -> None:
-        """One 64 KiB get and prefix queries of 16 and 128 keys, warmed up by count, then sampled one by one."""
+    def _latencies(self, clients, raw: RawClient) -> None:
+        """One 64 KiB get (local, and from the peer over TCP and shared memory: issue 37's one-block goals) and
+        prefix queries of 16 and 128 keys, warmed up by count, then sampled one by one. The one-block arms run ABBA in
+        one sitting; their warm-up by count is also the peer path's JIT warm-up (both Managers' restore, Authorize,
+        READ and source code) before the throughput cases, whose own warm-up (200 calls) is far too short for it."""
+        client = clients["local"]
         keys = [f"{self.run_id}/q/{i}" for i in range(128)]
         client.put_batch(keys, [payload(200, i, 4 * KIB) for i in range(128)])
         one = _Buffers([payload(201, 0, 64 * KIB)])
-        client.put(f"{self.run_id}/one", one.expected[0])
+        one_key = [f"{self.run_id}/one"]
+        client.put(one_key[0], one.expected[0])
+        get_arms = []
+        for name in ("local", "peer_tcp", "peer_shm"):
+            if name in clients:
+                if name.startswith("peer"):
+                    _await_prefix(clients[name], one_key)
+                get_arms.append(h.Arm(name, lambda c=clients[name]: c.batch_get_into(one_key, one.buffers), one.check,
+                                      one.reset))
+        rounds = ONE_BLOCK_ROUNDS if len(get_arms) > 1 else 1
+        out = h.run_abba("get 64 KiB", get_arms, 64 * KIB, rounds, max(1, self.p.latency_samples // rounds),
+                         self.p.latency_warmup)
+        self.series += out.values()
         arms = [
-            ("get 64 KiB", h.Arm("local", lambda: client.batch_get_into([f"{self.run_id}/one"], one.buffers),
-                                 one.check, one.reset), 64 * KIB),
             ("query 16", h.Arm("local", lambda: client.prefix_len(keys[:16]), lambda r: _eq(r, 16)), 0),
             ("query 128", h.Arm("local", lambda: client.prefix_len(keys), lambda r: _eq(r, 128)), 0),
             # the raw arm's round trip of a lean query's size (about 4.5 KiB of JSON out, 200 bytes back)
@@ -231,7 +253,7 @@ class EngineCase:
         for label, arm, nbytes in arms:
             out = h.run_abba(label, [arm], nbytes, 1, self.p.latency_samples, self.p.latency_warmup)
             self.series += out.values()
-        client.batch_remove(keys + [f"{self.run_id}/one"])
+        client.batch_remove(keys + one_key)
 
     def run(self) -> dict:
         clients = self._clients()
@@ -240,10 +262,10 @@ class EngineCase:
             with RawServer() as server:
                 raw = RawClient(server.port)
                 try:
-                    # first: the latencies, whose warm-up by count (thousands of restores and queries) also warms
-                    # the Manager's JIT before the throughput cases
+                    # first: the latencies, whose warm-up by count (thousands of restores and queries, local and
+                    # from the peer) also warms both Managers' JIT before the throughput cases
                     self.log("engine: latencies (64 KiB get, prefix queries of 16 and 128 keys)")
-                    self._latencies(clients["local"], raw)
+                    self._latencies(clients, raw)
                     for ci, (label, n, size) in enumerate(self.p.cases):
                         self.log(f"engine: {label} read arms {READ_ARMS[:1 + len(clients)]}")
                         self._read_case(ci, label, n, size, clients, raw)
@@ -282,6 +304,13 @@ def figures_of(summaries: List[dict], streamed: bool = False) -> Dict[str, float
         if s is not None:
             fig[f"{key} p50 ms"] = s["p50_ms"]
             fig[f"{key} p99 ms"] = s["p99_ms"]
+    local = by.get(("get 64 KiB", "local"))
+    for arm in ("peer_tcp", "peer_shm"):
+        s = by.get(("get 64 KiB", arm))
+        if s is not None:
+            fig[f"get 64 KiB {arm} p50 ms"] = s["p50_ms"]
+            if local is not None:
+                fig[f"get 64 KiB {arm}/local p50"] = s["p50_ms"] / local["p50_ms"]
     first, whole = by.get(("8 x 32 MiB", "stream_first_byte")), by.get(("8 x 32 MiB", "local"))
     if streamed and first is not None and whole is not None:  # one record's time: the non-streamed call's eighth
         fig["streamed first byte margin ms"] = first["p50_ms"] - whole["p50_ms"] / 8

@@ -32,6 +32,9 @@ import orbitkv.transfer.AuthorizeOutcome.AuthorizeFailure;
  * @param arenasMapped source arenas mapped read-only now
  * @param loadSummariesReceived well-formed source load summaries delivered with Authorize outcomes (ROUTE-9)
  * @param loadSummariesRejected source load summaries dropped as malformed (the outcome they came with stands)
+ * @param releasesFolded releases without a Release call (issue 37 item 5): the source honoured
+ *     {@code release_after_last_read} and every granted block was READ complete over TCP, so the source ended the
+ *     grant at its last send
  */
 public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted, long readsTerminated,
         Map<ReadRefusal, Long> readRefusals, Map<ReadFailure, Long> readFailures, long checksumFailures,
@@ -39,7 +42,7 @@ public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted,
         long receiveInFlightBytes, long readsInFlight, long authorizeGranted, long authorizeNothingGranted,
         Map<RefusalReason, Long> authorizeRefusals, Map<AuthorizeFailure, Long> authorizeFailures,
         long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped,
-        long loadSummariesReceived, long loadSummariesRejected) {
+        long loadSummariesReceived, long loadSummariesRejected, long releasesFolded) {
     public TransferEngineStatus {
         routes = List.copyOf(routes);
         readRefusals = EnumCounts.copy(ReadRefusal.class, Objects.requireNonNull(readRefusals));

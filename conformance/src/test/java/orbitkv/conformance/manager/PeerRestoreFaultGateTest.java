@@ -468,7 +468,11 @@ class PeerRestoreFaultGateTest {
                 .isEqualTo(src0.at("/grants_ended/expired").asLong());
         assertThat(src1.at("/grants_ended/released").asLong()).as("INV-8: the row's grant ended by the requester's release")
                 .isGreaterThan(src0.at("/grants_ended/released").asLong());
-        assertThat(req1.get("releases_confirmed").asLong()).isGreaterThan(req0.get("releases_confirmed").asLong());
+        if (!row.fault().stop.equals("complete")) {
+            // A grant READ whole over TCP ends at its source's last send with no Release call (issue 37 item 5, release
+            // after the last READ); a row whose READ failed or timed out is released by the call.
+            assertThat(req1.get("releases_confirmed").asLong()).isGreaterThan(req0.get("releases_confirmed").asLong());
+        }
         switch (row.fault()) {
             case FLIP -> assertThat(req1.get("checksum_failures").asLong()).as("the flipped byte was caught by the CRC32C")
                     .isGreaterThan(req0.get("checksum_failures").asLong());

@@ -37,7 +37,8 @@ final class AuthorizeCalls {
         AuthorizeRequest.Builder b = AuthorizeRequest.newBuilder().setProtocol(WireCodec.PROTOCOL)
                 .setClusterUuid(WireCodec.uuid(cluster.uuid())).setRequester(WireCodec.incarnation(self))
                 .setSource(WireCodec.incarnation(req.source().incarnation())).setIntent(WireCodec.intent(req.intent()))
-                .setRequesterBootId(WireCodec.bootId(bootId));
+                .setRequesterBootId(WireCodec.bootId(bootId))
+                .setReleaseAfterLastRead(true); // issue 37 item 5: no Release call when every block was READ over TCP
         for (BlockRef r : req.blocks()) {
             b.addBlocksBuilder().setNamespace(ByteString.copyFrom(r.key().namespace().bytes()))
                     .setKey(ByteString.copyFrom(r.key().key())).setMedium(WireCodec.medium(r.medium()))
@@ -53,7 +54,7 @@ final class AuthorizeCalls {
 
     /** A checked Authorized answer. */
     record Answer(UUID grantId, byte[] secret, Duration expiry, Endpoint data, UUID sourceBootId,
-            IssuedGrant.ArenaRef arena, List<BlockResult> blocks, long[] arenaOffsets) {}
+            IssuedGrant.ArenaRef arena, List<BlockResult> blocks, long[] arenaOffsets, boolean releaseAfterLastRead) {}
 
     /** A protocol violation in an answer; {@code grantId} is set when the answer named one (to release it). */
     static final class Violation extends Exception {
@@ -104,7 +105,7 @@ final class AuthorizeCalls {
                     grantId);
         }
         if (!anyGranted) {
-            return new Answer(null, null, Duration.ZERO, null, null, null, blocks, offsets);
+            return new Answer(null, null, Duration.ZERO, null, null, null, blocks, offsets, false);
         }
         if (a.getGrantSecret().size() != DataFrames.SECRET_BYTES) {
             throw new Violation("grant_secret must be " + DataFrames.SECRET_BYTES + " bytes, got "
@@ -122,7 +123,7 @@ final class AuthorizeCalls {
             throw new Violation("data endpoint or boot id: " + e.getMessage(), grantId);
         }
         return new Answer(grantId, a.getGrantSecret().toByteArray(), Duration.ofMillis(a.getExpiryMs()), data, sourceBoot,
-                arena(a, grantId), blocks, offsets);
+                arena(a, grantId), blocks, offsets, a.getReleaseAfterLastRead());
     }
 
     /** Block {@code i}'s result; a granted block in the arena gets its offset in {@code offsets[i]}. */

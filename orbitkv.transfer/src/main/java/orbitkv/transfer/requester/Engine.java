@@ -213,7 +213,7 @@ public final class Engine implements TransferEngine {
         long deadline = sentAt + a.expiry().toNanos() - TimeUnit.MILLISECONDS.toNanos(config.grantSafetyMarginMs());
         boolean sameHost = bootId != null && bootId.equals(a.sourceBootId());
         IssuedGrant g = new IssuedGrant(this, a.grantId(), a.secret(), request.source(), a.data(), a.expiry(), deadline, a.blocks(),
-                a.arenaOffsets(), sameHost ? a.arena() : null, sameHost);
+                a.arenaOffsets(), sameHost ? a.arena() : null, sameHost, a.releaseAfterLastRead());
         grants.put(g.id(), g);
         counters.authorizeGranted.incrementAndGet();
         return new AuthorizeOutcome.Granted(g, load);
@@ -301,8 +301,8 @@ public final class Engine implements TransferEngine {
         ReadRefusal state = g.startRead(block, now);
         CountBytesWindow.Full full = state == null ? window.tryAdd(1, granted.lengthBytes()) : CountBytesWindow.Full.NONE;
         if (state != null || full != CountBytesWindow.Full.NONE) {
-            if (state == null && g.readEnded(block, true)) {
-                sendRelease(g);
+            if (state == null) {
+                release(g, g.readEnded(block, true, false));
             }
             if (mapping != null) {
                 arenas.release(mapping);
@@ -369,9 +369,8 @@ public final class Engine implements TransferEngine {
             case ReadResult.TimedOut t -> counters.timedOut.incrementAndGet();
             case ReadResult.Cancelled c -> counters.cancelled.incrementAndGet();
         }
-        if (read.grant.readEnded(read.index, o instanceof ReadResult.Refused)) {
-            sendRelease(read.grant);
-        }
+        boolean overTcp = o instanceof ReadResult.Completed c && c.backend() == Backend.TCP;
+        release(read.grant, read.grant.readEnded(read.index, o instanceof ReadResult.Refused, overTcp));
     }
 
     private IssuedGrant own(Grant grant) {
@@ -386,10 +385,24 @@ public final class Engine implements TransferEngine {
     @Override
     public CompletionStage<ReleaseOutcome> release(Grant grant) {
         IssuedGrant g = own(grant);
-        if (g.requestRelease()) {
-            sendRelease(g);
-        }
+        release(g, g.requestRelease());
         return g.releaseFuture();
+    }
+
+    /**
+     * Carries out a release decision of {@code g}: a Release call, or none when the source already ended the grant at
+     * its last send (release-after-last-read, issue 37 item 5: the grant's pins went with that send, INV-8/INV-9).
+     */
+    private void release(IssuedGrant g, IssuedGrant.ReleaseAction action) {
+        switch (action) {
+            case NONE -> { }
+            case SEND -> sendRelease(g);
+            case FOLDED -> {
+                grants.remove(g.id(), g);
+                counters.releasesFolded.incrementAndGet();
+                g.releaseFuture().complete(new ReleaseOutcome.Released());
+            }
+        }
     }
 
     private void sendRelease(IssuedGrant g) {
@@ -445,7 +458,7 @@ public final class Engine implements TransferEngine {
                 counters.authorizeGranted.get(), counters.authorizeNothingGranted.get(),
                 counters.authorizeRefusals.snapshot(), counters.authorizeFailures.snapshot(), grants.size(),
                 counters.releasesConfirmed.get(), counters.releasesNotConfirmed.get(), arenas.mapped(),
-                counters.loadSummariesReceived.get(), counters.loadSummariesRejected.get());
+                counters.loadSummariesReceived.get(), counters.loadSummariesRejected.get(), counters.releasesFolded.get());
     }
 
     @Override
@@ -458,9 +471,7 @@ public final class Engine implements TransferEngine {
         shm.close();
         arenas.close();
         for (IssuedGrant g : List.copyOf(grants.values())) {
-            if (g.requestRelease()) {
-                sendRelease(g);
-            }
+            release(g, g.requestRelease());
         }
         if (ownedGroup != null) {
             EventLoops.shutdown(ownedGroup); // after the connections closed: their outcomes ran on it

@@ -31,6 +31,7 @@ final class EngineCounters {
     final EnumCounter<AuthorizeFailure> authorizeFailures = new EnumCounter<>(AuthorizeFailure.class);
     final AtomicLong releasesConfirmed = new AtomicLong();
     final AtomicLong releasesNotConfirmed = new AtomicLong();
+    final AtomicLong releasesFolded = new AtomicLong();
     /** Well-formed load summaries delivered with an Authorize outcome (ROUTE-9). */
     final AtomicLong loadSummariesReceived = new AtomicLong();
     /** Load summaries dropped as malformed (wrong node, window or widths); the outcome itself stands. */

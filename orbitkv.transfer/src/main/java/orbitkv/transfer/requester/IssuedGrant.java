@@ -26,6 +26,14 @@ final class IssuedGrant implements Grant {
         SENT
     }
 
+    /** What the engine does about the release now: nothing, a Release call, or none because the source ended it. */
+    enum ReleaseAction {
+        NONE,
+        SEND,
+        /** The source ended the grant at its last send (release-after-last-read): no call, the grant is released. */
+        FOLDED
+    }
+
     final Engine engine;
     private final UUID id;
     /** The grant's secret: each data connection BINDs it before READing the grant (never logged). */
@@ -41,12 +49,18 @@ final class IssuedGrant implements Grant {
     /** The source's boot id equals this host's. */
     final boolean sameHost;
     private final boolean[] readStarted;
+    /** The source honours release-after-last-read for this grant (its Authorize answer said so). */
+    private final boolean releaseAfterLastRead;
+    /** Blocks whose READ completed (verified) over TCP: the source sent them whole on its data channel. */
+    private final boolean[] completedOverTcp;
     private int readsInFlight;
     private ReleaseState releaseState = ReleaseState.NONE;
     private final CompletableFuture<ReleaseOutcome> released = new CompletableFuture<>();
 
     IssuedGrant(Engine engine, UUID id, byte[] secret, Member source, Endpoint data, Duration expiry, long localDeadlineNanos,
-            List<BlockResult> blocks, long[] arenaOffsets, ArenaRef arena, boolean sameHost) {
+            List<BlockResult> blocks, long[] arenaOffsets, ArenaRef arena, boolean sameHost, boolean releaseAfterLastRead) {
+        this.releaseAfterLastRead = releaseAfterLastRead;
+        this.completedOverTcp = new boolean[blocks.size()];
         this.engine = engine;
         this.id = id;
         this.secret = secret;
@@ -112,9 +126,10 @@ final class IssuedGrant implements Grant {
 
     /**
      * A READ of block {@code index} physically terminated. {@code readable} says the block may be READ again (the
-     * source refused it before sending anything). Returns true if a pending release must be sent now.
+     * source refused it before sending anything); {@code overTcp} that it completed, verified, over TCP. Returns what a
+     * pending release needs now.
      */
-    synchronized boolean readEnded(int index, boolean readable) {
+    synchronized ReleaseAction readEnded(int index, boolean readable, boolean overTcp) {
         if (readsInFlight <= 0) {
             throw new IllegalStateException("grant " + id + ": READ ended with none in flight");
         }
@@ -123,24 +138,42 @@ final class IssuedGrant implements Grant {
         if (readable) {
             readStarted[index] = false;
         }
+        completedOverTcp[index] |= overTcp;
         if (releaseState == ReleaseState.PENDING && readsInFlight == 0) {
             releaseState = ReleaseState.SENT;
-            return true;
+            return endedBySource() ? ReleaseAction.FOLDED : ReleaseAction.SEND;
         }
-        return false;
+        return ReleaseAction.NONE;
     }
 
-    /** Marks the grant released; true if the Release must be sent now (no READ in flight). */
-    synchronized boolean requestRelease() {
+    /** Marks the grant released; what to do now (SEND or FOLDED when no READ is in flight, else NONE until then). */
+    synchronized ReleaseAction requestRelease() {
         if (releaseState != ReleaseState.NONE) {
-            return false;
+            return ReleaseAction.NONE;
         }
         if (readsInFlight == 0) {
             releaseState = ReleaseState.SENT;
-            return true;
+            return endedBySource() ? ReleaseAction.FOLDED : ReleaseAction.SEND;
         }
         releaseState = ReleaseState.PENDING;
-        return false;
+        return ReleaseAction.NONE;
+    }
+
+    /**
+     * The source ended this grant itself: it honours release-after-last-read and every granted block arrived whole
+     * over its data channel, so each was sent and the grant ended (RELEASED) at the last send's completion. Any other
+     * case (a block not READ, READ over shared memory, or failed) needs the Release call.
+     */
+    private boolean endedBySource() {
+        if (!releaseAfterLastRead) {
+            return false;
+        }
+        for (int i = 0; i < blocks.size(); i++) {
+            if (blocks.get(i) instanceof BlockResult.Granted && !completedOverTcp[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     synchronized boolean idle() {

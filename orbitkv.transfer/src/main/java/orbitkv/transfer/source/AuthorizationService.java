@@ -123,8 +123,11 @@ final class AuthorizationService {
      */
     AuthorizeResponse authorize(BoundedMessage<AuthorizeRequest> in, Optional<NodeId> peerNodeId) {
         AuthorizeCheck.Valid valid;
+        boolean releaseAfterLastRead;
         try {
-            valid = AuthorizeCheck.check(parsed(in), cluster, self, state.get(), membership.get(), config, peerNodeId);
+            AuthorizeRequest request = parsed(in);
+            releaseAfterLastRead = request.getReleaseAfterLastRead();
+            valid = AuthorizeCheck.check(request, cluster, self, state.get(), membership.get(), config, peerNodeId);
         } catch (WireException e) {
             counters.refusals.increment(e.reason());
             AuthorizeResponse.Builder refused = AuthorizeResponse.newBuilder().setRefused(RequestRefusal.newBuilder()
@@ -134,7 +137,8 @@ final class AuthorizationService {
             }
             return refused.build();
         }
-        GrantTable.Issued issued = grants.issue(valid.requester(), valid.intent(), valid.blocks(), payloads);
+        GrantTable.Issued issued = grants.issue(valid.requester(), valid.intent(), valid.blocks(), payloads,
+                releaseAfterLastRead);
         return AuthorizeResponse.newBuilder().setAuthorized(authorized(issued, valid.requesterBootId()))
                 .setLoad(WireCodec.load(load.summary(self))).build();
     }
@@ -145,7 +149,8 @@ final class AuthorizationService {
         Endpoint data = dataEndpoint.get();
         a.getDataBuilder().setHost(data.host()).setPort(data.port());
         if (issued.grant() != null) {
-            a.setGrantId(WireCodec.uuid(issued.grant().id)).setGrantSecret(ByteString.copyFrom(issued.grant().secret));
+            a.setGrantId(WireCodec.uuid(issued.grant().id)).setGrantSecret(ByteString.copyFrom(issued.grant().secret))
+                    .setReleaseAfterLastRead(issued.grant().releaseAfterLastRead);
         }
         Path arena = bootId != null && bootId.equals(requesterBootId) ? sharedArena(issued.blocks(), a) : null;
         for (GrantTable.BlockOutcome o : issued.blocks()) {

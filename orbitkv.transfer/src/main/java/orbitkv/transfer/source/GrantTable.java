@@ -113,6 +113,15 @@ final class GrantTable {
 
     /** Pins what can be pinned of {@code blocks} (already validated: no duplicates) for one new grant. */
     synchronized Issued issue(Incarnation requester, Intent intent, List<BlockRef> blocks, PayloadSource payloads) {
+        return issue(requester, intent, blocks, payloads, false);
+    }
+
+    /**
+     * As above; {@code releaseAfterLastRead}: the grant ends as {@link GrantEnd#RELEASED} at the completion of the
+     * send of its last unsent block (issue 37 item 5), as if its Release had arrived then.
+     */
+    synchronized Issued issue(Incarnation requester, Intent intent, List<BlockRef> blocks, PayloadSource payloads,
+            boolean releaseAfterLastRead) {
         List<BlockOutcome> outcomes = new ArrayList<>(blocks.size());
         Pinned[] pins = new Pinned[blocks.size()];
         boolean any = false;
@@ -143,7 +152,8 @@ final class GrantTable {
         long deadline = clock.getAsLong() + config.grantExpiryMs() * 1_000_000L;
         byte[] secret = new byte[DataFrames.SECRET_BYTES];
         secrets.nextBytes(secret);
-        SourceGrant g = new SourceGrant(UUID.randomUUID(), secret, requester, intent, deadline, pins);
+        SourceGrant g = new SourceGrant(UUID.randomUUID(), secret, requester, intent, deadline, pins,
+                releaseAfterLastRead);
         grants.put(g.id, g);
         outstanding++;
         counters.grantsIssued.incrementAndGet();
@@ -294,7 +304,11 @@ final class GrantTable {
         endSend(s);
     }
 
-    /** A started send finished (written out, or failed); a draining grant finishes with its last send. */
+    /**
+     * A started send finished (written out, or failed); a draining grant finishes with its last send, and an active
+     * grant released in advance for its last READ ({@link SourceGrant#releaseAfterLastRead}) ends RELEASED once every
+     * granted block was sent and nothing is in flight (an aborted send, which may be READ again, does not count).
+     */
     synchronized void endSend(SendStart.Start s) {
         SourceGrant g = s.grant();
         if (g.sendsInFlight <= 0) {
@@ -305,6 +319,9 @@ final class GrantTable {
         g.cuts[s.index()] = null;
         if (g.state() == SourceGrant.State.DRAINING && g.sendsInFlight == 0) {
             finish(g);
+        } else if (g.state() == SourceGrant.State.ACTIVE && g.releaseAfterLastRead && g.sendsInFlight == 0
+                && g.allSent()) {
+            end(g, GrantEnd.RELEASED);
         }
     }
 

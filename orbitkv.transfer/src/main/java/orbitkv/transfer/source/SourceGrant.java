@@ -42,11 +42,19 @@ final class SourceGrant {
     final GrantTable.SendCut[] cuts;
     final int pinCount;
     final long pinnedBytes;
+    /**
+     * The requester released this grant in advance for the completion of its last send (issue 37 item 5,
+     * {@code AuthorizeRequest.release_after_last_read}): it ends as {@link GrantEnd#RELEASED} when every granted block
+     * was sent and no send is in flight.
+     */
+    final boolean releaseAfterLastRead;
     int sendsInFlight;
     private State state = State.ACTIVE;
     private GrantEnd end;
 
-    SourceGrant(UUID id, byte[] secret, Incarnation requester, Intent intent, long deadlineNanos, Pinned[] pins) {
+    SourceGrant(UUID id, byte[] secret, Incarnation requester, Intent intent, long deadlineNanos, Pinned[] pins,
+            boolean releaseAfterLastRead) {
+        this.releaseAfterLastRead = releaseAfterLastRead;
         this.id = Objects.requireNonNull(id);
         this.secret = secret.clone();
         this.requester = Objects.requireNonNull(requester);
@@ -72,6 +80,16 @@ final class SourceGrant {
 
     State state() {
         return state;
+    }
+
+    /** Every granted block was sent (or is being sent): no READ of this grant can be served any more. */
+    boolean allSent() {
+        for (int i = 0; i < pins.length; i++) {
+            if (pins[i] != null && !sent[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     GrantEnd end() {
