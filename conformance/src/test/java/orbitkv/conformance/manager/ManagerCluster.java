@@ -92,10 +92,18 @@ public final class ManagerCluster implements AutoCloseable {
     }
 
     private ManagerProcess launch(String node, NodeOptions options, List<String> jvm) throws IOException {
+        return launch(node, etcd.endpoints().toString(), jvm, options);
+    }
+
+    /**
+     * As {@link #launch(String, List, NodeOptions)}, reaching etcd at {@code etcdUrl} instead of the cluster's
+     * endpoints (a fault proxy in front of etcd, to fence this one Manager); {@code jvm} null means
+     * {@link ManagerProcess}'s default JVM options.
+     */
+    public ManagerProcess launch(String node, String etcdUrl, List<String> jvm, NodeOptions options) throws IOException {
         String launchName = node + "-" + all.size();
         Path dir = Files.createDirectories(work.resolve(launchName));
-        List<String> args = ManagerProcess.distributedArgs(name, node, etcd.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")));
+        List<String> args = ManagerProcess.distributedArgs(name, node, etcdUrl, Files.createDirectories(dir.resolve("dram")));
         args.addAll(options.apply(dir));
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         ManagerProcess m = jvm == null ? ManagerProcess.launch(launchName, work.resolve("logs"), args)
