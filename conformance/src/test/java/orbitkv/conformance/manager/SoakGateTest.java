@@ -32,7 +32,7 @@ class SoakGateTest {
         SoakRun.Config config = SoakRun.Config.minutes(2);
         SoakRun.Result result;
         try (SoakRun run = new SoakRun(ETCD, config)) {
-            result = run.run();
+            result = run.run(r -> {});
         }
         List<String> report = SoakReport.text("soak gate 2 min", result);
         report.forEach(System.out::println);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.manager.SoakSampler.Life;
@@ -31,7 +32,13 @@ import orbitkv.testing.Await;
 final class SoakRun implements AutoCloseable {
     /** The Manager JVM: a fixed, pre-touched heap, so RSS measures the process and not the heap's first touches. */
     private static final List<String> JVM = List.of("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=256m");
-    private static final Duration EVENT_BOUND = Duration.ofSeconds(90);
+    /**
+     * The bound of each await of an event (a restart's ready line, membership, fence, heal): generous, since a JVM
+     * start took over 45 s at a load average of 40 on this machine.
+     */
+    private static final Duration EVENT_BOUND = Duration.ofSeconds(180);
+    /** Interim reports (samples and verdicts so far) while the soak runs. */
+    private static final long SNAPSHOT_NANOS = Duration.ofMinutes(5).toNanos();
     /** The driver's pause between steps: a paced churn, a good neighbour on a shared 2-core machine. */
     private static final long STEP_PAUSE_NANOS = 100_000_000L;
 
@@ -76,6 +83,7 @@ final class SoakRun implements AutoCloseable {
     private final SoakWorkload workload;
     private final List<String> events = new ArrayList<>();
     private int eventFailures;
+    private Consumer<Result> interim = r -> {};
     private long startNanos;
 
     SoakRun(EtcdFixture etcd, Config config) throws IOException {
@@ -85,8 +93,12 @@ final class SoakRun implements AutoCloseable {
         this.etcdOfC = cluster.own(FaultProxy.inFrontOf(etcd.member(0).clientUrl()));
     }
 
-    /** Starts the three Managers, runs the churn and the events for the configured length, and judges. */
-    Result run() throws Exception {
+    /**
+     * Starts the three Managers, runs the churn and the events for the configured length, and judges; every 5 minutes
+     * hands {@code interim} the result so far (a run cut short still leaves its samples and verdicts).
+     */
+    Result run(Consumer<Result> interim) throws Exception {
+        this.interim = interim;
         for (String node : List.of("a", "b", "c")) {
             launch(node);
         }
@@ -100,6 +112,10 @@ final class SoakRun implements AutoCloseable {
             samplerThread.interrupt();
             samplerThread.join(60_000);
         }
+        return result();
+    }
+
+    private Result result() {
         return new Result(sampler.samples(), judge(), workload, List.copyOf(events), eventFailures, sampler.skipped());
     }
 
@@ -112,7 +128,12 @@ final class SoakRun implements AutoCloseable {
         long lengthNanos = config.length().toNanos();
         int done = 0; // events run so far, three per period
         long step = 0;
+        long nextSnapshot = SNAPSHOT_NANOS;
         while (System.nanoTime() - startNanos < lengthNanos) {
+            if (System.nanoTime() - startNanos >= nextSnapshot) {
+                nextSnapshot += SNAPSHOT_NANOS;
+                interim.accept(result());
+            }
             long due = (done / 3) * periodNanos + (done % 3 + 1) * periodNanos / 4;
             if (System.nanoTime() - startNanos >= due && due < lengthNanos) {
                 event(done / 3, done % 3);
@@ -155,7 +176,9 @@ final class SoakRun implements AutoCloseable {
     private String restart(String node, boolean kill9) throws Exception {
         Life old = members.remove(node);
         String detail;
-        if (kill9) {
+        if (old == null) {
+            detail = node + " was not running (an earlier restart failed)";
+        } else if (kill9) {
             old.process().kill9();
             detail = "killed " + old.name();
         } else {
@@ -174,12 +197,12 @@ final class SoakRun implements AutoCloseable {
         long heals = api.status().at("/membership/heal/heals").asLong();
         etcdOfC.faults(LinkFaults.BLACKHOLE);
         try {
-            Await.until("c fenced (503)", EVENT_BOUND, () -> api.get("/health").status() == 503);
+            Await.until("c fenced (503)", EVENT_BOUND, () -> answers(() -> api.get("/health").status() == 503));
         } finally {
             etcdOfC.faults(LinkFaults.NONE);
         }
-        Await.until("c healed", EVENT_BOUND, () -> api.get("/health").status() == 200
-                && api.status().at("/membership/heal/heals").asLong() > heals);
+        Await.until("c healed", EVENT_BOUND, () -> answers(() -> api.get("/health").status() == 200
+                && api.status().at("/membership/heal/heals").asLong() > heals));
         awaitAdmitted();
         return "healed as " + api.status().at("/self/incarnation").asText();
     }
@@ -194,17 +217,26 @@ final class SoakRun implements AutoCloseable {
                 "--index-budget-bytes", "32MiB", "--restore-bytes-in-flight-max", "16MiB", "--shutdown-drain-ms", "3000",
                 "--idle-liveness-ms", "500", "--heal-backoff-min-ms", "200", "--heal-backoff-max-ms", "1000"));
         ManagerProcess m = etcd == null ? cluster.launch(node, jvm, options) : cluster.launch(node, etcd, jvm, options);
-        m.awaitReady();
+        m.awaitReady(EVENT_BOUND);
         Life life = new Life(node, m.name(), m, gcLog, startNanos == 0 ? 0 : seconds());
         members.put(node, life);
         return life;
+    }
+
+    /** {@code condition}, false when the Manager does not answer in time (a loaded machine): awaited again. */
+    private static boolean answers(java.util.function.BooleanSupplier condition) {
+        try {
+            return condition.getAsBoolean();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Every current member admits all three (a restarted one is a member again everywhere). */
     private void awaitAdmitted() {
         for (Life l : members.values()) {
             ManagerApi api = new ManagerApi(l.process().httpBase(), Duration.ofSeconds(10));
-            Await.until(l.name() + " admits 3 members", EVENT_BOUND, () -> api.status().at("/membership/members").asInt() == 3);
+            Await.until(l.name() + " admits 3 members", EVENT_BOUND, () -> answers(() -> api.status().at("/membership/members").asInt() == 3));
         }
     }
 
