@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -12,14 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -225,48 +222,11 @@ class AttackHarness {
     }
 
     private List<Thread> readFlood(AtomicBoolean attacking, AtomicLong bytes) throws IOException {
-        List<Thread> threads = new ArrayList<>();
-        InetSocketAddress data = dataEndpoint();
-        for (int c = 0; c < 4; c++) {
-            SocketChannel s = open("127.0.0.2", data);
-            threads.add(Thread.ofPlatform().daemon().name("flood-" + c).start(() -> {
-                try (s) {
-                    while (attacking.get()) {
-                        ByteBuffer b = floodChunk(8192);
-                        while (b.hasRemaining() && attacking.get()) {
-                            bytes.addAndGet(s.write(b));
-                        }
-                    }
-                } catch (IOException closed) {
-                    // the source closed it, or the harness did under a blocked write
-                }
-            }));
-        }
-        return threads;
+        return DataPortFlood.readFlood(dataEndpoint(), 4, Long.MAX_VALUE, attacking, bytes, new ArrayList<>());
     }
 
     private List<Thread> storm(AtomicBoolean attacking, AtomicLong connects) {
-        InetSocketAddress data = dataEndpoint();
-        return List.of(Thread.ofPlatform().daemon().name("storm").start(() -> {
-            ArrayDeque<SocketChannel> held = new ArrayDeque<>();
-            long next = System.nanoTime();
-            while (attacking.get()) {
-                next += 1_000_000; // 1,000 connections/s: pacing, not synchronization
-                LockSupport.parkNanos(next - System.nanoTime());
-                try {
-                    SocketChannel s = open("127.0.0.3", data);
-                    s.write(ByteBuffer.wrap(new byte[] {0x4F, 0x4B, 0x56, 0x54}));
-                    connects.incrementAndGet();
-                    held.addLast(s);
-                    if (held.size() > 2_000) {
-                        held.removeFirst().close();
-                    }
-                } catch (IOException refused) {
-                    // reset by the source: counted there
-                }
-            }
-            held.forEach(AttackHarness::closeQuietly);
-        }));
+        return List.of(DataPortFlood.storm(dataEndpoint(), 1_000, 2_000, attacking, connects));
     }
 
     /** Four uploads declaring 256 MiB, 8 KiB a second each; a cut upload is started again (counted). */
@@ -277,7 +237,7 @@ class AttackHarness {
             threads.add(Thread.ofPlatform().daemon().name("upload-" + c).start(() -> {
                 while (attacking.get()) {
                     uploads.incrementAndGet();
-                    try (SocketChannel s = open("127.0.0.4", new InetSocketAddress(http.getHost(), http.getPort()))) {
+                    try (SocketChannel s = DataPortFlood.open("127.0.0.4", new InetSocketAddress(http.getHost(), http.getPort()))) {
                         s.write(ByteBuffer.wrap(("POST /cache/save?namespace=" + NS + "-slow HTTP/1.1\r\nHost: x\r\n"
                                 + "Content-Type: application/vnd.orbitkv.blocks\r\nContent-Length: " + UPLOAD_DECLARED
                                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII)));
@@ -294,32 +254,6 @@ class AttackHarness {
             }));
         }
         return threads;
-    }
-
-    private static ByteBuffer floodChunk(int frames) {
-        ByteBuffer b = ByteBuffer.allocate(frames * 40);
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        for (int i = 0; i < frames; i++) {
-            b.putInt(0x4F4B5654).put((byte) 1).put((byte) 1).putShort((short) 0).putLong(r.nextLong()).putLong(r.nextLong())
-                    .putInt(0).putInt(0).putLong(i);
-        }
-        return b.flip();
-    }
-
-    private static SocketChannel open(String from, InetSocketAddress to) throws IOException {
-        SocketChannel s = SocketChannel.open();
-        s.bind(new InetSocketAddress(from, 0));
-        s.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
-        s.connect(to);
-        return s;
-    }
-
-    private static void closeQuietly(SocketChannel s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // closing
-        }
     }
 
     private static ManagerApi api(ManagerProcess m) {

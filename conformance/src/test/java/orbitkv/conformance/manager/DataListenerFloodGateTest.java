@@ -5,24 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import orbitkv.conformance.etcd.EtcdFixture;
-import orbitkv.membership.MembershipAdmin;
 import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,48 +60,35 @@ class DataListenerFloodGateTest {
      */
     private static final long PER_CONNECTION_BYTES = (4 << 10) + 102 * 256 + (64 << 10) + READS_QUEUED_MAX * 256;
 
-    private final String cluster = "flood-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private ManagerProcess source;
     private ManagerProcess requester;
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-data-flood-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
+        cluster = ManagerCluster.format(ETCD, "flood");
         source = launch("src", List.of("--transfer-data-connections-max", Integer.toString(CONNECTIONS_MAX),
                 "--transfer-data-connections-per-address-max", Integer.toString(PER_ADDRESS_MAX),
                 "--transfer-data-reads-queued-per-connection-max", Integer.toString(READS_QUEUED_MAX),
                 "--transfer-data-header-timeout-ms", Long.toString(HEADER_TIMEOUT_MS)));
         requester = launch("req", List.of());
-        for (ManagerProcess m : List.of(source, requester)) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : List.of(source, requester)) {
-            Await.until(m + " admits two members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 2);
-        }
+        cluster.awaitMembers();
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        Path dir = work.resolve(node);
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")), "--dram", "64MiB", "--block-bytes-max", "1MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        return ManagerProcess.launch(node, work.resolve("logs"), args);
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", "64MiB", "--block-bytes-max", "1MiB",
+                    "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
 
     @AfterAll
     void stopCluster() throws IOException {
-        for (ManagerProcess m : new ManagerProcess[] {requester, source}) {
-            if (m != null) {
-                m.close();
-            }
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
     }
 
     private static ManagerApi api(ManagerProcess m) {
@@ -124,14 +104,13 @@ class DataListenerFloodGateTest {
         throw new IllegalStateException("no VmRSS for " + m);
     }
 
+    /** Bytes of the source's standard output and error logs. */
     private long logBytes() throws IOException {
-        try (Stream<Path> files = Files.list(work.resolve("logs"))) {
-            long total = 0;
-            for (Path p : files.filter(p -> p.getFileName().toString().startsWith("src.")).toList()) {
-                total += Files.size(p);
-            }
-            return total;
+        long total = 0;
+        for (Path p : source.logFiles()) {
+            total += Files.exists(p) ? Files.size(p) : 0;
         }
+        return total;
     }
 
     private static long p99(List<Long> nanos) {
@@ -142,24 +121,6 @@ class DataListenerFloodGateTest {
         List<Long> sorted = new ArrayList<>(nanos);
         sorted.sort(null);
         return sorted.isEmpty() ? -1 : sorted.get(Math.max(0, Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * q) - 1)));
-    }
-
-    private static ByteBuffer floodChunk(int frames) {
-        ByteBuffer b = ByteBuffer.allocate(frames * 40);
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        for (int i = 0; i < frames; i++) {
-            b.putInt(0x4F4B5654).put((byte) 1).put((byte) 1).putShort((short) 0).putLong(r.nextLong()).putLong(r.nextLong())
-                    .putInt(0).putInt(0).putLong(i);
-        }
-        return b.flip();
-    }
-
-    private static SocketChannel open(String from, InetSocketAddress to) throws IOException {
-        SocketChannel s = SocketChannel.open();
-        s.bind(new InetSocketAddress(from, 0));
-        s.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
-        s.connect(to);
-        return s;
     }
 
     @Test
@@ -204,46 +165,9 @@ class DataListenerFloodGateTest {
         AtomicLong floodBytes = new AtomicLong();
         AtomicLong stormConnects = new AtomicLong();
         List<SocketChannel> flood = new ArrayList<>();
-        List<Thread> attackers = new ArrayList<>();
-        for (int c = 0; c < FLOOD_CONNECTIONS; c++) {
-            SocketChannel s = open("127.0.0.2", data);
-            flood.add(s);
-            attackers.add(Thread.ofPlatform().daemon().name("flood-" + c).start(() -> {
-                try {
-                    for (int sent = 0; sent < FLOOD_FRAMES && attacking.get(); sent += 8192) {
-                        ByteBuffer b = floodChunk(8192);
-                        while (b.hasRemaining()) {
-                            floodBytes.addAndGet(s.write(b));
-                        }
-                    }
-                } catch (IOException closed) {
-                    // closed by the test (or the source) under a blocked write
-                }
-            }));
-        }
-        ArrayDeque<SocketChannel> storm = new ArrayDeque<>();
-        attackers.add(Thread.ofPlatform().daemon().name("storm").start(() -> {
-            long next = System.nanoTime();
-            while (attacking.get()) {
-                // paced (the storm: 20,100 connections in about 20 s), so that the attacker does not simply
-                // take one of the machine's cores from the Manager; pacing, not synchronization
-                next += 1_000_000_000L / STORM_CONNECTS_PER_SECOND;
-                java.util.concurrent.locks.LockSupport.parkNanos(next - System.nanoTime());
-                try {
-                    SocketChannel s = open("127.0.0.3", data);
-                    s.write(ByteBuffer.wrap(new byte[] {0x4F, 0x4B, 0x56, 0x54}));
-                    stormConnects.incrementAndGet();
-                    synchronized (storm) {
-                        storm.addLast(s);
-                        if (storm.size() > STORM_HELD_MAX) {
-                            storm.removeFirst().close();
-                        }
-                    }
-                } catch (IOException refused) {
-                    // a reset by the source: counted there
-                }
-            }
-        }));
+        List<Thread> attackers = new ArrayList<>(DataPortFlood.readFlood(data, FLOOD_CONNECTIONS, FLOOD_FRAMES, attacking,
+                floodBytes, flood));
+        attackers.add(DataPortFlood.storm(data, STORM_CONNECTS_PER_SECOND, STORM_HELD_MAX, attacking, stormConnects));
 
         List<Long> health = new ArrayList<>();
         List<Long> restore = new ArrayList<>();
@@ -270,12 +194,7 @@ class DataListenerFloodGateTest {
                 s.close();
             }
             for (Thread t : attackers) {
-                t.join(30_000);
-            }
-            synchronized (storm) {
-                for (SocketChannel s : storm) {
-                    s.close();
-                }
+                t.join(30_000); // the storm closes the connections it holds as it ends
             }
         }
         JsonNode s = api(source).status().at("/transfer/source");

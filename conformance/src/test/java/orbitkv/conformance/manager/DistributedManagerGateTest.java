@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -30,7 +29,6 @@ import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.membership.ClusterIdentity;
-import orbitkv.membership.MembershipAdmin;
 import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,33 +56,26 @@ class DistributedManagerGateTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
     /**
-     * The Managers' lease: a Manager fences itself {@code LEASE_TTL_MS - FENCE_SAFETY_MARGIN_MS} = 6 s after a
+     * The Managers' lease: a Manager fences itself {@code LEASE_TTL_MS} - 2 s (the fence safety margin) = 6 s after a
      * renewal send that etcd has not confirmed. It was 4 s - 1 s with a 1 s call deadline, and at a load average of
      * ~15 a Manager fenced itself during startup (issue 25): the lease is the mechanism under test only in
      * {@link #killAndRestart} and {@link #fencedKeepsLocalService}, which await its expiry within {@link #BOUND}.
+     * These are {@link ManagerProcess#LOAD_TOLERANT_LEASE}, which {@link ManagerCluster} gives every Manager.
      */
     private static final long LEASE_TTL_MS = 8_000;
-    private static final long FENCE_SAFETY_MARGIN_MS = 2_000;
-    private static final long ETCD_CALL_TIMEOUT_MS = 2_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final String cluster = "gate-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path work;
+    private ManagerCluster cluster;
     private UUID clusterUuid;
     private ManagerProcess a;
     private ManagerProcess b;
     private ManagerProcess c;
-    private final List<ManagerProcess> all = new ArrayList<>();
     private JsonNode aFence;
 
     @BeforeAll
     void startCluster() throws Exception {
-        work = Files.createTempDirectory("orbitkv-gate-");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            MembershipAdmin.FormatResult r = admin.format();
-            assertThat(r).isInstanceOf(MembershipAdmin.Formatted.class);
-            clusterUuid = ((MembershipAdmin.Formatted) r).cluster().uuid();
-        }
+        cluster = ManagerCluster.format(ETCD, "gate");
+        clusterUuid = cluster.uuid();
         a = launch("a", List.of());
         b = launch("b", List.of());
         c = launch("c", List.of("--metadata-namespace", "ns-c"));
@@ -94,28 +85,21 @@ class DistributedManagerGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(), dir(node),
-                "--dram", "32MiB", "--block-bytes-max", "1MiB",
-                "--lease-ttl-ms", Long.toString(LEASE_TTL_MS), "--fence-safety-margin-ms", Long.toString(FENCE_SAFETY_MARGIN_MS),
-                "--renewal-interval-ms", "500", "--etcd-call-timeout-ms", Long.toString(ETCD_CALL_TIMEOUT_MS),
-                "--shutdown-drain-ms", "5000",
-                // receipts older than 2 s make a view stale: below the 8 s lease, so a killed source
-                // downgrades coverage before membership drops it (IDX-7)
-                "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500");
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node + "-" + all.size(), work.resolve("logs"), args);
-        all.add(m);
-        return m;
-    }
-
-    private Path dir(String node) throws IOException {
-        return Files.createDirectories(work.resolve("dram-" + node + "-" + all.size()));
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--dram", "32MiB", "--block-bytes-max", "1MiB", "--shutdown-drain-ms", "5000",
+                    // receipts older than 2 s make a view stale: below the 8 s lease, so a killed source
+                    // downgrades coverage before membership drops it (IDX-7)
+                    "--freshness-budget-ms", "2000", "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        ManagerProcess.deleteTree(work);
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     private static ManagerApi api(ManagerProcess m) {
@@ -130,11 +114,10 @@ class DistributedManagerGateTest {
     @Order(0)
     @DisplayName("MEM-1 a Manager started against an unformatted cluster exits non-zero naming `orbitkv admin format`")
     void unformattedRefused() throws Exception {
-        ManagerProcess m = ManagerProcess.launch("unformatted", work.resolve("logs"), List.of("manager",
-                "--cluster", cluster + "-none", "--node-id", "x", "--etcd", ETCD.endpoints().toString(),
+        ManagerProcess m = cluster.own(ManagerProcess.launch("unformatted", cluster.work().resolve("logs"), List.of("manager",
+                "--cluster", cluster.name() + "-none", "--node-id", "x", "--etcd", ETCD.endpoints().toString(),
                 "--http-listen", "127.0.0.1:0", "--dram", "4MiB", "--block-bytes-max", "1MiB",
-                "--dram-dir", dir("x").toString()));
-        all.add(m);
+                "--dram-dir", Files.createDirectories(cluster.work().resolve("dram-unformatted")).toString())));
         assertThat(m.awaitExit(BOUND)).isEqualTo(1);
         assertThat(m.stderrText()).contains("orbitkv admin format");
     }
@@ -149,7 +132,7 @@ class DistributedManagerGateTest {
             JsonNode s = api(m).status();
             assertThat(s.at("/membership/valid").asBoolean()).isTrue();
             assertThat(s.at("/cluster/uuid").asText()).isEqualTo(clusterUuid.toString());
-            assertThat(s.at("/cluster/name").asText()).isEqualTo(cluster);
+            assertThat(s.at("/cluster/name").asText()).isEqualTo(cluster.name());
             assertThat(s.at("/self/incarnation").asText()).isEqualTo(m.incarnation());
             assertThat(s.at("/protocol").asText()).isEqualTo(ClusterIdentity.PROTOCOL);
             assertThat(api(m).health().at("/status").asText()).isEqualTo("ok");
@@ -158,7 +141,7 @@ class DistributedManagerGateTest {
         String metrics = api(b).get("/metrics").text();
         assertThat(metrics).contains("orbitkv_inventory_intentional_wait", "orbitkv_index_lock_hold_seconds",
                 "orbitkv_membership_members 3", "orbitkv_await_waiters");
-        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(3);
+        assertThat(ETCD.keys("/orbitkv/v2/" + cluster.name() + "/members/")).hasSize(3);
     }
 
     @Test
@@ -286,7 +269,7 @@ class DistributedManagerGateTest {
     void etcdHoldsMembershipOnly() {
         // By now A saved and evicted, synced twice, B and C awaited its fences and streamed its deltas.
         assertThat(api(b).status().at("/owners").size()).as("B streams from A and C").isEqualTo(2);
-        String prefix = "/orbitkv/v2/" + cluster + "/";
+        String prefix = "/orbitkv/v2/" + cluster.name() + "/";
         List<String> all = ETCD.etcdctl("get", "", "--prefix", "--keys-only").lines().filter(l -> !l.isBlank()).sorted().toList();
         List<String> expected = new ArrayList<>(List.of(prefix + "format"));
         for (String n : List.of("a", "b", "c")) {
@@ -477,7 +460,7 @@ class DistributedManagerGateTest {
             UUID sessionId = UUID.randomUUID();
             Incarnation requester = Incarnation.random(new NodeId("adversary"), new NodeEpoch(1));
             wrongCluster.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(sessionId))
-                    .setOpen(WireFrames.open(new ClusterIdentity(cluster, UUID.randomUUID()), Incarnation.parse(a.incarnation()),
+                    .setOpen(WireFrames.open(new ClusterIdentity(cluster.name(), UUID.randomUUID()), Incarnation.parse(a.incarnation()),
                             requester, Scope.all(), sessionId)).build());
             assertThat(firstError(wrongCluster)).isEqualTo("error:CLUSTER_MISMATCH");
         }
@@ -570,7 +553,7 @@ class DistributedManagerGateTest {
         JsonNode gone = api(b).query("ns-a", List.of(key(2), key(3))).json();
         assertThat(gone.at("/candidates/0/replicas")).isEmpty(); // excluded at once (IDX-13)
         assertThat(gone.at("/candidates/1/replicas")).isEmpty();
-        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(2);
+        assertThat(ETCD.keys("/orbitkv/v2/" + cluster.name() + "/members/")).hasSize(2);
 
         a = launch("a", List.of());
         a.awaitReady();
@@ -610,7 +593,7 @@ class DistributedManagerGateTest {
                 .isEqualTo(c.incarnation()); // listed before the SIGTERM
         c.sigterm();
         assertThat(c.awaitExit(BOUND)).as(c.stderrText()).isZero();
-        assertThat(ETCD.keys("/orbitkv/v2/" + cluster + "/members/")).hasSize(2);
+        assertThat(ETCD.keys("/orbitkv/v2/" + cluster.name() + "/members/")).hasSize(2);
         Await.until("B drops C", BOUND, () -> api(b).status().at("/membership/members").asInt() == 2);
         assertThat(c.stderrText()).contains("deregistered");
         // B no longer lists C's replicas, and no longer runs a session to it (SES-5, IDX-13).

@@ -34,27 +34,49 @@ public final class ManagerCluster implements AutoCloseable {
     private final Map<ManagerProcess, Path> dirs = new HashMap<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
 
-    private ManagerCluster(EtcdFixture etcd, String name, Path work) {
+    private final UUID uuid;
+
+    private ManagerCluster(EtcdFixture etcd, String name, Path work, UUID uuid) {
         this.etcd = etcd;
         this.name = name;
         this.work = work;
+        this.uuid = uuid;
     }
 
     /** A new cluster {@code prefix-<random>} formatted on {@code etcd}, with a new temporary work directory. */
     public static ManagerCluster format(EtcdFixture etcd, String prefix) throws IOException {
+        return format(etcd, prefix, Files.createTempDirectory("orbitkv-" + prefix + "-"));
+    }
+
+    /**
+     * As {@link #format(EtcdFixture, String)} with the work directory (and so every DRAM arena) in {@code /dev/shm}
+     * where it is a writable directory, else in the temporary directory: for gates whose arenas are hundreds of MiB.
+     */
+    public static ManagerCluster formatInMemory(EtcdFixture etcd, String prefix) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        return format(etcd, prefix, Files.isDirectory(shm) && Files.isWritable(shm)
+                ? Files.createTempDirectory(shm, "orbitkv-" + prefix + "-") : Files.createTempDirectory("orbitkv-" + prefix + "-"));
+    }
+
+    private static ManagerCluster format(EtcdFixture etcd, String prefix, Path work) throws IOException {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        Path work = Files.createTempDirectory("orbitkv-" + prefix + "-");
         try (MembershipAdmin admin = MembershipAdmin.connect(etcd.endpoints(), name, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
+            MembershipAdmin.FormatResult formatted = admin.format();
+            assertThat(formatted).isInstanceOf(MembershipAdmin.Formatted.class);
+            return new ManagerCluster(etcd, name, work, ((MembershipAdmin.Formatted) formatted).cluster().uuid());
         } catch (RuntimeException | AssertionError e) {
             ManagerProcess.deleteTree(work);
             throw e;
         }
-        return new ManagerCluster(etcd, name, work);
     }
 
     public String name() {
         return name;
+    }
+
+    /** The cluster UUID the format wrote (every member's status and fence names it). */
+    public UUID uuid() {
+        return uuid;
     }
 
     public Path work() {
@@ -92,10 +114,18 @@ public final class ManagerCluster implements AutoCloseable {
     }
 
     private ManagerProcess launch(String node, NodeOptions options, List<String> jvm) throws IOException {
+        return launch(node, etcd.endpoints().toString(), jvm, options);
+    }
+
+    /**
+     * As {@link #launch(String, List, NodeOptions)}, reaching etcd at {@code etcdUrl} instead of the cluster's
+     * endpoints (a fault proxy in front of etcd, to fence this one Manager); {@code jvm} null means
+     * {@link ManagerProcess}'s default JVM options.
+     */
+    public ManagerProcess launch(String node, String etcdUrl, List<String> jvm, NodeOptions options) throws IOException {
         String launchName = node + "-" + all.size();
         Path dir = Files.createDirectories(work.resolve(launchName));
-        List<String> args = ManagerProcess.distributedArgs(name, node, etcd.endpoints().toString(),
-                Files.createDirectories(dir.resolve("dram")));
+        List<String> args = ManagerProcess.distributedArgs(name, node, etcdUrl, Files.createDirectories(dir.resolve("dram")));
         args.addAll(options.apply(dir));
         args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
         ManagerProcess m = jvm == null ? ManagerProcess.launch(launchName, work.resolve("logs"), args)

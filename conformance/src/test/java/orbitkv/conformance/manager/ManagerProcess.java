@@ -228,10 +228,15 @@ public final class ManagerProcess implements AutoCloseable {
 
     /** Waits for the ready line; fails with the process's stderr tail otherwise. */
     public String awaitReady() {
+        return awaitReady(READY_BOUND);
+    }
+
+    /** Waits for the ready line up to {@code bound} (the soak's restarts on a machine at load 40 take longer). */
+    public String awaitReady(Duration bound) {
         try {
-            return ready.get(READY_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+            return ready.get(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            throw new AssertionError(name + " printed no ready line within " + READY_BOUND.toSeconds() + " s (alive="
+            throw new AssertionError(name + " printed no ready line within " + bound.toSeconds() + " s (alive="
                     + process.isAlive() + "): " + e + "\nstderr: " + tail(stderr), e);
         }
     }

@@ -13,8 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +20,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +31,6 @@ import java.util.stream.Stream;
 import orbitkv.conformance.etcd.EtcdFixture;
 import orbitkv.conformance.peer.FaultProxy;
 import orbitkv.membership.Endpoint;
-import orbitkv.membership.MembershipAdmin;
 import orbitkv.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -180,11 +176,8 @@ class PeerRestoreFaultGateTest {
         return out.stream();
     }
 
-    private final String cluster = "faultgate-" + UUID.randomUUID().toString().substring(0, 8);
-    private final List<ManagerProcess> all = new ArrayList<>();
     private final MidStreamFault fault = new MidStreamFault();
-    private Path work;
-    private Path dramRoot;
+    private ManagerCluster cluster;
     private ManagerProcess s;
     private ManagerProcess r;
     private FaultProxy sData;
@@ -194,15 +187,9 @@ class PeerRestoreFaultGateTest {
     @BeforeAll
     void startCluster() throws Exception {
         System.out.println("PeerRestoreFaultGateTest seed=" + SEED + " (replay the drawn blocks and offsets: -Dorbitkv.seed=" + SEED + ")");
-        work = Files.createTempDirectory("orbitkv-peer-fault-");
-        Path shm = Path.of("/dev/shm");
-        dramRoot = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "orbitkv-peer-fault-")
-                : work.resolve("dram");
-        try (MembershipAdmin admin = MembershipAdmin.connect(ETCD.endpoints(), cluster, EtcdFixture.ADMIN_CALL_TIMEOUT_MS)) {
-            assertThat(admin.format()).isInstanceOf(MembershipAdmin.Formatted.class);
-        }
+        cluster = ManagerCluster.formatInMemory(ETCD, "faultgate"); // DRAM arenas of 448 + 128 MiB in /dev/shm
         int sPort = ManagerProcess.freeLoopbackPort();
-        sData = FaultProxy.builder().upstream(new Endpoint("127.0.0.1", sPort)).interceptor(fault).name("s-data").build();
+        sData = cluster.own(FaultProxy.builder().upstream(new Endpoint("127.0.0.1", sPort)).interceptor(fault).name("s-data").build());
         fault.bind(sData);
         // S holds every set in DRAM (8 MiB + 256 MiB + 128 MiB) and pins a whole 16 × 16 MiB route for one grant.
         s = launch("s", List.of("--dram", "448MiB", "--transfer-data-port", Integer.toString(sPort),
@@ -210,12 +197,7 @@ class PeerRestoreFaultGateTest {
                 "--transfer-grant-expiry-ms", Long.toString(GRANT_EXPIRY_MS)));
         // R's response holds 256 MiB of payload plus framing: the body bound and the restore memory make room for it.
         r = launch("r", List.of("--dram", "128MiB", "--save-body-bytes-max", "288MiB", "--restore-bytes-in-flight-max", "288MiB"));
-        for (ManagerProcess m : all) {
-            m.awaitReady();
-        }
-        for (ManagerProcess m : all) {
-            Await.until(m + " admits two members", BOUND, () -> api(m).status().at("/membership/members").asInt() == 2);
-        }
+        cluster.awaitMembers();
         for (Shape shape : Shape.values()) {
             save(shape);
         }
@@ -223,25 +205,20 @@ class PeerRestoreFaultGateTest {
     }
 
     private ManagerProcess launch(String node, List<String> extra) throws IOException {
-        List<String> args = ManagerProcess.distributedArgs(cluster, node, ETCD.endpoints().toString(),
-                Files.createDirectories(dramRoot.resolve(node)), "--block-bytes-max", "128MiB",
-                "--shutdown-drain-ms", "5000", "--idle-liveness-ms", "500");
-        args.addAll(ManagerProcess.LOAD_TOLERANT_LEASE);
-        args.addAll(extra);
-        ManagerProcess m = ManagerProcess.launch(node, work.resolve("logs"), args);
-        all.add(m);
-        return m;
+        return cluster.launch(node, dir -> {
+            List<String> args = new ArrayList<>(List.of("--block-bytes-max", "128MiB", "--shutdown-drain-ms", "5000",
+                    "--idle-liveness-ms", "500"));
+            args.addAll(extra);
+            return args;
+        });
     }
 
 
     @AfterAll
     void stopCluster() throws IOException {
-        all.forEach(ManagerProcess::close);
-        if (sData != null) {
-            sData.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        ManagerProcess.deleteTree(work);
-        ManagerProcess.deleteTree(dramRoot);
     }
 
     private static ManagerApi api(ManagerProcess m) {
