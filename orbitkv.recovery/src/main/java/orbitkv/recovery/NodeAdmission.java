@@ -60,6 +60,12 @@ public interface NodeAdmission {
     AdmissionOutcome returnBytes(long submitter, long lease, long bytes, ReturnEvidence evidence);
 
     /**
+     * Withdraws a queued request (its waiter gave up). Returns false when the ticket is not queued (already answered
+     * or unknown): then its answer came or comes from {@link #advance()}, and a grant must be returned by its holder.
+     */
+    boolean cancel(long ticket);
+
+    /**
      * Declares a submitter lost (its process or session vanished without termination evidence): its queued requests
      * end as {@link CreditRefusal#SUBMITTER_LOST} (returned by the next {@link #advance()}), it gets nothing new, and
      * its outstanding bytes stay charged as quarantined. Idempotent.

@@ -186,6 +186,17 @@ public final class AdmissionOwner implements NodeAdmission {
     }
 
     @Override
+    public synchronized boolean cancel(long ticket) {
+        for (Lane lane : lanes.values()) {
+            if (lane.pending.removeIf(p -> p.ticket() == ticket)) {
+                pendingCount--;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public synchronized void lost(long submitter) {
         Entries.Submitter s = submitter(submitter);
         if (s.lost) {

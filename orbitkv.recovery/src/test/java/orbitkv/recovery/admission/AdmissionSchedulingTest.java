@@ -114,6 +114,20 @@ class AdmissionSchedulingTest {
     }
 
     @Test
+    @DisplayName("ROUTE-11 a cancelled queued request is never granted; cancelling an answered ticket says so")
+    void cancelWithdraws() {
+        fillWindow();
+        long s = register(a, SubmitterKind.MANAGER_READ, "m");
+        long first = wait(s, 100, 1_000, 100);
+        long second = wait(s, 100, 1_000, 100);
+        assertThat(a.cancel(first)).isTrue();
+        assertThat(a.cancel(first)).isFalse();
+        assertThat(freeOneBatch(0)).containsExactly(second);
+        assertThat(a.cancel(second)).isFalse();
+        assertThat(a.status().pending()).isZero();
+    }
+
+    @Test
     @DisplayName("ROUTE-11 a lost submitter's queued requests end as submitter-lost at the next advance")
     void lostEndsQueued() {
         fillWindow();

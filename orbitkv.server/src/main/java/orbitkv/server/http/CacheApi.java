@@ -323,7 +323,8 @@ final class CacheApi {
 
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
-        return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth()));
+        return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth(),
+                tiers.admission().map(AdmissionApi.StatusView::of).orElse(null)));
     }
 
     ApiResponse health() {
@@ -351,6 +352,11 @@ final class CacheApi {
     }
 
     /** {@code GET /cache/limits} (issue 35, G2): the running bounds a client must respect. */
+    /** issue 39: the engine submitter API of the node-local admission window ({@link AdmissionApi}). */
+    ApiResponse admission(ApiEndpoint endpoint, byte[] body) throws InterruptedException {
+        return AdmissionApi.call(endpoint, tiers.admission(), body);
+    }
+
     ApiResponse limits(HttpLimits limits) {
         return json(200, CacheLimits.of(limits, tiers.copyOut().bytesMax()));
     }

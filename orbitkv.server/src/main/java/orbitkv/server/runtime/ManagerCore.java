@@ -42,6 +42,8 @@ record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache l
         try {
             PrometheusRegistry metrics = new PrometheusRegistry();
             RouteMetricFamilies.register(metrics, routes::metrics);
+            local.tiers().admission().ifPresent(a ->
+                    orbitkv.server.metrics.AdmissionMetricFamilies.register(metrics, a::status)); // issue 39
             return new ManagerCore(config, transport, local, routes, metrics,
                     binder.bind(config, local.tiers(), transport, routes, metrics));
         } catch (InterruptedException | RuntimeException e) {
