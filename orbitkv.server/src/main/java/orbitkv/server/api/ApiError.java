@@ -61,6 +61,8 @@ public enum ApiError {
     TIER_NO_EVICTABLE_SPACE(503),
     TIER_PINS_EXHAUSTED(503),
     SHUTTING_DOWN(503),
+    /** issue 39: the /admission API with --admission-disabled. */
+    ADMISSION_DISABLED(503),
     // issue 33: tier storage failures
     /** The filesystem under the DRAM arena (a tmpfs) could not back the save's bytes; nothing stored. */
     TIER_BACKING_STORE_FULL(503),

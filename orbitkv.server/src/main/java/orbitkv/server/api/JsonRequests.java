@@ -208,7 +208,7 @@ public final class JsonRequests {
      * encoding detection would read UTF-16 or UTF-32 bodies), and nothing but whitespace may follow the
      * object (a second document, trailing bytes: {@code FAIL_ON_TRAILING_TOKENS}).
      */
-    private static JsonNode object(byte[] body) {
+    public static JsonNode object(byte[] body) {
         String text = utf8(body, ApiError.MALFORMED_JSON, "the body");
         JsonNode root;
         try {

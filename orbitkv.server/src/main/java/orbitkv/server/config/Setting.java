@@ -116,6 +116,18 @@ public enum Setting {
     TRANSFER_TLS_PROVIDER("transfer-tls-provider", Kind.TEXT, "auto", "TLS implementation of the data channel and the peer gRPC TLS (with --peer-tls-*): auto (openssl when netty-tcnative loads, else jdk), jdk or openssl (refused at start when it does not load); logged at start"),
     // issue 34: restore
     RESTORE_ROUTE_READS_IN_FLIGHT_MAX("restore-route-reads-in-flight-max", Kind.COUNT, "4", "requester side: READs of one peer restore route in flight at once (in order, each into its own record), 1..64; at most --transfer-reads-per-connection-max times the 16 data connections to one source; its largest blocks are the route's receive credits"),
+    // issue 39: S6 node-local admission (a window and a pacer per NIC and direction)
+    ADMISSION_DISABLED("admission-disabled", Kind.FLAG, "false", "no node-local admission window: Manager READs take only --transfer-receive-in-flight-bytes-max and the /admission API answers 503 ADMISSION_DISABLED"),
+    ADMISSION_NICS("admission-nics", Kind.TEXT, "lo", "comma-separated NICs of the node-local admission window, each NAME or NAME:RATE (SIZE per second, overriding --admission-pace-bytes-per-second); each NIC has an rx and a tx lane; Manager READs charge the rx lane of the --peer-listen host's NIC (a wildcard host: the first NIC listed)"),
+    ADMISSION_WINDOW_BYTES_MAX("admission-window-bytes-max", Kind.SIZE, "1GiB", "in-flight bytes per NIC and direction, the reserve included; its usable part must hold one peer route's receive credits"),
+    ADMISSION_PACE_BYTES_PER_SECOND("admission-pace-bytes-per-second", Kind.SIZE, "0", "pacing rate per NIC and direction (SIZE per second; token bucket of one lease batch); 0: unpaced (window only)"),
+    ADMISSION_RESERVE_PERCENT("admission-reserve-percent", Kind.COUNT, "10", "0..90: part of each lane's window and rate kept for traffic OrbitKV does not control (engine collectives)"),
+    ADMISSION_LEASE_BATCH_BYTES_MAX("admission-lease-batch-bytes-max", Kind.SIZE, "64MiB", "largest credit lease of one request; a larger charge takes several leases; at most the usable window"),
+    ADMISSION_LEASE_TTL_MS("admission-lease-ttl-ms", Kind.MS, "30000", "after this a lease's bytes can only return with transport-progress evidence or the submitter's termination (never as unspent)"),
+    ADMISSION_QUEUE_MAX("admission-queue-max", Kind.COUNT, "1024", "credit requests waiting at once (scheduled by aging, deadline, remaining work, instance fairness); beyond: queue-full"),
+    ADMISSION_AGING_MS("admission-aging-ms", Kind.MS, "200", "a credit request waiting this long is served before younger ones"),
+    ADMISSION_SUBMITTERS_MAX("admission-submitters-max", Kind.COUNT, "256", "registered admission submitters (engines and this Manager); beyond: submitters-full"),
+    ADMISSION_LEASES_MAX("admission-leases-max", Kind.COUNT, "4096", "outstanding admission leases; beyond: leases-full"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),
     ROUTE_ALTERNATIVES_PER_BATCH_MAX("route-alternatives-per-batch-max", Kind.COUNT, "128", "route alternatives per batch"),

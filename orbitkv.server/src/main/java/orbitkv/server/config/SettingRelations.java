@@ -139,4 +139,24 @@ final class SettingRelations {
                 + x.readsPerConnectionMax() + ") times the " + TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX
                 + " data connections to one source: a route's READs beyond them would be refused (connections)");
     }
+
+    /** issue 39: relations of the node-local admission window (ROUTE-11) with the block and the receive window. */
+    static void admission(ManagerConfig.Tiers t, ManagerConfig.Transfer x, AdmissionOptions a) {
+        if (!a.enabled()) {
+            return;
+        }
+        long usable = a.usableBytes();
+        require(a.leaseBatchBytesMax() <= usable, "--admission-lease-batch-bytes-max (" + a.leaseBatchBytesMax()
+                + ") must not exceed the usable --admission-window-bytes-max (" + a.windowBytesMax() + " minus "
+                + a.reservePercent() + " % --admission-reserve-percent = " + usable + ")");
+        long routeCredits = Math.min((long) x.restoreRouteReadsInFlightMax() * t.blockBytesMax(),
+                x.receiveInFlightBytesMax());
+        require(routeCredits <= usable, "the usable --admission-window-bytes-max (" + a.windowBytesMax() + " minus "
+                + a.reservePercent() + " % --admission-reserve-percent = " + usable + ") must hold one peer route's"
+                + " receive credits (--restore-route-reads-in-flight-max x --block-bytes-max, at most"
+                + " --transfer-receive-in-flight-bytes-max: " + routeCredits + ")");
+        a.nicPaces().forEach((nic, pace) -> require(pace == 0 || pace - Math.ceilDiv(pace * a.reservePercent(), 100L) >= 1,
+                "--admission-nics: the rate of " + nic + " (" + pace + " bytes/s) leaves nothing beside"
+                + " --admission-reserve-percent (" + a.reservePercent() + ")"));
+    }
 }

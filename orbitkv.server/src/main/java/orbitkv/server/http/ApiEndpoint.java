@@ -22,7 +22,13 @@ enum ApiEndpoint {
     METRICS("/metrics", HttpMethod.GET, Body.EMPTY, "metrics", Access.PROBE),
     HEALTH("/health", HttpMethod.GET, Body.EMPTY, "health", Access.PROBE),
     /** The bounds a client must respect (issue 35, G2): open and served from the probe slots like /health. */
-    LIMITS("/cache/limits", HttpMethod.GET, Body.EMPTY, "limits", Access.PROBE);
+    LIMITS("/cache/limits", HttpMethod.GET, Body.EMPTY, "limits", Access.PROBE),
+    // issue 39: the engine submitter API of the node-local admission window
+    ADMISSION_REGISTER("/admission/register", HttpMethod.POST, Body.JSON, "admission_register", Access.TOKEN),
+    ADMISSION_CHARGE("/admission/charge", HttpMethod.POST, Body.JSON, "admission_charge", Access.TOKEN),
+    ADMISSION_RETURN("/admission/return", HttpMethod.POST, Body.JSON, "admission_return", Access.TOKEN),
+    ADMISSION_TERMINATE("/admission/terminate", HttpMethod.POST, Body.JSON, "admission_terminate", Access.TOKEN),
+    ADMISSION_LOST("/admission/lost", HttpMethod.POST, Body.JSON, "admission_lost", Access.TOKEN);
 
     /** Who may call an endpoint, and from which slots. */
     enum Access {

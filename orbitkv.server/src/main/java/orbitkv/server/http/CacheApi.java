@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
 import orbitkv.server.api.ApiError;
 import orbitkv.server.api.ApiException;
 import orbitkv.server.api.BlockFraming;
+import orbitkv.server.api.AdmissionView;
 import orbitkv.server.api.ApiModel;
 import orbitkv.server.api.CacheLimits;
 import orbitkv.server.api.PrefixQueryResponse;
@@ -327,7 +328,8 @@ final class CacheApi {
 
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
-        return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth()));
+        return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth(),
+                tiers.admission().map(AdmissionView::of).orElse(null)));
     }
 
     ApiResponse health() {
@@ -355,6 +357,11 @@ final class CacheApi {
     }
 
     /** {@code GET /cache/limits} (issue 35, G2): the running bounds a client must respect. */
+    /** issue 39: the engine submitter API of the node-local admission window ({@link AdmissionApi}). */
+    ApiResponse admission(ApiEndpoint endpoint, byte[] body) throws InterruptedException {
+        return AdmissionApi.call(endpoint, tiers.admission(), body);
+    }
+
     ApiResponse limits(HttpLimits limits) {
         return json(200, CacheLimits.of(limits.blockBytesMax(), limits.saveBodyBytesMax(), limits.jsonBodyBytesMax(),
                 tiers.copyOut().bytesMax(), limits.token().isPresent(), limits.readToken().isPresent()));

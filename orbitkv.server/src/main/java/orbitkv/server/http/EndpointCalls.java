@@ -73,6 +73,8 @@ final class EndpointCalls {
             case METRICS -> api.metrics();
             case HEALTH -> api.health();
             case LIMITS -> api.limits(limits);
+            case ADMISSION_REGISTER, ADMISSION_CHARGE, ADMISSION_RETURN, ADMISSION_TERMINATE, ADMISSION_LOST ->
+                    api.admission(endpoint, ByteBufUtil.getBytes(body)); // issue 39
         };
     }
 

@@ -85,9 +85,8 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
                 .orElse(0L);
         if (window.isPresent() && !window.get().tryTake(credit)) {
             notes.refusal(AdmissionRefusal.RECEIVE_CREDITS.traceName());
-            return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "receive-credits: " + credit
-                    + " bytes do not fit beside the " + window.get().heldBytes()
-                    + " held of --transfer-receive-in-flight-bytes-max " + window.get().bytesMax());
+            return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "receive-credits: "
+                    + window.get().refusalDetail(credit));
         }
         if (bytes > bodyBytesMax || !budget.tryTake(bytes)) {
             window.ifPresent(w -> w.release(credit));

@@ -70,7 +70,9 @@ record LocalCache(SourceResidency residency, LocalTiers tiers, TierInstance inst
                 throw e;
             }
             return new LocalCache(residency, new LocalTiers(dram, ssd, residency,
-                    new CopyOutBudget(t.restoreBytesInFlightMax()), restoreArena), instance);
+                    new CopyOutBudget(t.restoreBytesInFlightMax()), restoreArena,
+                    orbitkv.server.admission.NodeAdmissionService.start(config.admission(), config.peerListen().host())
+                            .orElse(null)), instance); // issue 39
         } catch (IOException | RuntimeException e) {
             if (ssd != null) {
                 ssd.close();

@@ -3,6 +3,7 @@ package orbitkv.server.runtime;
 import java.io.IOException;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.server.config.ManagerConfig;
+import orbitkv.server.metrics.AdmissionMetricFamilies;
 import orbitkv.server.metrics.ManagerMetrics;
 import orbitkv.server.metrics.RouteMetricFamilies;
 import orbitkv.server.metrics.TierMetricFamilies;
@@ -45,6 +46,7 @@ record ManagerCore(ManagerConfig config, NativeTransport transport, LocalCache l
             ManagerMetrics metrics = ManagerMetrics.create();
             metrics.add(routes::metrics, RouteMetricFamilies.FAMILIES);
             TierMetricFamilies.register(metrics, local.tiers());
+            local.tiers().admission().ifPresent(a -> metrics.add(a::status, AdmissionMetricFamilies.FAMILIES)); // issue 39
             return new ManagerCore(config, transport, local, routes, metrics,
                     binder.bind(config, local.tiers(), transport, routes, metrics.registry()));
         } catch (InterruptedException | RuntimeException e) {

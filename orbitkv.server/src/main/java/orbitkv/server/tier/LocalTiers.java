@@ -27,6 +27,7 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     private final ResidencyListener listener;
     private final CopyOutBudget copyOut;
     private final RestoreArena restoreArena;
+    private final orbitkv.server.admission.NodeAdmissionService admission;
     /**
      * Save commits hold it shared (a commit's sequences and its write-through pins belong to one source
      * lineage); {@link #republish} holds it exclusively.
@@ -53,6 +54,15 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
      */
     public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut,
             RestoreArena restoreArena) {
+        this(dram, ssd, listener, copyOut, restoreArena, null);
+    }
+
+    /**
+     * @param admission the node-local S6 admission window (issue 39; closed with the tiers), or null: none
+     */
+    public LocalTiers(DramTier dram, SsdTier ssd, ResidencyListener listener, CopyOutBudget copyOut,
+            RestoreArena restoreArena, orbitkv.server.admission.NodeAdmissionService admission) {
+        this.admission = admission;
         this.dram = Objects.requireNonNull(dram, "dram");
         this.ssd = ssd;
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -63,6 +73,11 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
     /** The bound on restore response bytes held at once. */
     public CopyOutBudget copyOut() {
         return copyOut;
+    }
+
+    /** The node-local admission window (issue 39), if on: the node's NICs are a local resource like its memory. */
+    public java.util.Optional<orbitkv.server.admission.NodeAdmissionService> admission() {
+        return java.util.Optional.ofNullable(admission);
     }
 
     /** The memory restore records are copied or READ into, if this Manager maps one. */
@@ -245,6 +260,9 @@ public final class LocalTiers implements PayloadSource, AutoCloseable {
             } finally {
                 if (restoreArena != null) {
                     restoreArena.close();
+                }
+                if (admission != null) {
+                    admission.close();
                 }
             }
         }

@@ -54,14 +54,15 @@ public final class PeerTransfer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private PeerTransfer(TransferSource source, TransferEngine engine, TransferChannels channels, Membership membership,
-            BackendPolicy defaultBackend, TransferConfig config, int restoreReadsInFlightPerRoute) {
+            BackendPolicy defaultBackend, TransferConfig config, int restoreReadsInFlightPerRoute,
+            Optional<orbitkv.server.admission.NodeAdmissionService> admission) {
         this.source = source;
         this.engine = engine;
         this.channels = channels;
         this.membership = membership;
         this.defaultBackend = defaultBackend;
         this.config = config;
-        this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax());
+        this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax(), admission); // issue 39
         this.restoreReadsInFlightPerRoute = restoreReadsInFlightPerRoute;
     }
 
@@ -98,7 +99,7 @@ public final class PeerTransfer implements AutoCloseable {
                         : "plaintext, grant secrets",
                 config.transfer().backend());
         return new PeerTransfer(source, engine, channels, membership, config.transfer().backend(), tc,
-                config.transfer().restoreRouteReadsInFlightMax());
+                config.transfer().restoreRouteReadsInFlightMax(), tiers.admission());
     }
 
     private static Endpoint endpoint(orbitkv.server.config.ListenAddress a) {

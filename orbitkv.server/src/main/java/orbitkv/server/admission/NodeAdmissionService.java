@@ -1,0 +1,235 @@
+package orbitkv.server.admission;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import orbitkv.recovery.AdmissionOutcome;
+import orbitkv.recovery.AdmissionStatus;
+import orbitkv.recovery.CreditRefusal;
+import orbitkv.recovery.NicLane;
+import orbitkv.recovery.NodeAdmission;
+import orbitkv.recovery.ReturnEvidence;
+import orbitkv.recovery.SubmitterKind;
+import orbitkv.server.config.AdmissionOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Manager's node-local S6 admission (issue 39; ROUTE-11): the sans-I/O {@link NodeAdmission} owner plus what it
+ * needs to run in a process - a pump thread that answers queued requests (returns, pacer refill, deadlines, every
+ * {@link #PUMP_MS} ms), waiting for a queued grant with a bound, and this Manager's own submitter whose restore READs
+ * charge the rx lane of the NIC it receives on. Engines charge the same owner through {@link #charge} (in process) or
+ * the {@code /admission/*} HTTP endpoints. Thread-safe.
+ */
+public final class NodeAdmissionService implements AutoCloseable {
+    /** The pump's period: queued requests are answered at most this late after capacity appears. */
+    public static final long PUMP_MS = 2;
+    private static final Logger LOG = LoggerFactory.getLogger(NodeAdmissionService.class);
+
+    private final NodeAdmission owner;
+    private final Optional<NicLane> managerLane;
+    private final long managerSubmitter;
+    private final Map<Long, CompletableFuture<AdmissionOutcome>> waiting = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService pump;
+
+    NodeAdmissionService(NodeAdmission owner, Optional<NicLane> managerLane) {
+        this.owner = owner;
+        this.managerLane = managerLane;
+        this.managerSubmitter = ((AdmissionOutcome.Registered) owner.register(SubmitterKind.MANAGER_READ, "manager"))
+                .submitter();
+        this.pump = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("orbitkv-admission")
+                .factory());
+        pump.scheduleWithFixedDelay(this::pump, PUMP_MS, PUMP_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The service of {@code options}, or empty with {@code --admission-disabled}.
+     *
+     * @param peerHost the {@code --peer-listen} host: its NIC's rx lane takes this Manager's READ credits
+     */
+    public static Optional<NodeAdmissionService> start(AdmissionOptions options, String peerHost) {
+        if (!options.enabled()) {
+            LOG.info("admission: disabled (--admission-disabled)");
+            return Optional.empty();
+        }
+        Optional<NicLane> lane = readNic(options, peerHost).map(n -> new NicLane(n, NicLane.Direction.RX));
+        LOG.info("admission: NICs {}, window {} bytes per lane ({} % reserve), Manager READs charge {}",
+                options.nicPaces(), options.windowBytesMax(), options.reservePercent(),
+                lane.map(NicLane::toString).orElse("nothing (the peer host's NIC is not in --admission-nics)"));
+        return Optional.of(new NodeAdmissionService(NodeAdmission.create(options.policy(), System::nanoTime), lane));
+    }
+
+    /** The NIC of {@code host} if it is admitted; a wildcard host: the first NIC listed. */
+    static Optional<String> readNic(AdmissionOptions options, String host) {
+        try {
+            InetAddress a = InetAddress.getByName(host);
+            if (a.isAnyLocalAddress()) {
+                return Optional.of(options.firstNic());
+            }
+            NetworkInterface nic = NetworkInterface.getByInetAddress(a);
+            return nic != null && options.nicPaces().containsKey(nic.getName()) ? Optional.of(nic.getName())
+                    : Optional.empty();
+        } catch (UnknownHostException | SocketException e) {
+            LOG.warn("admission: cannot find the NIC of {}: {}", host, e.toString());
+            return Optional.empty();
+        }
+    }
+
+    public NodeAdmission owner() {
+        return owner;
+    }
+
+    /** The lane this Manager's restore READs charge, empty when its NIC is not admitted. */
+    public Optional<NicLane> managerReadLane() {
+        return managerLane;
+    }
+
+    /**
+     * Charges {@code bytes} of this Manager's restore READs to its rx lane at once (never waits), in leases of at most
+     * one batch each; all or nothing.
+     *
+     * @return the leases, or a refusal (nothing charged)
+     */
+    public ManagerCharge chargeManagerRead(long bytes) {
+        if (managerLane.isEmpty()) {
+            return new ManagerCharge(List.of(), null);
+        }
+        long batch = owner.policy().leaseBatchBytesMax();
+        List<Long> leases = new ArrayList<>();
+        for (long left = bytes; left > 0; left -= batch) {
+            long take = Math.min(left, batch);
+            AdmissionOutcome o = owner.lease(managerSubmitter, managerLane.get(),
+                    NodeAdmission.LeaseRequest.now(take, Long.MAX_VALUE));
+            if (!(o instanceof AdmissionOutcome.Granted g)) {
+                leases.forEach(l -> owner.returnBytes(managerSubmitter, l, leaseBytes(l, batch, bytes, leases),
+                        ReturnEvidence.NEVER_SUBMITTED));
+                return new ManagerCharge(List.of(), (AdmissionOutcome.Refused) o);
+            }
+            leases.add(g.lease());
+        }
+        return new ManagerCharge(List.copyOf(leases), null);
+    }
+
+    /** The bytes of the {@code i}-th lease of a charge split in batches (all but the last hold a whole batch). */
+    private static long leaseBytes(long lease, long batch, long bytes, List<Long> leases) {
+        int i = leases.indexOf(lease);
+        return Math.min(batch, bytes - i * batch);
+    }
+
+    /**
+     * Returns a Manager READ charge once its READs physically ended (drain, INV-8): the transport's terminal
+     * evidence.
+     */
+    public void returnManagerRead(ManagerCharge charge, long bytes) {
+        long batch = owner.policy().leaseBatchBytesMax();
+        for (long lease : charge.leases()) {
+            owner.returnBytes(managerSubmitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
+                    ReturnEvidence.TRANSPORT_PROGRESS);
+        }
+        pump();
+    }
+
+    /** A Manager READ charge: its leases (empty when nothing was charged) or the refusal. */
+    public record ManagerCharge(List<Long> leases, AdmissionOutcome.Refused refused) {
+        public boolean granted() {
+            return refused == null;
+        }
+    }
+
+    /** Registers an engine (or other) submitter. */
+    public AdmissionOutcome register(SubmitterKind kind, String instance) {
+        return owner.register(kind, instance);
+    }
+
+    /**
+     * Asks for credits; a request that may wait is queued and waited for at most {@code waitMs} (then withdrawn and
+     * refused as {@link CreditRefusal#DEADLINE_PASSED} when still queued).
+     *
+     * @throws IllegalArgumentException for bad input (nothing changes)
+     */
+    public AdmissionOutcome charge(long submitter, NicLane lane, NodeAdmission.LeaseRequest request, long waitMs)
+            throws InterruptedException {
+        AdmissionOutcome o = owner.lease(submitter, lane, request);
+        if (!(o instanceof AdmissionOutcome.Queued q)) {
+            return o;
+        }
+        CompletableFuture<AdmissionOutcome> f = waiting.computeIfAbsent(q.ticket(), t -> new CompletableFuture<>());
+        pump();
+        try {
+            return f.get(Math.max(0, waitMs), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            if (owner.cancel(q.ticket())) {
+                waiting.remove(q.ticket());
+                return new AdmissionOutcome.Refused(CreditRefusal.DEADLINE_PASSED, q.ticket(),
+                        "deadline-passed: still queued after " + waitMs + " ms");
+            }
+            return join(f);
+        } catch (InterruptedException e) {
+            // withdrawn, or answered already: a grant nobody will use goes back at once (live, unexpired: trusted)
+            if (!owner.cancel(q.ticket()) && join(f) instanceof AdmissionOutcome.Granted g) {
+                owner.returnBytes(submitter, g.lease(), g.bytes(), ReturnEvidence.NEVER_SUBMITTED);
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            waiting.remove(q.ticket());
+        }
+    }
+
+    /** The answer of a ticket the pump has answered or is answering now (it completes under the pump's lock). */
+    private AdmissionOutcome join(CompletableFuture<AdmissionOutcome> f) {
+        synchronized (this) {
+            return f.join();
+        }
+    }
+
+    /** Returns leased bytes with evidence, then serves what they freed. */
+    public AdmissionOutcome returnBytes(long submitter, long lease, long bytes, ReturnEvidence evidence) {
+        AdmissionOutcome o = owner.returnBytes(submitter, lease, bytes, evidence);
+        pump();
+        return o;
+    }
+
+    /** Termination evidence: everything the submitter holds returns. */
+    public long terminated(long submitter) {
+        long bytes = owner.terminated(submitter);
+        pump();
+        return bytes;
+    }
+
+    /** The submitter vanished without evidence: its bytes stay charged (quarantined). */
+    public void lost(long submitter) {
+        owner.lost(submitter);
+        pump();
+    }
+
+    public AdmissionStatus status() {
+        return owner.status();
+    }
+
+    /** Answers queued requests whose outcome is known now; a waiter not yet registered finds its answer on arrival. */
+    private synchronized void pump() {
+        for (AdmissionOutcome o : owner.advance()) {
+            long ticket = o instanceof AdmissionOutcome.Granted g ? g.ticket() : ((AdmissionOutcome.Refused) o).ticket();
+            waiting.computeIfAbsent(ticket, t -> new CompletableFuture<>()).complete(o);
+        }
+    }
+
+    @Override
+    public void close() {
+        pump.shutdownNow();
+    }
+}
