@@ -85,9 +85,7 @@ final class KitRun {
                             setUpSources(sources);
                             sourcesReady = true;
                         }
-                        v = row.side().equals("transfer")
-                                ? RowRunner.run(row, budget, (deadline, seen) -> transfers.run(row, deadline, seen), transfers::cancel)
-                                : RowRunner.run(row, budget, (deadline, seen) -> sources.run(row, deadline, seen), sources::cancel);
+                        v = sourceSide(row, budget, sources, transfers);
                     } else if (requesters == null) {
                         v = new Verdict.NotApplicable("not applicable: the target subscribes to no namespace (empty scope), so it "
                                 + "opens no session to the kit source");
@@ -107,6 +105,14 @@ final class KitRun {
         report.writeJUnitXml(settings.report(), target + " peer " + settings.targetPeer() + " http " + settings.targetHttp());
         out.println(report.summary(settings.report()));
         return report;
+    }
+
+    /** A {@code source} or {@code transfer} row: the kit is the requester of the target's source end. */
+    private static Verdict sourceSide(ScenarioRow row, Duration budget, SourceScenarios sources, TransferScenarios transfers)
+            throws InterruptedException {
+        return row.side().equals("transfer")
+                ? RowRunner.run(row, budget, (deadline, seen) -> transfers.run(row, deadline, seen), transfers::cancel)
+                : RowRunner.run(row, budget, (deadline, seen) -> sources.run(row, deadline, seen), sources::cancel);
     }
 
     /** The target's status, checked for this kit's protocol and the cluster named by {@code --cluster}. */

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.UUID;
 import java.util.function.IntFunction;
@@ -34,6 +33,12 @@ import orbitkv.transfer.wire.BlockResult;
  * gauge, when exported, with its value before the row.
  */
 final class TransferScenarios {
+    /** The scenarios of transfer.table this class runs (ConformanceCommandTest checks the table names exactly these). */
+    static final List<String> SCENARIOS = List.of("authorize_wrong_protocol", "authorize_wrong_cluster", "authorize_stale_source",
+            "authorize_wrong_source", "authorize_unknown_requester", "authorize_no_blocks", "authorize_unknown_intent",
+            "authorize_duplicate_key", "stale_generation", "not_resident", "read_granted", "already_read", "block_not_granted",
+            "grant_unknown", "not_bound", "bad_secret", "malformed_frame", "release_then_read", "release_other_requester",
+            "grant_expiry");
     static final String GRANTS_OUTSTANDING = "orbitkv_transfer_grants_outstanding";
     /** How long after the answer's expiry_ms the grant_expiry row waits before its READ (the source's sweep interval). */
     static final Duration EXPIRY_SLACK = Duration.ofSeconds(1);
@@ -103,6 +108,9 @@ final class TransferScenarios {
     }
 
     private String scenario(String name) throws Exception {
+        if (!SCENARIOS.contains(name)) {
+            throw new IllegalArgumentException("no transfer scenario named " + name);
+        }
         Incarnation r1 = requesters.apply(1);
         AuthorizeRequest.Builder ok = TransferCalls.request(clusterUuid, r1, target, List.of(block(0, sequence0)));
         return switch (name) {
