@@ -62,6 +62,7 @@ final class KitRun {
             SourceScenarios sources = new SourceScenarios(settings, api, members, target, kitNamespace, fence);
             RequesterScenarios requesters = requesterNamespace(status, kitNamespace)
                     .map(ns -> new RequesterScenarios(settings, api, members, router, target, ns, fence)).orElse(null);
+            TransferScenarios transfers = new TransferScenarios(settings, api, target, clusterUuid, kitNamespace, sources::requester);
             boolean sourcesReady = false;
             long runEnd = System.nanoTime() + settings.runDeadline().toNanos();
             try {
@@ -79,12 +80,12 @@ final class KitRun {
                     } else if (FENCING_ROWS.contains(row.id()) && !settings.allowFencing()) {
                         v = new Verdict.NotApplicable("not applicable: fencing the target (revoking its member lease in etcd) "
                                 + "is destructive; give --allow-fencing to run this row");
-                    } else if (row.side().equals("source")) {
-                        if (!sourcesReady) {
+                    } else if (row.side().equals("source") || row.side().equals("transfer")) {
+                        if (!sourcesReady) { // the transfer rows use the source rows' requester members and saved blocks
                             setUpSources(sources);
                             sourcesReady = true;
                         }
-                        v = RowRunner.run(row, budget, (deadline, seen) -> sources.run(row, deadline, seen), sources::cancel);
+                        v = sourceSide(row, budget, sources, transfers);
                     } else if (requesters == null) {
                         v = new Verdict.NotApplicable("not applicable: the target subscribes to no namespace (empty scope), so it "
                                 + "opens no session to the kit source");
@@ -104,6 +105,14 @@ final class KitRun {
         report.writeJUnitXml(settings.report(), target + " peer " + settings.targetPeer() + " http " + settings.targetHttp());
         out.println(report.summary(settings.report()));
         return report;
+    }
+
+    /** A {@code source} or {@code transfer} row: the kit is the requester of the target's source end. */
+    private static Verdict sourceSide(ScenarioRow row, Duration budget, SourceScenarios sources, TransferScenarios transfers)
+            throws InterruptedException {
+        return row.side().equals("transfer")
+                ? RowRunner.run(row, budget, (deadline, seen) -> transfers.run(row, deadline, seen), transfers::cancel)
+                : RowRunner.run(row, budget, (deadline, seen) -> sources.run(row, deadline, seen), sources::cancel);
     }
 
     /** The target's status, checked for this kit's protocol and the cluster named by {@code --cluster}. */

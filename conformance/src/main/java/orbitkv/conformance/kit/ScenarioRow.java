@@ -31,14 +31,16 @@ import java.util.regex.Pattern;
 record ScenarioRow(String side, String scenario, String expected, List<String> rules, List<String> policies,
         Optional<String> permission, String comment) {
     static final String RESOURCE = "adversarial.table";
+    /** The transfer rows (issue 40 item 5): the kit's own table, run after the session rows. */
+    static final String TRANSFER_RESOURCE = "transfer.table";
     private static final Pattern RULE = Pattern.compile("^(INV|MEM|PUB|SES|DELTA|SNAP|IDX|API|BND|ROUTE|DIAG|OPS|PERF)-\\d+$");
     private static final Pattern POLICY = Pattern.compile("^policy:[a-z-]+$");
     private static final Pattern MAY = Pattern.compile("^may:[a-z-]+$");
     private static final Pattern QUOTE = Pattern.compile("\"([^\"]+)\"");
 
     ScenarioRow {
-        if (!side.equals("source") && !side.equals("requester")) {
-            throw new IllegalArgumentException("side must be source or requester, got '" + side + "'");
+        if (!side.equals("source") && !side.equals("requester") && !side.equals("transfer")) {
+            throw new IllegalArgumentException("side must be source, requester or transfer, got '" + side + "'");
         }
         if (rules.isEmpty()) {
             throw new IllegalArgumentException(side + "/" + scenario + " cites no rule ID");
@@ -52,11 +54,17 @@ record ScenarioRow(String side, String scenario, String expected, List<String> r
         return side + "/" + scenario;
     }
 
-    /** The rows of the table packaged with the kit. */
+    /** The rows of the tables packaged with the kit: the session table, then the transfer table. */
     static List<ScenarioRow> load() {
-        try (InputStream in = ScenarioRow.class.getResourceAsStream(RESOURCE)) {
+        List<ScenarioRow> rows = new ArrayList<>(load(RESOURCE));
+        rows.addAll(load(TRANSFER_RESOURCE));
+        return List.copyOf(rows);
+    }
+
+    private static List<ScenarioRow> load(String resource) {
+        try (InputStream in = ScenarioRow.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("the scenario table " + RESOURCE + " is missing from the kit");
+                throw new IllegalStateException("the scenario table " + resource + " is missing from the kit");
             }
             return parse(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines().toList());
         } catch (IOException e) {

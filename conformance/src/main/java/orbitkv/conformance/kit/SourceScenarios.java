@@ -143,6 +143,11 @@ final class SourceScenarios {
         return api.status().at("/inventory/head_sequence").asLong();
     }
 
+    /** Kit requester member {@code i} (1..3 after {@link #setUp}); the transfer rows speak as them too. */
+    Incarnation requester(int i) {
+        return r(i);
+    }
+
     private Incarnation r(int i) {
         return requesters.get(i - 1);
     }

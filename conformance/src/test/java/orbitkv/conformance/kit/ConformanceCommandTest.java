@@ -101,10 +101,13 @@ class ConformanceCommandTest {
     @Test
     @DisplayName("the packaged table is the in-process table: every row parses with its rule IDs; policy tags come from the documented list")
     void packagedTable() throws IOException {
-        List<ScenarioRow> rows = ScenarioRow.load();
+        List<ScenarioRow> all = ScenarioRow.load();
+        List<ScenarioRow> rows = all.stream().filter(r -> !r.side().equals("transfer")).toList();
         List<String> file = Files.readAllLines(MarkdownTable.root().resolve("conformance/src/test/resources/tables/session/adversarial.table"));
         assertThat(rows).isEqualTo(ScenarioRow.parse(file));
         assertThat(rows).hasSize(48);
+        assertThat(all.subList(48, all.size())).as("the transfer table follows the session table (issue 40 item 5)")
+                .hasSize(20).allSatisfy(r -> assertThat(r.side()).isEqualTo("transfer"));
         assertThat(rows).allSatisfy(r -> assertThat(r.rules()).isNotEmpty());
         assertThat(rows.stream().filter(r -> !r.policies().isEmpty()).map(ScenarioRow::id))
                 .containsExactly("requester/oversized_decoded");
@@ -216,6 +219,18 @@ class ConformanceCommandTest {
     }
 
     @Test
+    @DisplayName("INV-2 INV-9 ROUTE-8 BND-1 every transfer row cites rule IDs, expects a known outcome kind and names a scenario the kit runs")
+    void transferRowsAreRunnable() {
+        List<ScenarioRow> transfer = ScenarioRow.load().stream().filter(r -> r.side().equals("transfer")).toList();
+        assertThat(transfer.stream().map(ScenarioRow::scenario)).containsExactlyInAnyOrderElementsOf(TransferScenarios.SCENARIOS);
+        assertThat(transfer).allSatisfy(r -> {
+            assertThat(r.rules()).isNotEmpty();
+            assertThat(r.policies()).isEmpty();
+            assertThat(r.expected()).matches("(refused|block|read|closed|release):[A-Z_]+");
+        });
+    }
+
+    @Test
     @DisplayName("INV-7 --allow-fencing is opt-in; the fencing rows run last; --row-deadline-ms and --run-deadline-ms have their defaults")
     void fencingAndDeadlineOptions() {
         ConformanceCommand c = new ConformanceCommand();
@@ -226,7 +241,7 @@ class ConformanceCommandTest {
         assertThat(s.rowDeadline()).isEqualTo(java.time.Duration.ofMillis(KitSettings.ROW_DEADLINE_MS_DEFAULT)).hasSeconds(30);
         assertThat(s.runDeadline()).isEqualTo(java.time.Duration.ofMinutes(10));
         List<ScenarioRow> ordered = KitRun.ordered(ScenarioRow.load());
-        assertThat(ordered).hasSize(48);
-        assertThat(ordered.subList(46, 48).stream().map(ScenarioRow::id)).containsExactlyElementsOf(KitRun.FENCING_ROWS);
+        assertThat(ordered).hasSize(68);
+        assertThat(ordered.subList(66, 68).stream().map(ScenarioRow::id)).containsExactlyElementsOf(KitRun.FENCING_ROWS);
     }
 }

@@ -110,8 +110,13 @@ public class KitBlackBoxTest {
 
         Map<String, String[]> blackBox = readReport(report);
         List<AdversarialTableTest.Row> rows = AdversarialTableTest.rows();
-        assertThat(blackBox.keySet()).as("every table row is reported, none dropped")
-                .containsExactlyInAnyOrderElementsOf(rows.stream().map(r -> r.side() + "/" + r.scenario()).toList());
+        List<String> transferRows = transferRowIds();
+        assertThat(blackBox.keySet()).as("every table row is reported, none dropped (the session table, then the transfer table)")
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.Stream.concat(rows.stream().map(r -> r.side() + "/" + r.scenario()),
+                        transferRows.stream()).toList());
+        for (String id : transferRows) { // issue 40 item 5: no in-process twin; a correct Manager passes every transfer row
+            assertThat(blackBox.get(id)[0]).as("INV-2 INV-9 ROUTE-8 BND-1 transfer row %s: %s", id, blackBox.get(id)[1]).isEqualTo("passed");
+        }
         Matcher summary = Pattern.compile("(\\d+) scenarios: (\\d+) passed, (\\d+) failed").matcher(out);
         assertThat(summary.find()).as("summary line").isTrue();
         assertThat(summary.group(3)).isEqualTo("0");
@@ -135,6 +140,15 @@ public class KitBlackBoxTest {
             }
         }
         assertThat(disagreements).as("black-box verdicts vs in-process runners").isEmpty();
+    }
+
+    /** The ids (transfer/scenario) of the kit's transfer table (issue 40 item 5), packaged with the kit's classes. */
+    public static List<String> transferRowIds() throws java.io.IOException {
+        try (var in = KitBlackBoxTest.class.getModule().getResourceAsStream("orbitkv/conformance/kit/transfer.table")) {
+            assertThat(in).as("the kit's transfer.table").isNotNull();
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().map(String::strip)
+                    .filter(l -> l.startsWith("transfer")).map(l -> l.split("\\|")).map(c -> c[0].strip() + "/" + c[1].strip()).toList();
+        }
     }
 
     /** scenario id → {passed|failed|skipped, message} from the kit's JUnit XML report. */
