@@ -7,7 +7,11 @@ public sealed interface ReleaseOutcome {
     /** The source ended the grant now. */
     record Released() implements ReleaseOutcome {}
 
-    /** The source no longer knew it (it expired, or the requester was excluded): its pins were already gone. */
+    /**
+     * The source no longer knew it (it expired, the requester was excluded, or, with release after the last READ, the
+     * source ended it when its last block's send completed although this side's READ of it then failed): its pins
+     * were already gone.
+     */
     record AlreadyEnded() implements ReleaseOutcome {}
 
     /**
