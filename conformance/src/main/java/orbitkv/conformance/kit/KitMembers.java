@@ -7,6 +7,7 @@ import java.util.UUID;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
 import orbitkv.membership.MemberRole;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipConfig;
@@ -24,7 +25,7 @@ import orbitkv.membership.RegistrationResult;
  * kit's source ({@code src}) registers as a serving member. {@link #close()} deregisters every member still held (the lease is revoked, the
  * record disappears at once); a killed kit's records expire with their lease.
  */
-final class KitMembers implements AutoCloseable {
+final class KitMembers implements KitIdentities, AutoCloseable {
     /** At most this many members at once (three requesters, one source, plus a session-limit run's extras). */
     static final int MEMBERS_MAX = 64;
 
@@ -54,7 +55,8 @@ final class KitMembers implements AutoCloseable {
      * Registers (or re-registers, replacing the previous incarnation of) node {@code <prefix>-<role>}, as a
      * requester-only member when the role is {@code req*} ({@link #memberRole}).
      */
-    synchronized Membership register(String role) {
+    @Override
+    public synchronized Registered register(String role) {
         if (held.size() >= MEMBERS_MAX) {
             throw new IllegalStateException("the kit holds " + MEMBERS_MAX + " members already");
         }
@@ -77,21 +79,28 @@ final class KitMembers implements AutoCloseable {
         if (clusterIdentity == null) {
             clusterIdentity = m.cluster();
         }
-        return m;
+        return new Registered(m.incarnation(), m.view().revision());
     }
 
     /** The cluster identity read at the first registration (name and the format record's UUID). */
-    synchronized ClusterIdentity cluster() {
+    @Override
+    public synchronized ClusterIdentity cluster() {
         if (clusterIdentity == null) {
             throw new IllegalStateException("no kit member registered yet");
         }
         return clusterIdentity;
     }
 
-    /** Deregisters one member (idempotent). */
-    synchronized void release(Membership m) {
-        held.remove(m);
-        m.close();
+    /** Deregisters one member (idempotent): its lease is revoked, its record disappears. */
+    @Override
+    public synchronized void release(Incarnation member) {
+        held.removeIf(m -> {
+            if (!m.incarnation().equals(member)) {
+                return false;
+            }
+            m.close();
+            return true;
+        });
     }
 
     @Override

@@ -58,10 +58,11 @@ final class KitRun {
                 SessionRouter router = new SessionRouter(listener, target, settings.answerBound());
                 TargetFence fencing = settings.allowFencing() ? new TargetFence(settings.etcd(), settings.cluster(),
                         settings.answerBound()) : null) {
-            Optional<TargetFence> fence = Optional.ofNullable(fencing);
-            SourceScenarios sources = new SourceScenarios(settings, api, members, target, kitNamespace, fence);
+            Optional<TargetFaults> fence = Optional.ofNullable(fencing);
+            HttpTargetStatus http = new HttpTargetStatus(api);
+            SourceScenarios sources = new SourceScenarios(settings.profile(), http, http, members, target, kitNamespace, fence);
             RequesterScenarios requesters = requesterNamespace(status, kitNamespace)
-                    .map(ns -> new RequesterScenarios(settings, api, members, router, target, ns, fence)).orElse(null);
+                    .map(ns -> new RequesterScenarios(settings.profile(), http, members, router, target, ns, fence)).orElse(null);
             TransferScenarios transfers = new TransferScenarios(settings, api, target, clusterUuid, kitNamespace, sources::requester);
             boolean sourcesReady = false;
             long runEnd = System.nanoTime() + settings.runDeadline().toNanos();

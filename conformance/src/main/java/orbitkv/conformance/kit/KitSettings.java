@@ -113,6 +113,12 @@ record KitSettings(Endpoint targetPeer, URI targetHttp, EtcdEndpoints etcd, Stri
         peerTls.ifPresent(t -> t.check(KitPeerTls.nodeIds(memberPrefix, requestersMax(targetSourceSessionsMax))));
     }
 
+    /** What the session scenario classes know of the target (issue 34 item 6). */
+    ScenarioProfile profile() {
+        return new ScenarioProfile(targetPeer, peerTls, memberPrefix, answerBound, targetFrameEncodedBytesMax,
+                targetFrameDecodedBytesMax, targetIdleLivenessMs, targetSourceSessionsMax);
+    }
+
     /** Kit requesters a run registers at most: three, or one more than the target's session limit (BND-3 row). */
     static int requestersMax(OptionalInt targetSourceSessionsMax) {
         return Math.max(3, targetSourceSessionsMax.orElse(0) + 1);

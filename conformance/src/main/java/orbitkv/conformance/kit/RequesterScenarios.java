@@ -1,14 +1,12 @@
 package orbitkv.conformance.kit;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.UUID;
 import orbitkv.conformance.peer.AdversarialSource;
@@ -29,30 +27,30 @@ import orbitkv.inventory.wire.RecordOp;
 import orbitkv.inventory.wire.RequesterFrame;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.membership.Incarnation;
-import orbitkv.membership.Membership;
 
 /**
  * The {@code requester} rows against the target's requester end: the kit registers a source member
  * ({@code <prefix>-src}, a new incarnation per row) whose peer endpoint is the kit's listener; the target
  * subscribes to it as to any member. The kit installs a view V of three rows at watermark 3 (a real
  * bootstrap: Begin, one page, Commit with the transcript digest), then sends the row's crafted frames. The
- * target's answers are read on the wire; its installed view of the kit source is read through API v1:
- * {@code status.owners[]} (state, view_id, watermark, rows) and {@code /cache/query} (the replicas it
- * lists for the kit source). After each row the kit source deregisters.
+ * target's answers are read on the wire; its installed view of the kit source is read through its
+ * {@link TargetStatus} (for a Manager API v1: {@code status.owners[]} (view_id, watermark) and
+ * {@code /cache/query}, the replicas it lists for the kit source), so the same rows run black-box and in-process
+ * ({@code AdversarialTableTest}, issue 34 item 6). After each row the kit source deregisters.
  */
 final class RequesterScenarios {
     /** The idle observation window of {@code idle_ack_silence}: 30 ACK intervals of 10 ms. */
     static final Duration IDLE_WINDOW = Duration.ofMillis(300);
     /** ACKs within {@link #IDLE_WINDOW} of an idle session that count as an ACK loop (DELTA-12, normative). */
     static final int IDLE_ACK_LOOP = 3;
-    private final KitSettings settings;
-    private final TargetApi api;
-    private final KitMembers members;
+    private final ScenarioProfile profile;
+    private final TargetStatus status;
+    private final KitIdentities members;
     private final SessionRouter router;
     private final Incarnation target;
     private final Namespace ns;
     private final Duration wait;
-    private Membership source;
+    private Incarnation source;
     private volatile AdversarialSource.ScriptedSession ss;
     private volatile RowDeadline deadline;
     private volatile RowLog seen;
@@ -62,18 +60,18 @@ final class RequesterScenarios {
     private long n;
     private final List<ResidenceRecord> rows;
 
-    private final java.util.Optional<TargetFence> fence;
+    private final java.util.Optional<TargetFaults> fence;
 
-    RequesterScenarios(KitSettings settings, TargetApi api, KitMembers members, SessionRouter router, Incarnation target, Namespace ns,
-            java.util.Optional<TargetFence> fence) {
+    RequesterScenarios(ScenarioProfile profile, TargetStatus status, KitIdentities members, SessionRouter router, Incarnation target,
+            Namespace ns, java.util.Optional<TargetFaults> fence) {
         this.fence = fence;
-        this.settings = settings;
-        this.api = api;
+        this.profile = profile;
+        this.status = status;
         this.members = members;
         this.router = router;
         this.target = target;
         this.ns = ns;
-        this.wait = settings.answerBound();
+        this.wait = profile.answerBound();
         this.rows = List.of(ResidenceRecord.put(key(1), Medium.DRAM, 1, 10), ResidenceRecord.put(key(2), Medium.DRAM, 2, 20),
                 ResidenceRecord.put(key(3), Medium.SSD, 3, 30));
     }
@@ -95,18 +93,18 @@ final class RequesterScenarios {
             if (row.scenario().equals("requester_fenced")) {
                 return requesterFenced();
             }
-            Map<String, String> before = rowsNow(source.incarnation());
+            Map<String, String> before = rowsNow(source);
             String outcome = scenario(row.scenario());
             if (row.scenario().equals("source_left_membership")) {
                 Incarnation old = oldSource;
                 Expect.within(wait, "the replaced kit source " + old + " is excluded: no replica of it listed (IDX-13)",
                         () -> rowsNow(old).isEmpty());
             } else {
-                JsonNode owner = owner(source.incarnation());
+                TargetStatus.InstalledView owner = status.installed(source).orElse(null);
                 Expect.that(owner != null, "the target still lists an owner row for the kit source");
-                Expect.equal(owner.path("view_id").asText(), viewId.toString(), "installed view id unchanged");
-                Expect.equal(owner.path("watermark").asLong(), 3L, "installed watermark unchanged");
-                Expect.equal(rowsNow(source.incarnation()), before, "installed rows unchanged (query)");
+                Expect.equal(owner.viewId(), viewId.toString(), "installed view id unchanged");
+                Expect.equal(owner.watermark(), 3L, "installed watermark unchanged");
+                Expect.equal(rowsNow(source), before, "installed rows unchanged (query)");
             }
             return outcome;
         } finally {
@@ -122,16 +120,19 @@ final class RequesterScenarios {
     /**
      * INV-7 with {@code --allow-fencing}: with the kit source's view installed, the kit revokes the target's member
      * lease; the target's requester must close its session to the kit source with {@code Error(FENCED)} and report
-     * {@code membership.lease = fenced} (or, healed already, a new incarnation).
+     * {@code membership.lease = fenced} (or, healed already, a new incarnation); its view of the kit source is V at 3
+     * or gone, never changed.
      */
     private String requesterFenced() throws Exception {
-        Incarnation current = Incarnation.parse(api.status().at("/self/incarnation").asText());
+        Incarnation current = status.incarnation();
         fence.orElseThrow().revoke(current);
         String outcome = awaitAnswer();
-        Expect.within(deadline.bound(wait), "INV-7: the target is fenced (membership.lease) or healed as a new incarnation", () -> {
-            JsonNode st = api.status();
-            return "fenced".equals(st.at("/membership/lease").asText()) || !st.at("/self/incarnation").asText().equals(current.toString());
-        });
+        Expect.within(deadline.bound(wait), "INV-7: the target is fenced (membership.lease) or healed as a new incarnation",
+                () -> "fenced".equals(status.lease()) || !status.incarnation().equals(current));
+        Optional<TargetStatus.InstalledView> o = status.installed(source);
+        boolean healed = !status.incarnation().equals(current); // read after the view: a healed target has a new index
+        Expect.that(healed || o.map(v -> viewId.toString().equals(v.viewId()) && v.watermark() == 3).orElse(true), "INV-7: the "
+                + "fenced target's view of the kit source is untouched (V at 3) or dropped, never changed: " + o);
         return outcome;
     }
 
@@ -169,39 +170,19 @@ final class RequesterScenarios {
                 : f.hasError() ? "Error " + f.getError().getCause() : f.getBodyCase().name();
     }
 
-    private Membership register() {
-        Membership m = members.register("src");
-        router.expect(m.incarnation());
+    private Incarnation register() {
+        Incarnation m = members.register("src").incarnation();
+        router.expect(m);
         return m;
     }
 
     /** The replicas the target lists for {@code owner} over keys 1..5: "key/medium" → "sequence/size". */
     private Map<String, String> rowsNow(Incarnation owner) {
-        List<String> keys = new ArrayList<>();
+        List<StateKey> keys = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
-            keys.add(HexFormat.of().formatHex(key(i).key()));
+            keys.add(key(i));
         }
-        JsonNode q = api.query(new String(ns.bytes(), StandardCharsets.UTF_8), keys);
-        Map<String, String> out = new HashMap<>();
-        for (JsonNode c : q.path("candidates")) {
-            for (JsonNode rep : c.path("replicas")) {
-                if (owner.toString().equals(rep.at("/owner/incarnation").asText())) {
-                    out.put(c.path("key").asText() + "/" + rep.path("medium").asText(),
-                            rep.path("sequence").asLong() + "/" + rep.path("size").asLong());
-                }
-            }
-        }
-        return out;
-    }
-
-    /** The target's {@code status.owners[]} row of {@code owner}, or null. */
-    private JsonNode owner(Incarnation owner) {
-        for (JsonNode o : api.status().path("owners")) {
-            if (owner.toString().equals(o.at("/owner/incarnation").asText())) {
-                return o;
-            }
-        }
-        return null;
+        return status.replicas(owner, ns, keys);
     }
 
     private SourceFrame.Builder frame() {
@@ -226,15 +207,13 @@ final class RequesterScenarios {
         ss.send(frame().setSnapshotBegin(WireFrames.begin(viewId, 3, scopeDigest)).build());
         ss.send(frame().setSnapshotPage(WireFrames.page(viewId, 1, rows)).build());
         ss.send(frame().setSnapshotCommit(WireFrames.commit(viewId, 3, 1, 2, 3, 3, digest)).build());
-        Incarnation inc = source.incarnation();
+        Incarnation inc = source;
         try {
-            Expect.within(wait, "the target installs the kit source's view at watermark 3 (status.owners)", () -> {
-                JsonNode o = owner(inc);
-                return o != null && viewId.toString().equals(o.path("view_id").asText()) && o.path("watermark").asLong() == 3;
-            });
+            Expect.within(wait, "the target installs the kit source's view at watermark 3 (status.owners)", () -> status.installed(inc)
+                    .map(o -> viewId.toString().equals(o.viewId()) && o.watermark() == 3).orElse(false));
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; target answered " + ss.next(Duration.ofMillis(100)) + ", owner row "
-                    + owner(inc), e);
+                    + status.installed(inc), e);
         }
     }
 
@@ -305,14 +284,14 @@ final class RequesterScenarios {
     /** A frame under a session id the target never opened is dropped and counted. */
     private String foreignSessionFrame() throws Exception {
         Map<String, String> side = Map.of("side", "requester");
-        OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+        OptionalDouble before = status.counter("orbitkv_session_mismatch_drops_total", side);
         ss.send(SourceFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID())).setFrameNumber(n)
                 .setDelta(WireFrames.delta(3, 4, List.of(ResidenceRecord.put(key(4), Medium.DRAM, 4, 1)))).build());
         long frameNo = n;
         ss.send(frame().setDelta(WireFrames.delta(1, 3, List.of())).build());
         awaitAck(frameNo);
         if (before.isPresent()) {
-            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=requester} counts the drop", () -> api.sample(
+            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=requester} counts the drop", () -> status.counter(
                     "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
         }
         return "dropped";
@@ -357,16 +336,16 @@ final class RequesterScenarios {
 
     /** The kit source re-registers at its next epoch: the old incarnation left membership. */
     private void sourceLeftMembership() throws Exception {
-        oldSource = source.incarnation();
-        Membership replaced = source;
-        source = members.register("src"); // the same node id at the next epoch replaces the record
+        oldSource = source;
+        Incarnation replaced = source;
+        source = members.register("src").incarnation(); // the same node id at the next epoch replaces the record
         members.release(replaced);
-        router.expect(source.incarnation()); // the target's sessions to the new incarnation are refused
+        router.expect(source); // the target's sessions to the new incarnation are refused
     }
 
     /** A delta whose encoded size exceeds the target's encoded frame bound (but not gRPC's 4 MiB message limit). */
     private Delta oversizedEncoded() throws ScenarioSkipped {
-        long bound = settings.targetFrameEncodedBytesMax();
+        long bound = profile.targetFrameEncodedBytesMax();
         if (bound + (64 << 10) >= KitSettings.GRPC_INBOUND_MESSAGE_BYTES_DEFAULT) {
             throw ScenarioSkipped.notApplicable("--target-frame-encoded-bytes-max " + bound + " is within 64 KiB of gRPC's "
                     + "default 4 MiB message limit: a refusal could come from gRPC, not the session");
@@ -396,7 +375,7 @@ final class RequesterScenarios {
     private Delta oversizedDecoded() throws ScenarioSkipped {
         Namespace wide = new Namespace(("kit-" + "w".repeat(251)).getBytes(StandardCharsets.UTF_8));
         int perRecord = 48 + 2 + wide.length();
-        long count = settings.targetFrameDecodedBytesMax() / perRecord + 1;
+        long count = profile.targetFrameDecodedBytesMax() / perRecord + 1;
         if (count > 60_000) {
             throw ScenarioSkipped.notApplicable("the decoded bound needs more than 60,000 records of 2-byte keys");
         }
@@ -406,9 +385,9 @@ final class RequesterScenarios {
                     .setMedium(orbitkv.inventory.wire.Medium.MEDIUM_DRAM).setOp(RecordOp.RECORD_OP_DELETE).setSequence(4 + i));
         }
         Delta built = d.build();
-        if (built.getSerializedSize() > settings.targetFrameEncodedBytesMax()) {
+        if (built.getSerializedSize() > profile.targetFrameEncodedBytesMax()) {
             throw ScenarioSkipped.notApplicable("no delta of " + count + " records exceeds the decoded bound within the encoded bound ("
-                    + built.getSerializedSize() + " > " + settings.targetFrameEncodedBytesMax() + " bytes)");
+                    + built.getSerializedSize() + " > " + profile.targetFrameEncodedBytesMax() + " bytes)");
         }
         return built;
     }
@@ -457,8 +436,8 @@ final class RequesterScenarios {
                         + "staging view " + staging + ", got " + WireFrames.uuid(rf.getAck().getViewId()));
                 normative(rf.getAck().getAppliedCursor() == 3L, "SES-14: the ACK of a staged page keeps the installed watermark 3 "
                         + "as its applied cursor, got " + rf.getAck().getAppliedCursor());
-                JsonNode o = owner(source.incarnation());
-                normative(o != null && viewId.toString().equals(o.path("view_id").asText()) && o.path("watermark").asLong() == 3,
+                Optional<TargetStatus.InstalledView> o = status.installed(source);
+                normative(o.map(v -> viewId.toString().equals(v.viewId()) && v.watermark() == 3).orElse(false),
                         "SES-14: view V stays installed at 3 while the page is staged (status.owners: " + o + ")");
                 return "ack";
             }

@@ -1,6 +1,5 @@
 package orbitkv.conformance.kit;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,24 +29,25 @@ import orbitkv.inventory.wire.ScopeSpec;
 import orbitkv.inventory.wire.SourceFrame;
 import orbitkv.membership.ClusterIdentity;
 import orbitkv.membership.Incarnation;
-import orbitkv.membership.Membership;
 import orbitkv.membership.NodeEpoch;
 import orbitkv.membership.NodeId;
 
 /**
  * The {@code source} rows against the target's source end: the kit is a requester (three registered kit
- * members) speaking the wire to the target's peer listener. The same crafted traffic as the in-process
- * {@code AdversarialTableTest}; state is observed only through the wire and API v1: the head through
+ * members) speaking the wire to the target's peer listener. State is observed only through the wire and the
+ * target's ports (issue 34 item 6): {@link TargetStatus} (for a Manager API v1: the head through
  * {@code status.inventory.head_sequence}, sessions and credit through {@code status.sessions.served[]},
- * counters through {@code /metrics}. Before the first row the kit saves 10 blocks into its own namespace on
- * the target, so every kit session bootstraps exactly those rows.
+ * counters through {@code /metrics}), {@link KitIdentities} and {@link TargetFaults}, so the same rows run
+ * black-box against a Manager and in-process ({@code AdversarialTableTest}). Before the first row the kit saves
+ * 10 blocks into its own namespace on the target, so every kit session bootstraps exactly those rows.
  */
 final class SourceScenarios {
     static final int BLOCKS = 10;
 
-    private final KitSettings settings;
-    private final TargetApi api;
-    private final KitMembers members;
+    private final ScenarioProfile profile;
+    private final TargetStatus status;
+    private final TargetBlocks blocks;
+    private final KitIdentities members;
     private ClusterIdentity cluster;
     private final Incarnation target;
     private final String namespace;
@@ -58,30 +58,30 @@ final class SourceScenarios {
     private volatile RowDeadline deadline;
     private volatile RowLog seen;
 
-    private final java.util.Optional<TargetFence> fence;
+    private final java.util.Optional<TargetFaults> fence;
 
-    SourceScenarios(KitSettings settings, TargetApi api, KitMembers members, Incarnation target, String namespace,
-            java.util.Optional<TargetFence> fence) {
+    SourceScenarios(ScenarioProfile profile, TargetStatus status, TargetBlocks blocks, KitIdentities members, Incarnation target,
+            String namespace, java.util.Optional<TargetFaults> fence) {
         this.fence = fence;
-        this.settings = settings;
-        this.api = api;
+        this.profile = profile;
+        this.status = status;
+        this.blocks = blocks;
         this.members = members;
         this.target = target;
         this.namespace = namespace;
         this.scope = Scope.of(List.of(Namespace.utf8(namespace)));
-        this.wait = settings.answerBound();
+        this.wait = profile.answerBound();
     }
 
     /** Registers the kit's requesters and saves the kit's blocks; returns once the target admits them. */
     void setUp() throws InterruptedException {
         ensureRequesters(3);
         cluster = members.cluster();
-        Map<String, byte[]> blocks = new LinkedHashMap<>();
+        Map<String, byte[]> saving = new LinkedHashMap<>();
         for (int i = 0; i < BLOCKS; i++) {
-            blocks.put(keyHex(i), TargetApi.payload(1, i, 64));
+            saving.put(keyHex(i), TargetApi.payload(1, i, 64));
         }
-        JsonNode saved = api.save(namespace, blocks);
-        Expect.equal(saved.get("saved").size(), BLOCKS, "blocks saved on the target");
+        Expect.equal(blocks.save(namespace, saving), BLOCKS, "blocks saved on the target");
     }
 
     /** Removes the kit's blocks from the target (the journal keeps their history, as any eviction does). */
@@ -90,7 +90,7 @@ final class SourceScenarios {
         for (int i = 0; i < BLOCKS; i++) {
             keys.add(keyHex(i));
         }
-        api.evict(namespace, keys);
+        blocks.evict(namespace, keys);
     }
 
     static String keyHex(int i) {
@@ -101,13 +101,13 @@ final class SourceScenarios {
     private void ensureRequesters(int n) throws InterruptedException {
         long revision = 0;
         while (requesters.size() < n) {
-            Membership m = members.register("req-" + (requesters.size() + 1));
+            KitIdentities.Registered m = members.register("req-" + (requesters.size() + 1));
             requesters.add(m.incarnation());
-            revision = Math.max(revision, m.view().revision());
+            revision = Math.max(revision, m.revision());
         }
         long atLeast = revision;
         Expect.within(wait.multipliedBy(2), "the target's membership revision reaches " + atLeast + " (the kit's requesters)",
-                () -> api.status().at("/membership/revision").asLong() >= atLeast);
+                () -> status.membershipRevision() >= atLeast);
     }
 
     /** Runs one row within {@code deadline}, noting what the target sends in {@code seen}; returns the outcome token. */
@@ -115,7 +115,7 @@ final class SourceScenarios {
         this.deadline = deadline;
         this.seen = seen;
         long head = head();
-        peer = new KitChannels(settings.targetPeer(), settings.peerTls());
+        peer = new KitChannels(profile.targetPeer(), profile.peerTls());
         try {
             String outcome = scenario(row.scenario());
             if (!row.scenario().equals("fenced_source")) { // a fenced target heals with a new journal (INV-7)
@@ -140,7 +140,7 @@ final class SourceScenarios {
     }
 
     private long head() {
-        return api.status().at("/inventory/head_sequence").asLong();
+        return status.headSequence();
     }
 
     /** Kit requester member {@code i} (1..3 after {@link #setUp}); the transfer rows speak as them too. */
@@ -163,21 +163,18 @@ final class SourceScenarios {
     private String scenario(String name) throws Exception {
         UUID sid = UUID.randomUUID();
         Open.Builder open = validOpen(r(1), sid);
-        NodeId unregistered = new NodeId(settings.memberPrefix() + "-" + KitPeerTls.UNREGISTERED);
+        NodeId unregistered = new NodeId(profile.memberPrefix() + "-" + KitPeerTls.UNREGISTERED);
         // under peer TLS the row's stream speaks as the node its Open claims as requester (issue 33)
         AdversarialRequester.Session s = peer.open(name.equals("unknown_requester") ? unregistered : r(1).nodeId());
         switch (name) {
             case "wrong_protocol" -> open.setProtocol("orbitkv/inventory-stream/v3");
             case "wrong_cluster" -> open.setClusterUuid(WireFrames.uuid(UUID.randomUUID()));
             case "stale_source_epoch" -> open.setSource(WireFrames.ref(olderTarget()));
-            case "unknown_source" -> open.setSource(WireFrames.ref(new Incarnation(new NodeId(settings.memberPrefix() + "-nobody"),
+            case "unknown_source" -> open.setSource(WireFrames.ref(new Incarnation(new NodeId(profile.memberPrefix() + "-nobody"),
                     new NodeEpoch(1), UUID.randomUUID())));
             case "unknown_requester" -> open.setRequester(WireFrames.ref(new Incarnation(unregistered, new NodeEpoch(1),
                     UUID.randomUUID())));
-            case "suspended_membership" -> throw ScenarioSkipped.notObservable("MEM-9 needs a gap in the target's membership "
-                    + "history (its watch falling behind an etcd compaction) or its etcd losing quorum while its lease is still "
-                    + "valid; the kit's etcd access can compact or revoke (which fences, INV-7, even with --allow-fencing) but "
-                    + "cannot make a connected watch miss revisions or stop a cluster it does not own");
+            case "suspended_membership" -> suspendMembership();
             case "fenced_source" -> {
                 return fencedSource(s, sid);
             }
@@ -229,6 +226,16 @@ final class SourceScenarios {
         return outcome;
     }
 
+    /** MEM-9: the target's membership view becomes invalid while its lease stays valid, where the target lets the kit. */
+    private void suspendMembership() throws ScenarioSkipped {
+        if (!fence.map(TargetFaults::suspendMembership).orElse(false)) {
+            throw ScenarioSkipped.notObservable("MEM-9 needs a gap in the target's membership "
+                    + "history (its watch falling behind an etcd compaction) or its etcd losing quorum while its lease is still "
+                    + "valid; the kit's etcd access can compact or revoke (which fences, INV-7, even with --allow-fencing) but "
+                    + "cannot make a connected watch miss revisions or stop a cluster it does not own");
+        }
+    }
+
     /**
      * INV-7 SES-5 with {@code --allow-fencing}: the kit revokes the target's member lease; once the target reports
      * {@code membership.lease = fenced}, an Open naming that incarnation must be refused with {@code FENCED}. If the
@@ -236,22 +243,22 @@ final class SourceScenarios {
      * Opens naming the fenced one.
      */
     private String fencedSource(AdversarialRequester.Session s, UUID sid) throws Exception {
-        TargetFence f = fence.orElseThrow(() -> ScenarioSkipped.notApplicable("give --allow-fencing to fence the target"));
+        TargetFaults f = fence.orElseThrow(() -> ScenarioSkipped.notApplicable("give --allow-fencing to fence the target"));
         Expect.within(deadline.bound(wait.multipliedBy(2)), "the target serves with valid membership before it is fenced",
-                () -> api.status().at("/membership/valid").asBoolean());
-        Incarnation current = Incarnation.parse(api.status().at("/self/incarnation").asText());
+                status::membershipValid);
+        Incarnation current = status.incarnation();
         Open.Builder open = WireFrames.open(cluster, current, r(1), scope, sid);
         f.revoke(current);
         Expect.within(deadline.bound(wait), "INV-7: the target reports membership.lease fenced after its lease was revoked",
-                () -> "fenced".equals(api.status().at("/membership/lease").asText()));
+                () -> "fenced".equals(status.lease()));
         s.send(openFrame(sid, open));
         String outcome = awaitError(s, deadline, wait, seen);
-        if (api.status().at("/membership/heal/enabled").asBoolean(false)) {
+        if (status.healEnabled()) {
             Expect.within(deadline.remaining(), "INV-7: the healed target is a new incarnation at a higher epoch than " + current,
                     () -> {
-                        Incarnation now = Incarnation.parse(api.status().at("/self/incarnation").asText());
+                        Incarnation now = status.incarnation();
                         return !now.equals(current) && now.epoch().value() > current.epoch().value()
-                                && "healthy".equals(api.status().at("/membership/lease").asText());
+                                && "healthy".equals(status.lease());
                     });
             UUID again = UUID.randomUUID();
             AdversarialRequester.Session old = peer.open(r(1).nodeId());
@@ -296,11 +303,11 @@ final class SourceScenarios {
                 return replacedSession(s, sid, b, f);
             }
             case "session_limit" -> {
-                if (settings.targetSourceSessionsMax().isEmpty()) {
+                if (profile.targetSourceSessionsMax().isEmpty()) {
                     throw ScenarioSkipped.notApplicable("the target's served-session limit is its configuration; give "
                             + "--target-source-sessions-max N to open N sessions and one more");
                 }
-                return sessionLimit(settings.targetSourceSessionsMax().getAsInt());
+                return sessionLimit(profile.targetSourceSessionsMax().getAsInt());
             }
             case "regenerate_above_sent" -> {
                 s.send(f.setNeedRepair(NeedRepair.newBuilder().setViewId(WireFrames.uuid(b.viewId)).setAppliedCursor(b.s1 + 5)).build());
@@ -308,13 +315,13 @@ final class SourceScenarios {
             }
             case "idle_liveness" -> {
                 s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
-                SourceFrame next = s.nextFrame(deadline.bound(Duration.ofMillis(settings.targetIdleLivenessMs()).plus(wait)));
+                SourceFrame next = s.nextFrame(deadline.bound(Duration.ofMillis(profile.targetIdleLivenessMs()).plus(wait)));
                 Expect.equal(next.getBodyCase(), SourceFrame.BodyCase.LIVENESS, "the next frame of an idle session");
                 Expect.equal(next.getFrameNumber(), b.lastFrame + 1, "the liveness frame's number (SES-12)");
                 Expect.equal(next.getLiveness().getSourceHead(), head(), "the advertised head = status head_sequence");
-                JsonNode st = served(sid);
+                TargetStatus.ServedSession st = served(sid);
                 Expect.that(st != null, "the idle session is served");
-                Expect.equal(st.get("cursor").asLong(), b.s1, "liveness never moves the session cursor");
+                Expect.equal(st.cursor(), b.s1, "liveness never moves the session cursor");
                 return "liveness";
             }
             default -> throw new IllegalArgumentException("unknown source scenario " + name);
@@ -323,14 +330,14 @@ final class SourceScenarios {
 
     /** SES-13: a duplicate ACK returns no credit a second time and is counted. */
     private String duplicateAck(AdversarialRequester.Session s, UUID sid, Bootstrap b, RequesterFrame.Builder f) throws Exception {
-        OptionalDouble before = api.sample("orbitkv_session_duplicate_acks_total", Map.of());
+        OptionalDouble before = status.counter("orbitkv_session_duplicate_acks_total", Map.of());
         Expect.equal(outstanding(sid), b.creditBytes(), "status outstanding_bytes before the ACK = the credit-consuming "
                 + "bytes the kit received (SES-13: the source ledgers exactly their encoded size)");
         s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
         Expect.within(wait, "the ACK returns all outstanding credit", () -> outstanding(sid) == 0);
         s.send(f.setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
         if (before.isPresent()) {
-            Expect.within(wait, "orbitkv_session_duplicate_acks_total counts the duplicate", () -> api.sample(
+            Expect.within(wait, "orbitkv_session_duplicate_acks_total counts the duplicate", () -> status.counter(
                     "orbitkv_session_duplicate_acks_total", Map.of()).orElse(0) >= before.getAsDouble() + 1);
         }
         Expect.equal(outstanding(sid), 0L, "outstanding credit after the duplicate ACK (never below zero: no second return)");
@@ -343,11 +350,11 @@ final class SourceScenarios {
         Expect.that(outstanding > 0, "the unacknowledged bootstrap holds credit (" + outstanding + " bytes received by the kit)");
         Expect.equal(outstanding(sid), outstanding, "status outstanding_bytes = the credit-consuming bytes the kit received");
         Map<String, String> side = Map.of("side", "source");
-        OptionalDouble before = api.sample("orbitkv_session_mismatch_drops_total", side);
+        OptionalDouble before = status.counter("orbitkv_session_mismatch_drops_total", side);
         s.send(RequesterFrame.newBuilder().setSessionId(WireFrames.uuid(UUID.randomUUID()))
                 .setAck(Ack.newBuilder().setConsumedThroughFrame(b.lastFrame)).build());
         if (before.isPresent()) {
-            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=source} counts the drop", () -> api.sample(
+            Expect.within(wait, "orbitkv_session_mismatch_drops_total{side=source} counts the drop", () -> status.counter(
                     "orbitkv_session_mismatch_drops_total", side).orElse(0) >= before.getAsDouble() + 1);
         }
         Expect.equal(outstanding(sid), outstanding, "outstanding credit after another session's ACK");
@@ -369,9 +376,9 @@ final class SourceScenarios {
             // the old stream is closed: nothing can reach the replacement through it
         }
         Expect.within(wait, "the replaced session is gone", () -> served(sid) == null);
-        JsonNode now = served(sid2);
+        TargetStatus.ServedSession now = served(sid2);
         Expect.that(now != null, "the replacement session " + sid2 + " is served");
-        Expect.equal(now.get("outstanding_bytes").asLong(), b2.creditBytes(), "the old session's ACK returned none of the "
+        Expect.equal(now.outstandingBytes(), b2.creditBytes(), "the old session's ACK returned none of the "
                 + "replacement's credit: its outstanding_bytes = the " + b2.creditBytes() + " credit-consuming bytes the kit "
                 + "received on it (last frame " + b2.lastFrame() + ")");
         return old;
@@ -385,11 +392,11 @@ final class SourceScenarios {
     private String sessionLimit(int limit) throws Exception {
         // Sessions of earlier kit rows may still be listed (a source notices a cancelled stream late); the kit's
         // requesters reopen from the same members, which replaces them (SES-6), so only the others are counted.
-        String kitPrefix = settings.memberPrefix() + "-";
+        String kitPrefix = profile.memberPrefix() + "-";
         int existing = 0;
-        for (JsonNode st : api.status().at("/sessions/served")) {
-            boolean kit = st.path("requester").toString().contains(kitPrefix);
-            existing += kit || "CLOSED".equals(st.path("phase").asText()) ? 0 : 1;
+        for (TargetStatus.ServedSession st : status.served()) {
+            boolean kit = st.requester().contains(kitPrefix);
+            existing += kit || "CLOSED".equals(st.phase()) ? 0 : 1;
         }
         if (existing >= limit) {
             throw ScenarioSkipped.notApplicable("the target already serves " + existing + " sessions, at or above "
@@ -419,16 +426,16 @@ final class SourceScenarios {
     /** Sessions the target serves that are not closed (status.sessions.served[].phase). */
     private int liveServed() {
         int n = 0;
-        for (JsonNode st : api.status().at("/sessions/served")) {
-            n += "CLOSED".equals(st.path("phase").asText()) ? 0 : 1;
+        for (TargetStatus.ServedSession st : status.served()) {
+            n += "CLOSED".equals(st.phase()) ? 0 : 1;
         }
         return n;
     }
 
     /** This session's entry of {@code status.sessions.served[]}, or null. */
-    private JsonNode served(UUID sid) {
-        for (JsonNode st : api.status().at("/sessions/served")) {
-            if (sid.toString().equals(st.path("session_id").asText())) {
+    private TargetStatus.ServedSession served(UUID sid) {
+        for (TargetStatus.ServedSession st : status.served()) {
+            if (sid.toString().equals(st.sessionId())) {
                 return st;
             }
         }
@@ -436,11 +443,11 @@ final class SourceScenarios {
     }
 
     private long outstanding(UUID sid) {
-        JsonNode st = served(sid);
+        TargetStatus.ServedSession st = served(sid);
         if (st == null) {
             throw new AssertionError("session " + sid + " is not served (status.sessions.served)");
         }
-        return st.get("outstanding_bytes").asLong();
+        return st.outstandingBytes();
     }
 
     /**

@@ -23,7 +23,7 @@ import orbitkv.membership.Incarnation;
  * {@code FENCED}) and may heal only as a new incarnation. Only a record that names the target's current
  * incarnation is revoked; nothing else in etcd is touched.
  */
-final class TargetFence implements AutoCloseable {
+final class TargetFence implements TargetFaults, AutoCloseable {
     private final Client client;
     private final String cluster;
     private final Duration callTimeout;
@@ -37,10 +37,11 @@ final class TargetFence implements AutoCloseable {
     }
 
     /**
-     * Revokes the lease of {@code target}'s member record; returns the lease id. Fails (the row fails) if the
-     * record is absent, names another incarnation, or etcd does not answer within the call timeout.
+     * Revokes the lease of {@code target}'s member record. Fails (the row fails) if the record is absent, names
+     * another incarnation, or etcd does not answer within the call timeout.
      */
-    long revoke(Incarnation target) throws InterruptedException {
+    @Override
+    public void revoke(Incarnation target) throws InterruptedException {
         String key = "/orbitkv/v2/" + cluster + "/members/" + target.nodeId().value();
         try {
             List<KeyValue> kvs = client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
@@ -52,7 +53,6 @@ final class TargetFence implements AutoCloseable {
             long lease = kvs.getFirst().getLease();
             Expect.that(lease != 0, "the member record " + key + " is leased");
             client.getLeaseClient().revoke(lease).get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            return lease;
         } catch (ExecutionException | TimeoutException e) {
             throw new AssertionError("etcd did not revoke the target's lease (" + key + "): " + e, e);
         }

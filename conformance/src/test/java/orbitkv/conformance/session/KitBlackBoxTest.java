@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
 import orbitkv.conformance.etcd.EtcdFixture;
+import orbitkv.conformance.kit.InProcessTable;
 import orbitkv.conformance.manager.ManagerProcess;
 import orbitkv.membership.MembershipAdmin;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +31,8 @@ import org.w3c.dom.NodeList;
  * The conformance kit as a product, run by the README test command: {@code orbitkv conformance} as its own
  * OS process (the kit's main class on the build's module path) against three real Manager processes on a
  * real etcd, given their addresses only. The kit's per-rule report is printed; its verdicts must agree with
- * the in-process {@link AdversarialTableTest} runners of the same table rows: every row is reported (none
+ * the in-process runs of the same table rows ({@link AdversarialTableTest}: the kit's scenario classes against an
+ * in-process target, {@link InProcessTable}): every row is reported (none
  * dropped), every row that passes in-process passes black-box unless the kit lists it as N/A or not
  * observable black-box, and that list is exactly the documented one (docs/conformance-kit.md). Manager a, the
  * target, runs with a small {@code --source-sessions-max} and the kit with {@code --allow-fencing}, so the
@@ -109,10 +111,10 @@ public class KitBlackBoxTest {
         assertThat(exit).as("kit exit status; stderr: %s", kit.stderrText()).isZero();
 
         Map<String, String[]> blackBox = readReport(report);
-        List<AdversarialTableTest.Row> rows = AdversarialTableTest.rows();
+        List<InProcessTable.Row> rows = InProcessTable.rows();
         List<String> transferRows = transferRowIds();
         assertThat(blackBox.keySet()).as("every table row is reported, none dropped (the session table, then the transfer table)")
-                .containsExactlyInAnyOrderElementsOf(java.util.stream.Stream.concat(rows.stream().map(r -> r.side() + "/" + r.scenario()),
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.Stream.concat(rows.stream().map(InProcessTable.Row::id),
                         transferRows.stream()).toList());
         for (String id : transferRows) { // issue 40 item 5: no in-process twin; a correct Manager passes every transfer row
             assertThat(blackBox.get(id)[0]).as("INV-2 INV-9 ROUTE-8 BND-1 transfer row %s: %s", id, blackBox.get(id)[1]).isEqualTo("passed");
@@ -123,12 +125,11 @@ public class KitBlackBoxTest {
         assertThat(out).as("SES-14 DELTA-12 policy rows reported apart").contains("policy rows 2 (2 as this implementation, 0 differ)");
 
         List<String> disagreements = new ArrayList<>();
-        for (AdversarialTableTest.Row r : rows) {
-            String id = r.side() + "/" + r.scenario();
-            String inProcess = r.side().equals("source") ? new AdversarialTableTest.SourceUnderTest().run(r.scenario())
-                    : new AdversarialTableTest.RequesterUnderTest().run(r.scenario());
+        for (InProcessTable.Row r : rows) {
+            String id = r.id();
+            InProcessTable.Result inProcess = InProcessTable.run(r);
             String[] verdict = blackBox.get(id);
-            boolean passedInProcess = inProcess.equals(r.expected());
+            boolean passedInProcess = inProcess.passed();
             String expectedReason = NOT_RUN_BLACK_BOX.get(id);
             if (expectedReason != null) {
                 if (!verdict[0].equals("skipped") || !verdict[1].startsWith(expectedReason)) {
