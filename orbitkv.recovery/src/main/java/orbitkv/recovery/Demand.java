@@ -3,6 +3,7 @@ package orbitkv.recovery;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
@@ -22,9 +23,16 @@ import orbitkv.inventory.StateKey;
  *     SNAP-11) are eligible; fresh replicas are always preferred at an equal span
  * @param destinationBytesMax payload bytes the destination can take (the restore response bound minus its
  *     framing); a capacity constraint, never a cost (ROUTE-3)
+ * @param network the admission headroom of the lane peer routes receive on (issue 39 item 6), empty when the Manager
+ *     runs no node-local admission; a constraint of the cost model, never a cost (ROUTE-3, {@link LaneHeadroom})
+ *
+ * <p>The three constraints of ROUTE-3: memory is {@code destinationBytesMax}, network is {@code network}, and the
+ * device is {@code target}: a host-only target ({@link CompletionTarget.HostReady}) is the one supported; a device
+ * target ({@link CompletionTarget.GpuReady}) is representable and every plan for it stops at once
+ * ({@link PrefixStop#TARGET_UNSUPPORTED}: no GPU here).
  */
 public record Demand(Namespace namespace, List<StateKey> keys, CompletionTarget target, long deadlineNanos,
-        boolean staleHintsAllowed, long destinationBytesMax) {
+        boolean staleHintsAllowed, long destinationBytesMax, Optional<LaneHeadroom> network) {
     /** Keys per demand batch: the index's lookup bound (IDX-9), so one lookup serves one demand. */
     public static final int KEYS_MAX = 128;
 
@@ -48,6 +56,13 @@ public record Demand(Namespace namespace, List<StateKey> keys, CompletionTarget 
         if (destinationBytesMax < 0) {
             throw new IllegalArgumentException("destinationBytesMax must be >= 0, got " + destinationBytesMax);
         }
+        Objects.requireNonNull(network, "demand network constraint must not be null (Optional.empty() for none)");
+    }
+
+    /** A demand without a network constraint. */
+    public Demand(Namespace namespace, List<StateKey> keys, CompletionTarget target, long deadlineNanos,
+            boolean staleHintsAllowed, long destinationBytesMax) {
+        this(namespace, keys, target, deadlineNanos, staleHintsAllowed, destinationBytesMax, Optional.empty());
     }
 
     /** A HostReady demand without stale hints and without a capacity limit. */
@@ -56,18 +71,24 @@ public record Demand(Namespace namespace, List<StateKey> keys, CompletionTarget 
     }
 
     public Demand withStaleHintsAllowed(boolean allowed) {
-        return new Demand(namespace, keys, target, deadlineNanos, allowed, destinationBytesMax);
+        return new Demand(namespace, keys, target, deadlineNanos, allowed, destinationBytesMax, network);
     }
 
     public Demand withDestinationBytesMax(long bytes) {
-        return new Demand(namespace, keys, target, deadlineNanos, staleHintsAllowed, bytes);
+        return new Demand(namespace, keys, target, deadlineNanos, staleHintsAllowed, bytes, network);
     }
 
     public Demand withTarget(CompletionTarget t) {
-        return new Demand(namespace, keys, t, deadlineNanos, staleHintsAllowed, destinationBytesMax);
+        return new Demand(namespace, keys, t, deadlineNanos, staleHintsAllowed, destinationBytesMax, network);
     }
 
     public Demand withDeadlineNanos(long nanos) {
-        return new Demand(namespace, keys, target, nanos, staleHintsAllowed, destinationBytesMax);
+        return new Demand(namespace, keys, target, nanos, staleHintsAllowed, destinationBytesMax, network);
+    }
+
+    /** This demand with the admission headroom of the lane its peer routes receive on (issue 39 item 6). */
+    public Demand withNetwork(LaneHeadroom headroom) {
+        return new Demand(namespace, keys, target, deadlineNanos, staleHintsAllowed, destinationBytesMax,
+                Optional.of(headroom));
     }
 }

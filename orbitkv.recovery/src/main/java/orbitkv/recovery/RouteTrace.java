@@ -3,6 +3,7 @@ package orbitkv.recovery;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import orbitkv.index.Coverage;
 
@@ -35,16 +36,40 @@ import orbitkv.index.Coverage;
  * @param stop why the restored prefix ends
  * @param readyNanos from the request start to the last delivered route's readiness (0 when nothing was delivered)
  * @param drainPending submitted routes whose physical drain had not happened when the restore returned
+ * @param lane the demand's network constraint against the first plan's peer routes (issue 39 item 6), empty without
+ *     one or without a peer route
  */
 public record RouteTrace(long id, int demandKeys, String target, long deadlineBudgetNanos, boolean staleHintsAllowed,
         Coverage coverage, long viewGeneration, int eligibleSources, int plannedPrefixKeys, PrefixStop plannedStop,
         Decision decision, List<TracedRoute> routes, int routesOmitted, List<AdmissionRefusal> replans,
         OptionalLong evidenceAgeNanos, OptionalLong predictionErrorNanos, OptionalLong loadAgeNanos, int restoredKeys,
-        PrefixStop stop, long readyNanos, int drainPending) {
+        PrefixStop stop, long readyNanos, int drainPending, Optional<LaneNeed> lane) {
     /** Bound of {@link #header()} in bytes. */
     public static final int HEADER_BYTES_MAX = 512;
     /** Routes kept in one trace. */
     public static final int ROUTES_MAX = 32;
+
+    /**
+     * The network constraint as the first plan met it (ROUTE-3, issue 39 item 6).
+     *
+     * @param headroom the demand's lane headroom
+     * @param needBytes the most one of the plan's peer routes takes from the lane ({@link LaneHeadroom#needBytes})
+     */
+    public record LaneNeed(LaneHeadroom headroom, long needBytes) {
+        public LaneNeed {
+            Objects.requireNonNull(headroom, "headroom");
+        }
+
+        /** The plan has a peer route the lane cannot take: it was predicted refused. */
+        public boolean blocked() {
+            return needBytes > headroom.freeBytes();
+        }
+
+        /** {@code lo/rx:free=N:need=M[:blocked]}. */
+        public String compact() {
+            return headroom + ":need=" + needBytes + (blocked() ? ":blocked" : "");
+        }
+    }
 
     public RouteTrace {
         Objects.requireNonNull(target, "target");
@@ -55,11 +80,23 @@ public record RouteTrace(long id, int demandKeys, String target, long deadlineBu
         Objects.requireNonNull(predictionErrorNanos, "predictionErrorNanos");
         Objects.requireNonNull(loadAgeNanos, "loadAgeNanos");
         Objects.requireNonNull(stop, "stop");
+        Objects.requireNonNull(lane, "lane");
         routes = List.copyOf(routes);
         replans = List.copyOf(replans);
         if (routes.size() > ROUTES_MAX || routesOmitted < 0) {
             throw new IllegalArgumentException("a trace keeps at most " + ROUTES_MAX + " routes");
         }
+    }
+
+    /** A trace without a network constraint. */
+    public RouteTrace(long id, int demandKeys, String target, long deadlineBudgetNanos, boolean staleHintsAllowed,
+            Coverage coverage, long viewGeneration, int eligibleSources, int plannedPrefixKeys, PrefixStop plannedStop,
+            Decision decision, List<TracedRoute> routes, int routesOmitted, List<AdmissionRefusal> replans,
+            OptionalLong evidenceAgeNanos, OptionalLong predictionErrorNanos, OptionalLong loadAgeNanos,
+            int restoredKeys, PrefixStop stop, long readyNanos, int drainPending) {
+        this(id, demandKeys, target, deadlineBudgetNanos, staleHintsAllowed, coverage, viewGeneration, eligibleSources,
+                plannedPrefixKeys, plannedStop, decision, routes, routesOmitted, replans, evidenceAgeNanos,
+                predictionErrorNanos, loadAgeNanos, restoredKeys, stop, readyNanos, drainPending, Optional.empty());
     }
 
     /**
@@ -83,6 +120,7 @@ public record RouteTrace(long id, int demandKeys, String target, long deadlineBu
         predictionErrorNanos.ifPresent(e -> b.append(" err=").append(micros(e)).append("us"));
         evidenceAgeNanos.ifPresent(a -> b.append(" age=").append(a / 1_000_000).append("ms"));
         loadAgeNanos.ifPresent(a -> b.append(" load-age=").append(a / 1_000_000).append("ms"));
+        lane.ifPresent(l -> b.append(" net=").append(l.compact()));
         if (!replans.isEmpty()) {
             b.append(" replan=");
             for (int i = 0; i < replans.size(); i++) {

@@ -10,6 +10,12 @@ public enum DataRefusal {
     ALREADY_READ,
     /** The egress cap cannot take the block now. */
     EGRESS_LIMIT,
+    /**
+     * The node-wide account of the source NIC's egress ({@link EgressAccount}: the transmit lane of the Manager's
+     * node-local admission window) cannot take the block now (issue 39 item 2). Sent as {@code EGRESS_LIMIT} on the
+     * wire (the block may be asked again); counted under its own name.
+     */
+    EGRESS_NIC_WINDOW,
     /** The request frame is malformed (magic, version, type); the connection is closed. */
     MALFORMED,
     /** The source is closing or fenced. */

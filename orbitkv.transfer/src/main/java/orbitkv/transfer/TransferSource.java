@@ -68,8 +68,22 @@ public interface TransferSource extends AutoCloseable {
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
             java.util.Optional<Endpoint> advertised, TransferTransport transport, java.util.Optional<DataChannelTls> tls)
             throws IOException {
+        return start(payloads, cluster, self, membership, config, dataBind, advertised, transport, tls, EgressAccount.NONE);
+    }
+
+    /**
+     * As above, and every send is also charged to {@code egress} on the NIC of the data listener's bound address
+     * ({@link #egressNic()}; issue 39 item 2): the Manager passes the transmit lane of its node-local admission window,
+     * so its peer-serving egress shares one node-wide account with engines' P/D WRITEs.
+     *
+     * @throws IOException if the listener cannot bind or a TLS file cannot be used
+     */
+    static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind,
+            java.util.Optional<Endpoint> advertised, TransferTransport transport, java.util.Optional<DataChannelTls> tls,
+            EgressAccount egress) throws IOException {
         return orbitkv.transfer.source.Source.start(payloads, cluster, self, membership, config, dataBind,
-                advertised.orElse(null), transport, System::nanoTime, tls.orElse(null));
+                advertised.orElse(null), transport, System::nanoTime, tls.orElse(null), egress);
     }
 
     /** As {@link #start}, with an injected monotonic clock (nanoseconds) for grant expiry. */
@@ -85,6 +99,13 @@ public interface TransferSource extends AutoCloseable {
 
     /** The data listener's endpoint, as named in every grant. */
     Endpoint dataEndpoint();
+
+    /**
+     * The interface name of the data listener's bound address (loopback counts: {@code lo}): the NIC whose egress
+     * this source's sends are charged to ({@link EgressAccount}); {@code "unknown"} when no interface has the
+     * address (never for a bound listener on Linux).
+     */
+    String egressNic();
 
     /**
      * Ends the grants of every requester that a valid {@code view} does not admit (its pins go once their

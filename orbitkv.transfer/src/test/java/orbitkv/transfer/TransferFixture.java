@@ -68,26 +68,26 @@ public final class TransferFixture implements AutoCloseable {
     /** What a test varies. */
     public record Options(NativeIo io, TransferConfig config, boolean proxy, boolean faultCopier, UUID sourceBootId,
             UUID engineBootId, LongSupplier sourceClock, int sourcePinsMax, boolean inlineAuthorization,
-            DataChannelTls sourceTls, DataChannelTls engineTls) {
+            DataChannelTls sourceTls, DataChannelTls engineTls, EgressAccount egressAccount) {
         public static Options defaults(NativeIo io) {
             return new Options(io, testConfig(), false, false, HostIdentity.bootId(), HostIdentity.bootId(),
-                    System::nanoTime, 100_000, true, null, null);
+                    System::nanoTime, 100_000, true, null, null, EgressAccount.NONE);
         }
 
         public Options withConfig(TransferConfig c) {
-            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
+            return new Options(io, c, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls, egressAccount);
         }
 
         public Options withFaults() {
-            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
+            return new Options(io, config, true, true, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls, egressAccount);
         }
 
         public Options withBootIds(UUID source, UUID engine) {
-            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
+            return new Options(io, config, proxy, faultCopier, source, engine, sourceClock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls, egressAccount);
         }
 
         public Options withSourceClock(LongSupplier clock) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, clock, sourcePinsMax, inlineAuthorization, sourceTls, engineTls, egressAccount);
         }
 
         /**
@@ -95,17 +95,23 @@ public final class TransferFixture implements AutoCloseable {
          * {@code PeerListener.addInlineService}) or on grpc-java's executor (the ablation {@code AuthorizeBenchmark} measures).
          */
         public Options withInlineAuthorization(boolean inline) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inline, sourceTls, engineTls);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax, inline, sourceTls, engineTls, egressAccount);
         }
 
         /** TLS on the data channel (issue 33): the source's and the engine's member certificates. */
         public Options withTls(DataChannelTls source, DataChannelTls engine) {
             return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax,
-                    inlineAuthorization, source, engine);
+                    inlineAuthorization, source, engine, egressAccount);
         }
 
         public Options withSourcePinsMax(int pins) {
-            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins, inlineAuthorization, sourceTls, engineTls);
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, pins, inlineAuthorization, sourceTls, engineTls, egressAccount);
+        }
+
+        /** The node-wide account of the source NIC's egress (issue 39 item 2). */
+        public Options withEgressAccount(EgressAccount account) {
+            return new Options(io, config, proxy, faultCopier, sourceBootId, engineBootId, sourceClock, sourcePinsMax,
+                    inlineAuthorization, sourceTls, engineTls, account);
         }
     }
 
@@ -143,7 +149,7 @@ public final class TransferFixture implements AutoCloseable {
         this.copier = o.faultCopier() ? new FaultCopier(payloads.arenaFile()) : null;
         this.source = Source.startForTest(payloads, cluster, sourceIncarnation, membership, config,
                 new InetSocketAddress("127.0.0.1", 0), proxy != null ? proxy.endpoint() : null, group,
-                io.serverChannel(), o.sourceClock(), o.sourceBootId(), o.sourceTls());
+                io.serverChannel(), o.sourceClock(), o.sourceBootId(), o.sourceTls(), o.egressAccount());
         if (proxy != null) {
             proxy.target(source.boundDataAddress());
         }

@@ -23,7 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * charged through R's {@code /admission} API to the rx lane of R's NIC (loopback here), fill the same window R's
  * peer restore READs need; R then refuses the peer route by name before asking S, and its status and metrics show
  * the engine's charge. When the engine's transport progress returns bytes, the route runs and its node charge
- * returns at drain; termination evidence returns the rest.
+ * returns at drain; termination evidence returns the rest. Issue 39 item 2: S's peer-serving egress is charged to
+ * the tx lane of its data listener's NIC beside an engine's WRITEs there; a full lane refuses the READ by name at S
+ * and the charge returns when the send ended. Issue 39 item 6: R's restore trace names its lane's headroom.
  */
 @Tag("gate")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -45,7 +47,9 @@ class AdmissionGateTest {
         cluster = ManagerCluster.format(ETCD, "admission");
         r = launch("r", List.of("--admission-window-bytes-max", "4MiB", "--admission-reserve-percent", "0",
                 "--admission-lease-batch-bytes-max", "1MiB"));
-        s = launch("s", List.of());
+        // issue 39 item 2: S's lo/tx lane is small too, so an engine's WRITE charge can fill it
+        s = launch("s", List.of("--admission-window-bytes-max", "4MiB", "--admission-reserve-percent", "0",
+                "--admission-lease-batch-bytes-max", "1MiB"));
         cluster.awaitMembers();
     }
 
@@ -124,5 +128,45 @@ class AdmissionGateTest {
         assertThat(post(r, "/admission/terminate", "{\"submitter\":" + engine + "}").get("bytes").asLong())
                 .isEqualTo(3 * MIB);
         assertThat(admission(r).at("/charged_bytes_by_kind/engine-write").asLong()).isZero();
+    }
+
+    @Test
+    @DisplayName("ROUTE-11 engine WRITE bytes charged to the source's lo/tx lane refuse its peer-serving egress by name (egress_nic_window); after transport progress the READ is served and the egress charge returns when the send ended")
+    void engineChargeOnSourceTxRefusesItsEgress() {
+        byte[] payload = ManagerApi.payload(5, 2, BLOCK_BYTES);
+        assertThat(api(s).save(NS, Map.of(key(2), payload)).status()).isEqualTo(200);
+        ManagerCluster.published(r, 10_000, s);
+        long engine = post(s, "/admission/register", "{\"kind\":\"engine-write\",\"instance\":\"pd-tx\"}")
+                .get("submitter").asLong();
+        List<Long> leases = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            JsonNode g = post(s, "/admission/charge", "{\"submitter\":" + engine + ",\"nic\":\"lo\",\"direction\":\"tx\","
+                    + "\"bytes\":" + MIB + ",\"deadline_ms\":10000}");
+            assertThat(g.get("outcome").asText()).as(g.toString()).isEqualTo("granted");
+            leases.add(g.get("lease").asLong());
+        }
+        long nicRefusals = api(s).status().at("/transfer/source/data_refusals/egress_nic_window").asLong();
+
+        ManagerApi.Reply refused = api(r).restore(NS, List.of(key(2)), "tcp", 10_000);
+        assertThat(refused.status()).as(refused.text()).isEqualTo(200);
+        assertThat(refused.header("X-OrbitKV-Route")).as(refused.text()).startsWith("r=0 ");
+        assertThat(refused.header("X-OrbitKV-Route-Trace")).as("issue 39 item 6: the lane in the trace")
+                .contains(" net=lo/rx:free=");
+        assertThat(api(s).status().at("/transfer/source/data_refusals/egress_nic_window").asLong())
+                .isGreaterThan(nicRefusals);
+        assertThat(admission(s).at("/charged_bytes_by_kind/manager-egress").asLong()).as("a refusal charges nothing")
+                .isZero();
+        assertThat(api(s).get("/metrics").text()).contains("reason=\"egress_nic_window\"");
+
+        post(s, "/admission/return", "{\"submitter\":" + engine + ",\"lease\":" + leases.get(0) + ",\"bytes\":" + MIB
+                + ",\"evidence\":\"transport-progress\"}");
+        ManagerApi.Reply back = api(r).restore(NS, List.of(key(2)), "tcp", 10_000);
+        assertThat(back.header("X-OrbitKV-Route")).as(back.text())
+                .isEqualTo("r=1 stop=complete routes=peer-dram@s/1[0,1):ready+tcp");
+        assertThat(ManagerApi.unframe(back.body()).get(key(2))).isEqualTo(payload);
+        Await.until("s's egress charge returned when the send ended", BOUND,
+                () -> admission(s).at("/charged_bytes_by_kind/manager-egress").asLong() == 0);
+        assertThat(post(s, "/admission/terminate", "{\"submitter\":" + engine + "}").get("bytes").asLong())
+                .isEqualTo(3 * MIB);
     }
 }

@@ -34,7 +34,9 @@ import orbitkv.recovery.CompletionTarget;
 import orbitkv.recovery.Demand;
 import orbitkv.recovery.Evidence;
 import orbitkv.recovery.KeyEvidence;
+import orbitkv.recovery.LaneHeadroom;
 import orbitkv.recovery.LocalResidence;
+import orbitkv.recovery.NicLane;
 import orbitkv.recovery.Plan;
 import orbitkv.recovery.Restore;
 import orbitkv.recovery.Route;
@@ -42,6 +44,7 @@ import orbitkv.recovery.RouteKind;
 import orbitkv.recovery.RoutePolicy;
 import orbitkv.recovery.RouteSelection;
 import orbitkv.recovery.RouteSource;
+import orbitkv.recovery.RouteTrace;
 import orbitkv.recovery.SelectionMode;
 import orbitkv.recovery.TraceSampling;
 import orbitkv.recovery.TransferPorts;
@@ -114,6 +117,7 @@ class RoutesTableTest {
                 check(where, expected, "stop", r.stop().traceName());
                 check(where, expected, "replans", r.trace().replans().isEmpty() ? "-"
                         : r.trace().replans().stream().map(AdmissionRefusal::traceName).collect(Collectors.joining(",")));
+                check(where, expected, "net", r.trace().lane().map(RouteTrace.LaneNeed::compact).orElse("-"));
                 // ROUTE-10: whatever happened, delivery is a contiguous prefix in demand order
                 int at = 0;
                 for (Restore.Delivered<Route> del : r.delivered()) {
@@ -130,7 +134,7 @@ class RoutesTableTest {
                 check(where, expected, "decision", p.decision().reason().traceName());
             }
             assertThat(expected.keySet()).as(where + "unknown expected fields")
-                    .isSubsetOf("reads", "restored", "stop", "replans", "routes", "prefix", "decision");
+                    .isSubsetOf("reads", "restored", "stop", "replans", "net", "routes", "prefix", "decision");
         }
     }
 
@@ -182,6 +186,11 @@ class RoutesTableTest {
         }
         if ("gpu".equals(d.get("target"))) {
             demand = demand.withTarget(new CompletionTarget.GpuReady());
+        }
+        if (d.containsKey("lane")) { // issue 39 item 6: lane=FREE/READS, the rx lane lo/rx of the node admission window
+            String[] l = d.get("lane").split("/");
+            demand = demand.withNetwork(new LaneHeadroom(new NicLane("lo", NicLane.Direction.RX), Long.parseLong(l[0]),
+                    Integer.parseInt(l[1])));
         }
         return demand;
     }

@@ -225,6 +225,21 @@ public final class RestoreRun<D> {
         return new RouteTrace(traceId, demand.keys().size(), demand.target().traceName(), demand.deadlineNanos() - start,
                 demand.staleHintsAllowed(), evidence.coverage(), evidence.viewGeneration(), first.eligibleSources(),
                 first.prefixEnd(), first.stop(), first.decision(), traced, tracedOmitted, replans, evidenceAge, error, loadAge,
-                restored, stop, readyNanos, drainPending);
+                restored, stop, readyNanos, drainPending, laneNeed(first));
+    }
+
+    /** The demand's network constraint against the first plan's largest peer-route need (issue 39 item 6). */
+    private Optional<RouteTrace.LaneNeed> laneNeed(Plan first) {
+        if (demand.network().isEmpty()) {
+            return Optional.empty();
+        }
+        orbitkv.recovery.LaneHeadroom h = demand.network().get();
+        long need = -1;
+        for (Route r : first.routes()) {
+            if (r.source() instanceof RouteSource.Peer) {
+                need = Math.max(need, h.needBytes(r));
+            }
+        }
+        return need < 0 ? Optional.empty() : Optional.of(new RouteTrace.LaneNeed(h, need));
     }
 }

@@ -32,9 +32,12 @@ final class AlternativeSearch {
         long bytes;
         int order;
         double score;
+        /** The first key of the last route (its lane need grows with it: issue 39 item 6). */
+        int routeFrom;
 
         void set(Partial parent, int source, int blockFrom, int blockTo, double mean, double error, double survival,
-                int routes, long bytes, int order) {
+                int routes, long bytes, int order, int routeFrom) {
+            this.routeFrom = routeFrom;
             this.parent = parent;
             this.source = source;
             this.blockFrom = blockFrom;
@@ -49,7 +52,8 @@ final class AlternativeSearch {
         }
 
         boolean dominates(Partial q) {
-            return source == q.source && routes <= q.routes && mean <= q.mean && error <= q.error && survival >= q.survival && bytes <= q.bytes;
+            return source == q.source && routes <= q.routes && mean <= q.mean && error <= q.error && survival >= q.survival && bytes <= q.bytes
+                    && routeFrom >= q.routeFrom;
         }
 
         /** The rank order: risk-adjusted time, then fewer routes, fewer bytes, earlier generated (a total order). */
@@ -128,7 +132,7 @@ final class AlternativeSearch {
                         return;
                     }
                     evaluated++;
-                    next[n++] = extend(p, s, from, to, blockBytes[s], prices, order++);
+                    next[n++] = extend(w, p, s, from, to, blockBytes[s], prices, order++);
                 }
             }
             reduce(n);
@@ -146,25 +150,31 @@ final class AlternativeSearch {
         frontierSize = 0;
     }
 
-    private Partial extend(Partial p, int s, int from, int to, long bytes, SourcePrices prices, int order) {
+    private Partial extend(EligibleWindow w, Partial p, int s, int from, int to, long bytes, SourcePrices prices,
+            int order) {
         double mean = p == null ? 0 : p.mean;
         double error = p == null ? 0 : p.error;
         double survival = p == null ? 1 : p.survival;
         int routes = p == null ? 0 : p.routes;
         long b = p == null ? 0 : p.bytes;
         mean += prices.perByte[s] * bytes;
-        if (p == null || p.source != s) { // a new route: its fixed cost, error and risk
+        boolean newRoute = p == null || p.source != s;
+        if (newRoute) { // a new route: its fixed cost, error and risk
             mean += prices.fixed[s];
             error += prices.error[s];
             survival *= prices.survival[s];
             routes++;
+        }
+        int routeFrom = newRoute ? from : p.routeFrom;
+        if (prices.blocked(w, s, routeFrom, to)) { // beyond its lane's headroom: predicted refused (ROUTE-3)
+            survival = 0;
         }
         Partial q = pool[used];
         if (q == null) {
             q = pool[used] = new Partial();
         }
         used++;
-        q.set(p, s, from, to, mean, error, survival, routes, b + bytes, order);
+        q.set(p, s, from, to, mean, error, survival, routes, b + bytes, order, routeFrom);
         return q;
     }
 

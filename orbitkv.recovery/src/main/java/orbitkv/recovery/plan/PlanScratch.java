@@ -32,6 +32,8 @@ final class PlanScratch {
     double fixedMean;
     double fixedError;
     double fixedSurvival;
+    /** The fixed plan has a peer route beyond its lane's headroom (issue 39 item 6): predicted refused. */
+    boolean fixedBlocked;
     /** The search found a best complete alternative: {@link #alternative} and its prediction are valid. */
     boolean alternativeFound;
     double alternativeMean;
@@ -52,6 +54,7 @@ final class PlanScratch {
         reason = DecisionReason.EMPTY;
         alternativeExecuted = false;
         fixedPriced = false;
+        fixedBlocked = false;
         alternativeFound = false;
         evaluated = 0;
         pruned = 0;

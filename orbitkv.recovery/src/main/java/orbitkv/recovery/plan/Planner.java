@@ -25,7 +25,10 @@ import orbitkv.recovery.SelectionMode;
  * <p>Switch rule: with F the fixed plan and A the search's best complete alternative, both priced only from classes
  * with at least {@code observationsMin} comparable successes, switch iff A differs from F,
  * {@code mean(F) - mean(A) > error(F) + error(A) + hysteresis(F)} and {@code riskAdjusted(A) < riskAdjusted(F)},
- * where {@code hysteresis(F) = max(hysteresisMinNanos, hysteresisFraction * mean(F))}.
+ * where {@code hysteresis(F) = max(hysteresisMinNanos, hysteresisFraction * mean(F))}. A fixed plan with a peer route
+ * beyond the demand's lane headroom ({@link orbitkv.recovery.LaneHeadroom}, issue 39 item 6) is predicted refused
+ * (success probability 0): an alternative whose routes all fit is then a switch whatever the means (ROUTE-3: a
+ * constraint, never seconds).
  *
  * <p>Cost (issue 24): the decision itself ({@link #decide}) allocates nothing on the steady path: every table,
  * price, partial alternative and span it writes lives in a {@link PlanScratch} that is reused. Only the answer
@@ -108,12 +111,13 @@ public final class Planner {
             return;
         }
         SourcePrices prices = s.prices;
-        prices.price(w, costs, policy.observationsMin());
+        prices.price(w, costs, policy.observationsMin(), demand.network());
         if (prices.predict(w, s.fixed)) {
             s.fixedPriced = true;
             s.fixedMean = prices.predictedMean;
             s.fixedError = prices.predictedError;
             s.fixedSurvival = prices.predictedSurvival;
+            s.fixedBlocked = prices.predictedBlocked;
         }
         SelectionMode mode = policy.selectionMode();
         if (mode == SelectionMode.FIXED) {
@@ -140,6 +144,8 @@ public final class Planner {
         s.alternativeSurvival = best.survival;
         if (s.alternative.sameAs(s.fixed)) {
             s.reason = DecisionReason.FIXED_IS_BEST;
+        } else if (s.fixedBlocked && best.survival > 0) { // F is predicted refused by its lane, A is not (ROUTE-3)
+            s.reason = DecisionReason.SWITCH;
         } else if (switchHolds(s.fixedMean, s.fixedError, s.fixedSurvival, best.mean, best.error, best.survival)) {
             s.reason = DecisionReason.SWITCH;
         } else {

@@ -115,6 +115,29 @@ public final class TraceFile implements AutoCloseable {
         }
     }
 
+    /** The optional fields: evidence age, prediction error, load age and (issue 39 item 6) the network constraint. */
+    private static void writeOptional(JsonGenerator g, RouteTrace t) throws IOException {
+        if (t.evidenceAgeNanos().isPresent()) {
+            g.writeNumberField("evidence_age_ns", t.evidenceAgeNanos().getAsLong());
+        }
+        if (t.predictionErrorNanos().isPresent()) {
+            g.writeNumberField("prediction_error_ns", t.predictionErrorNanos().getAsLong());
+        }
+        if (t.loadAgeNanos().isPresent()) {
+            g.writeNumberField("load_age_ns", t.loadAgeNanos().getAsLong());
+        }
+        if (t.lane().isEmpty()) {
+            return;
+        }
+        RouteTrace.LaneNeed l = t.lane().get();
+        g.writeObjectFieldStart("lane");
+        g.writeStringField("lane", l.headroom().lane().toString());
+        g.writeNumberField("free_bytes", l.headroom().freeBytes());
+        g.writeNumberField("need_bytes", l.needBytes());
+        g.writeBooleanField("blocked", l.blocked());
+        g.writeEndObject();
+    }
+
     static byte[] line(RouteTrace t) throws IOException {
         ByteArrayOutputStream buf = new ByteArrayOutputStream(1024);
         try (JsonGenerator g = JSON.createGenerator(buf)) {
@@ -167,15 +190,7 @@ public final class TraceFile implements AutoCloseable {
                 g.writeString(r.traceName());
             }
             g.writeEndArray();
-            if (t.evidenceAgeNanos().isPresent()) {
-                g.writeNumberField("evidence_age_ns", t.evidenceAgeNanos().getAsLong());
-            }
-            if (t.predictionErrorNanos().isPresent()) {
-                g.writeNumberField("prediction_error_ns", t.predictionErrorNanos().getAsLong());
-            }
-            if (t.loadAgeNanos().isPresent()) {
-                g.writeNumberField("load_age_ns", t.loadAgeNanos().getAsLong());
-            }
+            writeOptional(g, t);
             g.writeNumberField("restored", t.restoredKeys());
             g.writeStringField("stop", t.stop().traceName());
             g.writeNumberField("ready_ns", t.readyNanos());

@@ -17,6 +17,8 @@ import orbitkv.index.Coverage;
 import orbitkv.recovery.AdmissionRefusal;
 import orbitkv.recovery.Decision;
 import orbitkv.recovery.DecisionReason;
+import orbitkv.recovery.LaneHeadroom;
+import orbitkv.recovery.NicLane;
 import orbitkv.recovery.Prediction;
 import orbitkv.recovery.PrefixStop;
 import orbitkv.recovery.RouteKind;
@@ -71,6 +73,32 @@ class RouteTraceTest {
                 assertThat(h).containsPattern(",\\+\\d+$|routes=\\+\\d+$");
             }
         }
+    }
+
+    @Test
+    @DisplayName("ROUTE-3 issue 39 item 6: the network constraint is explained in the header (net=) and the JSONL line (lane), and stays within the bound")
+    void laneInHeaderAndLine() throws Exception {
+        RouteTrace t = trace(1, 3, "n2/1");
+        RouteTrace withLane = new RouteTrace(t.id(), t.demandKeys(), t.target(), t.deadlineBudgetNanos(),
+                t.staleHintsAllowed(), t.coverage(), t.viewGeneration(), t.eligibleSources(), t.plannedPrefixKeys(),
+                t.plannedStop(), t.decision(), t.routes(), t.routesOmitted(), t.replans(), t.evidenceAgeNanos(),
+                t.predictionErrorNanos(), t.loadAgeNanos(), t.restoredKeys(), t.stop(), t.readyNanos(), t.drainPending(),
+                Optional.of(new RouteTrace.LaneNeed(new LaneHeadroom(new NicLane("lo", NicLane.Direction.RX), 8_192, 4),
+                        16_384)));
+        assertThat(t.header()).doesNotContain(" net=");
+        assertThat(withLane.header()).contains(" load-age=250ms net=lo/rx:free=8192:need=16384:blocked replan=");
+        String line = new String(TraceFile.line(withLane), StandardCharsets.UTF_8);
+        assertThat(line).contains("\"lane\":{\"lane\":\"lo/rx\",\"free_bytes\":8192,\"need_bytes\":16384,\"blocked\":true}")
+                .contains("\"load_age_ns\":250000000");
+        assertThat(new String(TraceFile.line(t), StandardCharsets.UTF_8)).doesNotContain("\"lane\"");
+        String owner = "n".repeat(64) + "/9223372036854775807";
+        RouteTrace big = trace(1, 200, owner);
+        assertThat(new RouteTrace(big.id(), big.demandKeys(), big.target(), big.deadlineBudgetNanos(),
+                big.staleHintsAllowed(), big.coverage(), big.viewGeneration(), big.eligibleSources(),
+                big.plannedPrefixKeys(), big.plannedStop(), big.decision(), big.routes(), big.routesOmitted(),
+                big.replans(), big.evidenceAgeNanos(), big.predictionErrorNanos(), big.loadAgeNanos(), big.restoredKeys(),
+                big.stop(), big.readyNanos(), big.drainPending(), withLane.lane()).header()
+                .getBytes(StandardCharsets.US_ASCII)).hasSizeLessThanOrEqualTo(RouteTrace.HEADER_BYTES_MAX);
     }
 
     @Test

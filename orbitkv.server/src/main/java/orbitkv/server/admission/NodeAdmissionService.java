@@ -41,6 +41,10 @@ public final class NodeAdmissionService implements AutoCloseable {
     private final NodeAdmission owner;
     private final Optional<NicLane> managerLane;
     private final long managerSubmitter;
+    /** This Manager as a source: its peer-serving egress, charged to the tx lane of the data listener's NIC. */
+    private final long egressSubmitter;
+    /** The admitted tx lanes by NIC name (bounded by the policy's lanes). */
+    private final Map<String, NicLane> txLanes;
     private final Map<Long, CompletableFuture<AdmissionOutcome>> waiting = new ConcurrentHashMap<>();
     private final ScheduledExecutorService pump;
 
@@ -49,6 +53,10 @@ public final class NodeAdmissionService implements AutoCloseable {
         this.managerLane = managerLane;
         this.managerSubmitter = ((AdmissionOutcome.Registered) owner.register(SubmitterKind.MANAGER_READ, "manager"))
                 .submitter();
+        this.egressSubmitter = ((AdmissionOutcome.Registered) owner.register(SubmitterKind.MANAGER_EGRESS, "manager"))
+                .submitter();
+        this.txLanes = owner.policy().lanes().keySet().stream().filter(l -> l.direction() == NicLane.Direction.TX)
+                .collect(java.util.stream.Collectors.toUnmodifiableMap(NicLane::nic, l -> l));
         this.pump = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("orbitkv-admission")
                 .factory());
         pump.scheduleWithFixedDelay(this::pump, PUMP_MS, PUMP_MS, TimeUnit.MILLISECONDS);
@@ -103,17 +111,20 @@ public final class NodeAdmissionService implements AutoCloseable {
      * @return the leases, or a refusal (nothing charged)
      */
     public ManagerCharge chargeManagerRead(long bytes) {
-        if (managerLane.isEmpty()) {
-            return new ManagerCharge(List.of(), null);
-        }
+        return managerLane.map(lane -> chargeNow(managerSubmitter, lane, bytes)).orElse(NOTHING);
+    }
+
+    private static final ManagerCharge NOTHING = new ManagerCharge(List.of(), null);
+
+    /** Charges {@code bytes} to {@code lane} at once in leases of at most one batch; all or nothing. */
+    private ManagerCharge chargeNow(long submitter, NicLane lane, long bytes) {
         long batch = owner.policy().leaseBatchBytesMax();
         List<Long> leases = new ArrayList<>();
         for (long left = bytes; left > 0; left -= batch) {
             long take = Math.min(left, batch);
-            AdmissionOutcome o = owner.lease(managerSubmitter, managerLane.get(),
-                    NodeAdmission.LeaseRequest.now(take, Long.MAX_VALUE));
+            AdmissionOutcome o = owner.lease(submitter, lane, NodeAdmission.LeaseRequest.now(take, Long.MAX_VALUE));
             if (!(o instanceof AdmissionOutcome.Granted g)) {
-                leases.forEach(l -> owner.returnBytes(managerSubmitter, l, leaseBytes(l, batch, bytes, leases),
+                leases.forEach(l -> owner.returnBytes(submitter, l, leaseBytes(l, batch, bytes, leases),
                         ReturnEvidence.NEVER_SUBMITTED));
                 return new ManagerCharge(List.of(), (AdmissionOutcome.Refused) o);
             }
@@ -133,12 +144,42 @@ public final class NodeAdmissionService implements AutoCloseable {
      * evidence.
      */
     public void returnManagerRead(ManagerCharge charge, long bytes) {
+        returnCharge(managerSubmitter, charge, bytes);
+    }
+
+    private void returnCharge(long submitter, ManagerCharge charge, long bytes) {
         long batch = owner.policy().leaseBatchBytesMax();
         for (long lease : charge.leases()) {
-            owner.returnBytes(managerSubmitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
+            owner.returnBytes(submitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
                     ReturnEvidence.TRANSPORT_PROGRESS);
         }
-        pump();
+        if (!charge.leases().isEmpty()) {
+            pump();
+        }
+    }
+
+    /**
+     * The tx lane of {@code nic} when it is admitted: where this Manager's peer-serving egress on that NIC is charged
+     * (issue 39 item 2).
+     */
+    public Optional<NicLane> egressLane(String nic) {
+        return Optional.ofNullable(txLanes.get(nic));
+    }
+
+    /**
+     * Charges {@code bytes} of one send of this Manager's transfer source to the tx lane of {@code nic} at once (never
+     * waits: it runs on a data event loop), in leases of at most one batch; all or nothing. Nothing is charged on a NIC
+     * that is not admitted.
+     *
+     * @return the leases, or a refusal (nothing charged)
+     */
+    public ManagerCharge chargeManagerEgress(String nic, long bytes) {
+        return egressLane(nic).map(lane -> chargeNow(egressSubmitter, lane, bytes)).orElse(NOTHING);
+    }
+
+    /** Returns an egress charge at the send's physical end (written out or failed: the transport's evidence). */
+    public void returnManagerEgress(ManagerCharge charge, long bytes) {
+        returnCharge(egressSubmitter, charge, bytes);
     }
 
     /** A Manager READ charge: its leases (empty when nothing was charged) or the refusal. */

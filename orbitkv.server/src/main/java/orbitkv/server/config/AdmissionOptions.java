@@ -60,7 +60,7 @@ public record AdmissionOptions(boolean enabled, Map<String, Long> nicPaces, long
                 v.size(Setting.ADMISSION_WINDOW_BYTES_MAX, 1), v.count(Setting.ADMISSION_RESERVE_PERCENT, 0, 90),
                 v.size(Setting.ADMISSION_LEASE_BATCH_BYTES_MAX, 1), v.ms(Setting.ADMISSION_LEASE_TTL_MS, 1, 3_600_000),
                 v.count(Setting.ADMISSION_QUEUE_MAX, 1, 1_000_000), v.ms(Setting.ADMISSION_AGING_MS, 1, 3_600_000),
-                v.count(Setting.ADMISSION_SUBMITTERS_MAX, 1, 65_536), v.count(Setting.ADMISSION_LEASES_MAX, 1, 1_000_000));
+                v.count(Setting.ADMISSION_SUBMITTERS_MAX, 2, 65_536), v.count(Setting.ADMISSION_LEASES_MAX, 1, 1_000_000));
     }
 
     /** {@code NAME[:RATE],...}: 1..32 distinct legal interface names. */

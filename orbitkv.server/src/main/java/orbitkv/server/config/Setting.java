@@ -126,7 +126,7 @@ public enum Setting {
     ADMISSION_LEASE_TTL_MS("admission-lease-ttl-ms", Kind.MS, "30000", "after this a lease's bytes can only return with transport-progress evidence or the submitter's termination (never as unspent)"),
     ADMISSION_QUEUE_MAX("admission-queue-max", Kind.COUNT, "1024", "credit requests waiting at once (scheduled by aging, deadline, remaining work, instance fairness); beyond: queue-full"),
     ADMISSION_AGING_MS("admission-aging-ms", Kind.MS, "200", "a credit request waiting this long is served before younger ones"),
-    ADMISSION_SUBMITTERS_MAX("admission-submitters-max", Kind.COUNT, "256", "registered admission submitters (engines and this Manager); beyond: submitters-full"),
+    ADMISSION_SUBMITTERS_MAX("admission-submitters-max", Kind.COUNT, "256", "registered admission submitters (engines, and this Manager twice: its READs and its egress; at least 2); beyond: submitters-full"),
     ADMISSION_LEASES_MAX("admission-leases-max", Kind.COUNT, "4096", "outstanding admission leases; beyond: leases-full"),
     // DESIGN §9, passed to orbitkv.recovery
     ROUTE_ALTERNATIVES_PER_BOUNDARY_MAX("route-alternatives-per-boundary-max", Kind.COUNT, "8", "route alternatives per boundary"),

@@ -10,6 +10,7 @@ import java.util.Set;
 import orbitkv.index.Replica;
 import orbitkv.inventory.StateKey;
 import orbitkv.recovery.Demand;
+import orbitkv.recovery.LaneHeadroom;
 import orbitkv.recovery.PrefixStop;
 import orbitkv.recovery.Restore;
 import orbitkv.recovery.RouteSelection;
@@ -83,8 +84,11 @@ public final class Restoration {
      */
     private Demand demand() {
         long room = Math.min(bodyBytesMax, budget.bytesMax() - budget.heldBytes());
-        return Demand.hostReady(req.namespace(), req.keys(), deadlineNanos)
+        Demand d = Demand.hostReady(req.namespace(), req.keys(), deadlineNanos)
                 .withDestinationBytesMax(Math.max(0, room - framingBytes(req.keys())));
+        // issue 39 item 6 (ROUTE-3): the admission headroom of the rx lane peer routes charge, when there is one
+        return transfer.flatMap(t -> tiers.admission().flatMap(a -> a.managerReadLane().flatMap(
+                lane -> LaneHeadroom.of(a.status(), lane, t.readsInFlightPerRoute())))).map(d::withNetwork).orElse(d);
     }
 
     /** Runs the restore: the delivered records in request order, the served blocks, the named stop, the trace. */

@@ -80,8 +80,14 @@ public final class PeerTransfer implements AutoCloseable {
         // issue 33: the data channel runs TLS with the peer mutual-TLS files exactly when the peer listener does
         Optional<DataChannelTls> tls = config.peerTls().map(t -> new DataChannelTls(t.certFile(), t.keyFile(), t.caFile(),
                 config.transfer().tlsProvider()));
+        // issue 39 item 2: every send is charged to the tx lane of the data listener's NIC in the node admission window
+        orbitkv.transfer.EgressAccount egress = tiers.admission().<orbitkv.transfer.EgressAccount>map(NodeEgressAccount::new)
+                .orElse(orbitkv.transfer.EgressAccount.NONE);
         TransferSource source = TransferSource.start(tiers, membership.cluster(), membership.incarnation(), membership::view,
-                tc, bind, config.transfer().dataAdvertise().map(PeerTransfer::endpoint), tt, tls);
+                tc, bind, config.transfer().dataAdvertise().map(PeerTransfer::endpoint), tt, tls, egress);
+        LOG.info("transfer: source egress on NIC {} charged to {}", source.egressNic(), tiers.admission()
+                .map(a -> a.egressLane(source.egressNic()).map(Object::toString).orElse("nothing (not in --admission-nics)"))
+                .orElse("nothing (--admission-disabled)"));
         TransferChannels channels = new TransferChannels(peerChannels);
         TransferEngine engine;
         try {

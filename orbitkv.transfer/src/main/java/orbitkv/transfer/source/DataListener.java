@@ -44,6 +44,8 @@ import java.util.concurrent.TimeUnit;
 import orbitkv.transfer.DataConnectionRefusal;
 import orbitkv.transfer.DataConnectionTimeout;
 import orbitkv.transfer.DataReadPause;
+import orbitkv.transfer.DataRefusal;
+import orbitkv.transfer.EgressAccount;
 import orbitkv.inventory.PeerIdentity;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PeerRouteClass;
@@ -75,6 +77,8 @@ import orbitkv.transfer.frame.DataStatus;
  */
 final class DataListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DataListener.class.getName());
+    /** Accept-failure log lines go to this class's logger as warnings. */
+    static final Consumer<String> WARN = line -> LOG.log(System.Logger.Level.WARNING, line);
     /**
      * The most bytes one socket read takes from a data connection: the most READ frames decoded at once and held
      * (in the {@link FlowControlHandler}) before they are served one by one is this over 40. Four KiB take a whole
@@ -96,10 +100,13 @@ final class DataListener implements AutoCloseable {
     private final Admission admission;
     /** TLS of every connection (issue 33: the peer mutual-TLS files), or null for plaintext. */
     private final SslContext tls;
+    /** The node-wide account of the NIC's egress every send is charged to beside {@link #egress} (issue 39). */
+    private final NicEgress nicEgress;
 
     private DataListener(TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
-            SslContext tls) {
+            SslContext tls, NicEgress nicEgress) {
         this.tls = tls;
+        this.nicEgress = nicEgress;
         this.config = config;
         this.grants = grants;
         this.egress = egress;
@@ -118,7 +125,7 @@ final class DataListener implements AutoCloseable {
             TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls)
             throws IOException {
         return bind(address, group, channelType, config, grants, egress, counters, tls,
-                line -> LOG.log(System.Logger.Level.WARNING, line));
+                WARN);
     }
 
     /** As above, plaintext, with the accept-failure log lines going to {@code acceptFailureLog} (tests). */
@@ -132,8 +139,16 @@ final class DataListener implements AutoCloseable {
     static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
             TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls,
             Consumer<String> acceptFailureLog) throws IOException {
+        return bind(address, group, channelType, config, grants, egress, counters, tls, acceptFailureLog,
+                NicEgress.NONE);
+    }
+
+    /** As above; every send is also charged to {@code nicEgress} (issue 39 item 2). */
+    static DataListener bind(InetSocketAddress address, EventLoopGroup group, Class<? extends ServerChannel> channelType,
+            TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters, SslContext tls,
+            Consumer<String> acceptFailureLog, NicEgress nicEgress) throws IOException {
         // built before binding: a connection accepted as soon as the socket listens finds its listener
-        DataListener self = new DataListener(config, grants, egress, counters, tls);
+        DataListener self = new DataListener(config, grants, egress, counters, tls, nicEgress);
         ServerBootstrap b = new ServerBootstrap().group(group).channel(channelType)
                 .handler(new AcceptGuard(self.admission, counters, acceptFailureLog))
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -183,7 +198,8 @@ final class DataListener implements AutoCloseable {
                 new RequestDecoder(config.dataHeaderTimeoutMs(), counters),
                 // holds the frames of one socket read and hands them on one per read() request
                 new FlowControlHandler(),
-                new BlockSender(grants, egress, counters, config.dataReadsQueuedPerConnectionMax(), tls != null));
+                new BlockSender(grants, egress, nicEgress, counters, config.dataReadsQueuedPerConnectionMax(),
+                        tls != null));
     }
 
     InetSocketAddress boundAddress() {
@@ -362,6 +378,8 @@ final class DataListener implements AutoCloseable {
 
         private final GrantTable grants;
         private final CountBytesWindow egress;
+        /** The NIC's node-wide egress account (issue 39 item 2). */
+        private final NicEgress nicEgress;
         private final SourceCounters counters;
         private final int readsQueuedMax;
         /** Answers (refusals or sends) handed to the channel whose write has not completed. */
@@ -385,8 +403,10 @@ final class DataListener implements AutoCloseable {
          */
         private UUID bound;
 
-        BlockSender(GrantTable grants, CountBytesWindow egress, SourceCounters counters, int readsQueuedMax, boolean tls) {
+        BlockSender(GrantTable grants, CountBytesWindow egress, NicEgress nicEgress, SourceCounters counters,
+                int readsQueuedMax, boolean tls) {
             this.tls = tls;
+            this.nicEgress = nicEgress;
             this.grants = grants;
             this.egress = egress;
             this.counters = counters;
@@ -566,10 +586,18 @@ final class DataListener implements AutoCloseable {
                 refuse(ctx, DataStatus.EGRESS_LIMIT, readId);
                 return;
             }
+            // issue 39 item 2: the node-wide account of this NIC's egress, returned only at the send's physical end
+            if (!(nicEgress.charge(length) instanceof EgressAccount.Charge.Held nic)) {
+                egress.release(1, length);
+                grants.abortSend(s);
+                refuse(ctx, DataStatus.EGRESS_LIMIT, DataRefusal.EGRESS_NIC_WINDOW, readId);
+                return;
+            }
             Object payload;
             try {
                 payload = payload(s.pin().location(), length, tls);
             } catch (IOException | RuntimeException e) {
+                nic.complete(); // nothing of it reached the socket: terminal
                 egress.release(1, length);
                 grants.abortSend(s);
                 refuse(ctx, DataStatus.SOURCE_READ_ERROR, readId);
@@ -582,6 +610,7 @@ final class DataListener implements AutoCloseable {
             ChannelFuture written = emit(ctx, payload);
             track(ctx, written);
             written.addListener((ChannelFutureListener) f -> {
+                nic.complete(); // written out or failed: the physical end of the send
                 egress.release(1, length);
                 grants.endSend(s); // the pin outlives the bytes on the wire (DRAINING)
                 if (f.isSuccess()) {
@@ -628,7 +657,12 @@ final class DataListener implements AutoCloseable {
         }
 
         private ChannelFuture refuse(ChannelHandlerContext ctx, DataStatus status, long readId) {
-            counters.dataRefusals.increment(status.refusal());
+            return refuse(ctx, status, status.refusal(), readId);
+        }
+
+        /** Answers {@code status} on the wire and counts {@code counted} (a finer name than the wire's status). */
+        private ChannelFuture refuse(ChannelHandlerContext ctx, DataStatus status, DataRefusal counted, long readId) {
+            counters.dataRefusals.increment(counted);
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, status, readId, 0, 0);
             ChannelFuture written = emit(ctx, header);

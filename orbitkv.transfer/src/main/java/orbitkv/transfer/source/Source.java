@@ -16,6 +16,7 @@ import orbitkv.membership.Endpoint;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.MembershipView;
 import orbitkv.transfer.DataChannelTls;
+import orbitkv.transfer.EgressAccount;
 import orbitkv.transfer.GrantEnd;
 import orbitkv.transfer.PayloadSource;
 import orbitkv.transfer.TransferConfig;
@@ -32,6 +33,8 @@ public final class Source implements TransferSource {
     private final GrantTable grants;
     private final SourceCounters counters;
     private final CountBytesWindow egress;
+    /** The data listener's NIC and the node-wide account of its egress (issue 39 item 2). */
+    private final NicEgress nicEgress;
     private final LoadMeter load;
     private final AuthorizationService service;
     private final BindableService bindable;
@@ -45,13 +48,14 @@ public final class Source implements TransferSource {
     private Source(PayloadSource payloads, ClusterIdentity cluster, Incarnation self, Supplier<MembershipView> membership,
             TransferConfig config, InetSocketAddress dataBind, Endpoint advertised, EventLoopGroup group,
             Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId, EventLoopGroup ownedGroup,
-            DataChannelTls tls) throws IOException {
+            DataChannelTls tls, EgressAccount egressAccount) throws IOException {
         this.ownedGroup = ownedGroup;
+        this.nicEgress = NicEgress.of(dataBind.getAddress(), Objects.requireNonNull(egressAccount, "egressAccount"));
         this.counters = new SourceCounters();
         this.grants = new GrantTable(config, clock, counters);
         this.egress = new CountBytesWindow("source egress", Integer.MAX_VALUE, config.sourceEgressInFlightBytesMax());
         this.listener = DataListener.bind(dataBind, group, serverChannel, config, grants, egress, counters,
-                tls == null ? null : TlsContexts.server(tls));
+                tls == null ? null : TlsContexts.server(tls), DataListener.WARN, nicEgress);
         this.dataEndpoint = advertised != null ? advertised
                 : new Endpoint(dataBind.getHostString(), listener.boundAddress().getPort());
         this.load = new LoadMeter(grants::outstanding, grants::pinnedBytesHeld, egress::bytes, clock);
@@ -72,6 +76,15 @@ public final class Source implements TransferSource {
     public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
             TransferTransport transport, LongSupplier monotonicNanos, DataChannelTls tls) throws IOException {
+        return start(payloads, cluster, self, membership, config, dataBind, advertised, transport, monotonicNanos, tls,
+                EgressAccount.NONE);
+    }
+
+    /** As above; every send is also charged to {@code egressAccount} on the listener's NIC (issue 39 item 2). */
+    public static TransferSource start(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            TransferTransport transport, LongSupplier monotonicNanos, DataChannelTls tls, EgressAccount egressAccount)
+            throws IOException {
         if (dataBind.getAddress() != null && dataBind.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("the transfer data listener must bind a specific address (it is named"
                     + " in grants), got the wildcard " + dataBind);
@@ -82,7 +95,8 @@ public final class Source implements TransferSource {
         try {
             return new Source(Objects.requireNonNull(payloads), Objects.requireNonNull(cluster),
                     Objects.requireNonNull(self), Objects.requireNonNull(membership), config, dataBind, advertised, group,
-                    EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group, tls);
+                    EventLoops.serverChannel(transport), monotonicNanos, HostIdentity.bootId(), group, tls,
+                    egressAccount);
         } catch (IOException | RuntimeException e) {
             EventLoops.shutdown(group);
             throw e;
@@ -106,8 +120,17 @@ public final class Source implements TransferSource {
             Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
             EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId,
             DataChannelTls tls) throws IOException {
+        return startForTest(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
+                clock, bootId, tls, EgressAccount.NONE);
+    }
+
+    /** As above, every send also charged to {@code egressAccount} on the listener's NIC (issue 39 item 2). */
+    public static Source startForTest(PayloadSource payloads, ClusterIdentity cluster, Incarnation self,
+            Supplier<MembershipView> membership, TransferConfig config, InetSocketAddress dataBind, Endpoint advertised,
+            EventLoopGroup group, Class<? extends ServerChannel> serverChannel, LongSupplier clock, UUID bootId,
+            DataChannelTls tls, EgressAccount egressAccount) throws IOException {
         return new Source(payloads, cluster, self, membership, config, dataBind, advertised, group, serverChannel,
-                clock, bootId, null, tls);
+                clock, bootId, null, tls, egressAccount);
     }
 
     /** The expiry sweep's tick: ends expired grants, then samples the load gauges (ROUTE-9). */
@@ -124,6 +147,11 @@ public final class Source implements TransferSource {
     @Override
     public Endpoint dataEndpoint() {
         return dataEndpoint;
+    }
+
+    @Override
+    public String egressNic() {
+        return nicEgress.nic();
     }
 
     /** The listener's bound address (differs from {@link #dataEndpoint()} only behind a test proxy). */
