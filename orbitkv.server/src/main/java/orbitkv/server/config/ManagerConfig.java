@@ -137,7 +137,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                             long frameInputBytesMax, long frameEncodedBytesMax, long frameDecodedBytesMax,
                             long receiveWindowBytes, int snapshotPageRecordsMax, long snapshotPageBytesMax,
                             long journalRetentionBytesMax, int journalRetentionRecordsMax, long ackPendingProgressMs,
-                            long idleLivenessMs, int sourceSessionsMax) {}
+                            long idleLivenessMs, int sourceSessionsMax, int sourceSendStepsMax, boolean sourceSendPriority,
+                            Set<NodeId> sourcePriorityRequesters) {}
 
     /** DESIGN §9 requester-side bounds. */
     public record Index(long freshnessBudgetMs, long indexBudgetBytes, int peerSessionsMax) {}
@@ -303,7 +304,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(SNAPSHOT_PAGE_RECORDS_MAX), v.size(SNAPSHOT_PAGE_BYTES_MAX, 1),
                 v.size(JOURNAL_RETENTION_BYTES_MAX, 1), v.count(JOURNAL_RETENTION_RECORDS_MAX),
                 v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000),
-                v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT));
+                v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT), v.count(SOURCE_SEND_STEPS_MAX, 1, 1024),
+                !v.flag(SOURCE_SEND_PRIORITY_DISABLED), LibraryConfigs.nodeIds(v, SOURCE_PRIORITY_REQUESTERS));
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
         // the planner's own limits (RoutePolicy): search bounds, observations within one class window, two replans
