@@ -12,13 +12,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #acquire}s before a pump step and {@link #release}s after it, so at most {@code sendStepsConcurrentMax} steps
  * of this source run at once and a waiting session of a higher class goes first. All decisions are the scheduler's;
  * this class only blocks and wakes the pump threads (one lock, one condition).
+ *
+ * @param <K> a session ({@code SourceSession} in the server; any key in {@code SendGateTest})
  */
-final class SendGate {
+final class SendGate<K> {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final SendScheduler<SourceSession> scheduler;
+    private final SendScheduler<K> scheduler;
     /** Guarded by {@link #lock}: sessions granted a step whose thread has not yet taken it. */
-    private final Set<SourceSession> granted = new HashSet<>();
+    private final Set<K> granted = new HashSet<>();
 
     SendGate(int permits, int queuedMax, boolean priority) {
         this.scheduler = new SendScheduler<>(permits, queuedMax, priority);
@@ -28,7 +30,7 @@ final class SendGate {
      * Waits until {@code s} may run a step at {@code p}. False (nothing held) when the queue is full: the scheduler
      * refused by name and counted it; the caller looks again after its next wait.
      */
-    boolean acquire(SourceSession s, SendPriority p) throws InterruptedException {
+    boolean acquire(K s, SendPriority p) throws InterruptedException {
         lock.lock();
         try {
             switch (scheduler.request(s, p)) {
@@ -59,7 +61,7 @@ final class SendGate {
     }
 
     /** True when a waiting session outranks the running step of {@code s} (checked between the step's actions). */
-    boolean shouldYield(SourceSession s) {
+    boolean shouldYield(K s) {
         lock.lock();
         try {
             return scheduler.shouldYield(s);
@@ -69,7 +71,7 @@ final class SendGate {
     }
 
     /** A waiting {@code s} now asks at {@code p} (a barrier arrived while it waited); nothing if it does not wait. */
-    void reclass(SourceSession s, SendPriority p) {
+    void reclass(K s, SendPriority p) {
         lock.lock();
         try {
             if (scheduler.isQueued(s)) {
@@ -81,7 +83,7 @@ final class SendGate {
     }
 
     /** The step of {@code s} ended: the next sessions by class run. */
-    void release(SourceSession s) {
+    void release(K s) {
         lock.lock();
         try {
             grantAll(scheduler.release(s));
@@ -90,7 +92,7 @@ final class SendGate {
         }
     }
 
-    private void grantAll(List<SourceSession> next) {
+    private void grantAll(List<K> next) {
         if (!next.isEmpty()) {
             granted.addAll(next);
             changed.signalAll();
@@ -102,6 +104,16 @@ final class SendGate {
         lock.lock();
         try {
             return scheduler.refusals();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sessions waiting for a step. */
+    int queued() {
+        lock.lock();
+        try {
+            return scheduler.queuedCount();
         } finally {
             lock.unlock();
         }

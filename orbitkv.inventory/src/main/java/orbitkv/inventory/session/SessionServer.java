@@ -48,7 +48,7 @@ public final class SessionServer implements InventorySessionServer {
     private final SessionConfig config;
     private final SourceCounters counters = new SourceCounters();
     /** The shared scheduling of this source's send work (ROUTE-10): which session's pump step runs next. */
-    private final SendGate sendGate;
+    private final SendGate<SourceSession> sendGate;
     /** Time of every session of this server (liveness, coalescing windows, backoff pauses, timed waits). */
     private final ProtocolClock clock;
     /** Guarded by this server's monitor, as are {@link #committedViews}, {@link #fenced} and {@link #shut}. */
@@ -73,7 +73,7 @@ public final class SessionServer implements InventorySessionServer {
         this.membership = Objects.requireNonNull(membership, "membership");
         this.config = Objects.requireNonNull(config, "config");
         config.requireCompatible(source.config());
-        this.sendGate = new SendGate(config.sendStepsConcurrentMax(), config.sessionsPerSourceMax(), config.sendPriority());
+        this.sendGate = new SendGate<>(config.sendStepsConcurrentMax(), config.sessionsPerSourceMax(), config.sendPriority());
         int max = config.committedViewsMax();
         this.committedViews = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -115,7 +115,7 @@ public final class SessionServer implements InventorySessionServer {
         return config;
     }
 
-    SendGate sendGate() {
+    SendGate<SourceSession> sendGate() {
         return sendGate;
     }
 

@@ -166,7 +166,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>>, So
      * for the next wake-up or deadline and asks again.
      */
     private void runPump() {
-        SendGate gate = server.sendGate();
+        SendGate<SourceSession> gate = server.sendGate();
         try {
             while (true) {
                 SendPriority p;
@@ -192,7 +192,7 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>>, So
     }
 
     /** One pump step holding a permit; the core's next deadline, or {@code Long.MIN_VALUE} once the session ended. */
-    private long step(SendGate gate) {
+    private long step(SendGate<SourceSession> gate) {
         try {
             synchronized (core) {
                 if (!core.pumping()) {
