@@ -262,7 +262,7 @@ public final class SessionServer implements InventorySessionServer {
 
     @Override
     public SourceSessionMetrics metrics() {
-        return counters.snapshot();
+        return counters.snapshot().withSendScheduling(sendGate.yields(), sendGate.refusals());
     }
 
     @Override
