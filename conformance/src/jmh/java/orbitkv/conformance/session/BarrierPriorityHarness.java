@@ -49,8 +49,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * ROUTE-10 evaluation (issue 39 item 5, the Evaluation's second bullet): one source serves a bulk bootstrap (a large
  * snapshot) to requester A while requester B, subscribed to another namespace and already streaming, asks explicit
- * barriers (a put, then {@code flushThrough} through it). Reported: B's barrier time to completion (flushThrough call
- * → B's receiver applied the delta covering the target) with the source's send priority on and off, same trace,
+ * barriers (a put, then {@code flushThrough} through it). Reported: B's barrier time to completion (the put, then
+ * the flushThrough call → B's receiver applied the delta covering the target) with the source's send priority on and off, same trace,
  * same permits ({@code sendStepsConcurrentMax}, default 1 here: a saturated source; {@code -Dbench.bulk=N}: N bulk
  * requesters bootstrapping at once), runs alternating the order of
  * the modes. A sample counts only if A's bootstrap was still running when the barrier completed. Everything on
@@ -131,10 +131,15 @@ class BarrierPriorityHarness {
             List<Double> ms = new ArrayList<>();
             int invalid = 0;
             for (int b = 0; b < barriers; b++) {
+                // the target is armed before the put: the coalescing window may deliver the delta before the flush
+                long want = w.source.headSequence() + 1; // this harness is the source's only writer
+                w.barrier.target = want;
+                long t0 = System.nanoTime();
                 long seq = ((MutationResult.Recorded) w.source.put(SessionWorld.blockKey(URGENT, b + 1), Medium.DRAM, 4096))
                         .record().sequence();
-                w.barrier.target = seq;
-                long t0 = System.nanoTime();
+                if (seq != want) {
+                    throw new IllegalStateException("put got sequence " + seq + ", expected " + want);
+                }
                 if (!w.requesterB.flushThrough(w.sourceInc, seq)) {
                     throw new IllegalStateException("B has no accepted session to flush");
                 }
