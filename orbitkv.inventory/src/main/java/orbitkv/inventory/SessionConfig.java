@@ -1,5 +1,7 @@
 package orbitkv.inventory;
 
+import java.util.Set;
+import orbitkv.membership.NodeId;
 import orbitkv.membership.RetryBackoff;
 
 /**
@@ -21,6 +23,10 @@ import orbitkv.membership.RetryBackoff;
  * @param snapshotRetryBackoffMaxMs cap of the snapshot retry delay (SNAP-4, SNAP-13)
  * @param replayIntervalsPerRead coalesced intervals fetched per journal read (encoding batch)
  * @param committedViewsMax view ids a source remembers as committed, for resume (SNAP-8)
+ * @param sendStepsConcurrentMax source pump steps of one source that run at once; the rest wait by priority (ROUTE-10)
+ * @param sendPriority false: the source's send scheduling ignores priority (first come first served, ROUTE-10)
+ * @param priorityRequesters requester nodes whose whole subscriptions the source favours (ROUTE-10); at most
+ *     {@code sessionsPerSourceMax} entries
  */
 public record SessionConfig(
         long receiveWindowBytes,
@@ -37,7 +43,10 @@ public record SessionConfig(
         long snapshotRetryBackoffMinMs,
         long snapshotRetryBackoffMaxMs,
         int replayIntervalsPerRead,
-        int committedViewsMax) {
+        int committedViewsMax,
+        int sendStepsConcurrentMax,
+        boolean sendPriority,
+        Set<NodeId> priorityRequesters) {
 
     /** Default: 8 MiB receive window (DESIGN §9). */
     public static final long DEFAULT_RECEIVE_WINDOW_BYTES = 8L << 20;
@@ -67,6 +76,8 @@ public record SessionConfig(
     public static final int DEFAULT_REPLAY_INTERVALS_PER_READ = 16;
     /** Default: 4,096 remembered committed view ids. */
     public static final int DEFAULT_COMMITTED_VIEWS_MAX = 4096;
+    /** Default: 4 pump steps of one source at once (issue 39 item 5, ROUTE-10). */
+    public static final int DEFAULT_SEND_STEPS_CONCURRENT_MAX = 4;
 
     /**
      * Smallest encoded frame bound a session accepts, on both ends and for the source it serves: every frame
@@ -94,6 +105,20 @@ public record SessionConfig(
         atLeast("snapshotRetryBackoffMaxMs", snapshotRetryBackoffMaxMs, "snapshotRetryBackoffMinMs", snapshotRetryBackoffMinMs);
         atLeast("replayIntervalsPerRead", replayIntervalsPerRead, "1", 1);
         atLeast("committedViewsMax", committedViewsMax, "1", 1);
+        atLeast("sendStepsConcurrentMax", sendStepsConcurrentMax, "1", 1);
+        priorityRequesters = Set.copyOf(priorityRequesters);
+        atLeast("sessionsPerSourceMax", sessionsPerSourceMax, "priorityRequesters.size()", priorityRequesters.size());
+    }
+
+    /** The fields before issue 39 item 5; the source's send scheduling takes its defaults (priority on, none favoured). */
+    public SessionConfig(long receiveWindowBytes, int windowFramesMax, int openEncodedBytesMax, int frameEncodedBytesMax,
+            int frameDecodedBytesMax, long ackIntervalMs, long livenessIntervalMs, int sessionsPerRequesterMax,
+            int sessionsPerSourceMax, long reconnectBackoffMinMs, long reconnectBackoffMaxMs, long snapshotRetryBackoffMinMs,
+            long snapshotRetryBackoffMaxMs, int replayIntervalsPerRead, int committedViewsMax) {
+        this(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax, ackIntervalMs,
+                livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs, reconnectBackoffMaxMs,
+                snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead, committedViewsMax,
+                DEFAULT_SEND_STEPS_CONCURRENT_MAX, true, Set.of());
     }
 
     /** The design's defaults (DESIGN §9). */
@@ -110,41 +135,53 @@ public record SessionConfig(
         return new SessionConfig(receiveWindowBytes, v, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
                 ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
                 reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
-                committedViewsMax);
+                committedViewsMax, sendStepsConcurrentMax, sendPriority, priorityRequesters);
     }
 
     public SessionConfig withReceiveWindowBytes(long v) {
         return new SessionConfig(v, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax, frameDecodedBytesMax,
                 ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
                 reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
-                committedViewsMax);
+                committedViewsMax, sendStepsConcurrentMax, sendPriority, priorityRequesters);
     }
 
     public SessionConfig withFrameBytesMax(int encodedMax, int decodedMax) {
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, encodedMax, decodedMax,
                 ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
                 reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
-                committedViewsMax);
+                committedViewsMax, sendStepsConcurrentMax, sendPriority, priorityRequesters);
     }
 
     public SessionConfig withLivenessIntervalMs(long v) {
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, ackIntervalMs, v, sessionsPerRequesterMax, sessionsPerSourceMax, reconnectBackoffMinMs,
                 reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
-                committedViewsMax);
+                committedViewsMax, sendStepsConcurrentMax, sendPriority, priorityRequesters);
     }
 
     public SessionConfig withSessionLimits(int perRequesterMax, int perSourceMax) {
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, perRequesterMax, perSourceMax, reconnectBackoffMinMs,
                 reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs, replayIntervalsPerRead,
-                committedViewsMax);
+                committedViewsMax, sendStepsConcurrentMax, sendPriority, priorityRequesters);
     }
 
     public SessionConfig withBackoffMs(long reconnectMin, long reconnectMax, long snapshotMin, long snapshotMax) {
         return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
                 frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax,
-                reconnectMin, reconnectMax, snapshotMin, snapshotMax, replayIntervalsPerRead, committedViewsMax);
+                reconnectMin, reconnectMax, snapshotMin, snapshotMax, replayIntervalsPerRead, committedViewsMax,
+                sendStepsConcurrentMax, sendPriority, priorityRequesters);
+    }
+
+    /**
+     * The source's send scheduling (ROUTE-10, issue 39 item 5): {@code stepsConcurrentMax} pump steps at once,
+     * priority on or off, and the requester nodes whose whole subscriptions are favoured.
+     */
+    public SessionConfig withSendScheduling(int stepsConcurrentMax, boolean priority, Set<NodeId> favoured) {
+        return new SessionConfig(receiveWindowBytes, windowFramesMax, openEncodedBytesMax, frameEncodedBytesMax,
+                frameDecodedBytesMax, ackIntervalMs, livenessIntervalMs, sessionsPerRequesterMax, sessionsPerSourceMax,
+                reconnectBackoffMinMs, reconnectBackoffMaxMs, snapshotRetryBackoffMinMs, snapshotRetryBackoffMaxMs,
+                replayIntervalsPerRead, committedViewsMax, stepsConcurrentMax, priority, favoured);
     }
 
     /** The requester's reconnect pacing (equal jitter, so requesters that lost a source together spread out). */

@@ -26,6 +26,8 @@ import orbitkv.inventory.wire.SourceFrame;
  * @param ackRoundTripSeconds data frame handed to the transport until its ACK returned (transport and
  *        apply lag, apart from the intentional coalescing wait)
  * @param peakOutstandingCreditBytes highest outstanding credit of any session of this server (SES-13)
+ * @param sendYields pump steps that ended early for a session of a higher class (ROUTE-10, issue 39 item 5)
+ * @param sendQueueRefusals requests for a send step refused because the bounded send queue was full (ROUTE-10)
  */
 public record SourceSessionMetrics(
         Map<SourceFrame.BodyCase, Long> framesSent,
@@ -39,7 +41,9 @@ public record SourceSessionMetrics(
         long duplicateAcks,
         long sessionMismatchDrops,
         SecondsHistogram ackRoundTripSeconds,
-        long peakOutstandingCreditBytes) {
+        long peakOutstandingCreditBytes,
+        long sendYields,
+        long sendQueueRefusals) {
     public SourceSessionMetrics {
         framesSent = Counts.copy("framesSent", SourceFrame.BodyCase.class, framesSent);
         framesReceived = Counts.copy("framesReceived", RequesterFrame.BodyCase.class, framesReceived);
@@ -53,6 +57,24 @@ public record SourceSessionMetrics(
         Counts.nonNegative("sessionMismatchDrops", sessionMismatchDrops);
         Objects.requireNonNull(ackRoundTripSeconds, "ackRoundTripSeconds");
         Counts.nonNegative("peakOutstandingCreditBytes", peakOutstandingCreditBytes);
+        Counts.nonNegative("sendYields", sendYields);
+        Counts.nonNegative("sendQueueRefusals", sendQueueRefusals);
+    }
+
+    /** The figures before issue 39 item 5; no send scheduling events. */
+    public SourceSessionMetrics(Map<SourceFrame.BodyCase, Long> framesSent, Map<RequesterFrame.BodyCase, Long> framesReceived,
+            long encodedBytes, long originalMutations, long coalescedRecords, long snapshotPageBytes, long snapshotReplayBytes,
+            Map<ErrorCause, Long> rejections, long duplicateAcks, long sessionMismatchDrops, SecondsHistogram ackRoundTripSeconds,
+            long peakOutstandingCreditBytes) {
+        this(framesSent, framesReceived, encodedBytes, originalMutations, coalescedRecords, snapshotPageBytes, snapshotReplayBytes,
+                rejections, duplicateAcks, sessionMismatchDrops, ackRoundTripSeconds, peakOutstandingCreditBytes, 0, 0);
+    }
+
+    /** These figures with the source's send scheduling events (ROUTE-10). */
+    public SourceSessionMetrics withSendScheduling(long yields, long queueRefusals) {
+        return new SourceSessionMetrics(framesSent, framesReceived, encodedBytes, originalMutations, coalescedRecords,
+                snapshotPageBytes, snapshotReplayBytes, rejections, duplicateAcks, sessionMismatchDrops, ackRoundTripSeconds,
+                peakOutstandingCreditBytes, yields, queueRefusals);
     }
 
     /** Frames of {@code kind} sent, 0 if none. */

@@ -47,6 +47,8 @@ public final class SessionServer implements InventorySessionServer {
     private final Supplier<MembershipView> membership;
     private final SessionConfig config;
     private final SourceCounters counters = new SourceCounters();
+    /** The shared scheduling of this source's send work (ROUTE-10): which session's pump step runs next. */
+    private final SendGate<SourceSession> sendGate;
     /** Time of every session of this server (liveness, coalescing windows, backoff pauses, timed waits). */
     private final ProtocolClock clock;
     /** Guarded by this server's monitor, as are {@link #committedViews}, {@link #fenced} and {@link #shut}. */
@@ -71,6 +73,7 @@ public final class SessionServer implements InventorySessionServer {
         this.membership = Objects.requireNonNull(membership, "membership");
         this.config = Objects.requireNonNull(config, "config");
         config.requireCompatible(source.config());
+        this.sendGate = new SendGate<>(config.sendStepsConcurrentMax(), config.sessionsPerSourceMax(), config.sendPriority());
         int max = config.committedViewsMax();
         this.committedViews = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -110,6 +113,10 @@ public final class SessionServer implements InventorySessionServer {
 
     SessionConfig config() {
         return config;
+    }
+
+    SendGate<SourceSession> sendGate() {
+        return sendGate;
     }
 
     SourceInventory source() {
@@ -255,7 +262,7 @@ public final class SessionServer implements InventorySessionServer {
 
     @Override
     public SourceSessionMetrics metrics() {
-        return counters.snapshot();
+        return counters.snapshot().withSendScheduling(sendGate.yields(), sendGate.refusals());
     }
 
     @Override

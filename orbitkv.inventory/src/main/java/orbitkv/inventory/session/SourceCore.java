@@ -52,7 +52,12 @@ final class SourceCore {
         /** Accept an Open naming a stale incarnation of this node (SES-5) despite {@link OpenCheck}'s refusal. */
         ACCEPT_STALE_INCARNATION,
         /** Drop the final delete of a residence from a coalesced delta (PUB-7: a final delete is kept). */
-        DROP_DELETE_IN_COALESCING
+        DROP_DELETE_IN_COALESCING,
+        /**
+         * A session at {@link SendPriority#BARRIER} with several deltas read sends only the last one, its interval
+         * stretched back to the cursor: the watermark jumps past the omitted changes (ROUTE-10 forbids it).
+         */
+        PRIORITY_SKIPS_OMITTED
     }
 
     /** What a step asks the shell to do, in order. */
@@ -106,6 +111,8 @@ final class SourceCore {
     private final AtomicLong mismatchDrops = new AtomicLong();
     /** The highest FlushThrough target not yet handed to the window (PUB-4). */
     long flushTarget;
+    /** The highest barrier target (a FlushThrough, capped at the head when it arrived) not yet sent; 0: none (ROUTE-10). */
+    private long barrierThrough;
     /** The latest regeneration request (one slot, latest wins: bounded). */
     InstalledCursor regenerate;
     private long nextFrame = 1;
@@ -153,6 +160,44 @@ final class SourceCore {
                 l == null ? 0 : l.outstandingBytes(), l == null ? 0 : l.peakOutstandingBytes(),
                 l == null ? 0 : l.returnedBytes(), l == null ? 0 : l.duplicateAcks(), mismatchDrops.get(),
                 pump.snapshotAttempts(), pump.snapshotAborts());
+    }
+
+    /**
+     * The class this session's next pump step is scheduled at (ROUTE-10): {@link SendPriority#BARRIER} while a
+     * barrier's target is not yet sent, else {@link SendPriority#HIGH} for a favoured requester's subscription, else
+     * {@link SendPriority#NORMAL}; always NORMAL when the config turns priority off. It only orders this source's
+     * sessions ({@link SendScheduler}); nothing in the session's own stream depends on it.
+     */
+    SendPriority sendPriority() {
+        if (!peer.config().sendPriority()) {
+            return SendPriority.NORMAL;
+        }
+        if (barrierThrough > 0) {
+            if (sentThrough() < barrierThrough) {
+                return SendPriority.BARRIER;
+            }
+            barrierThrough = 0; // the barrier's target is sent: the session returns to its class
+        }
+        OpenCheck.Accepted a = open;
+        return a != null && peer.config().priorityRequesters().contains(a.requester().nodeId())
+                ? SendPriority.HIGH : SendPriority.NORMAL;
+    }
+
+    /**
+     * An explicit barrier (FlushThrough, PUB-4) raises this session to {@link SendPriority#BARRIER} until its target
+     * is sent; the target counts only up to the head when it arrived, so a target beyond the journal raises nothing
+     * it could hold forever.
+     */
+    void barrier(long target) {
+        long through = Math.min(target, peer.source().headSequence());
+        if (through > sentThrough()) {
+            barrierThrough = Math.max(barrierThrough, through);
+        }
+    }
+
+    /** The cursor sent on the streaming view; -1 while no view streams (bootstrapping, opening, closed). */
+    private long sentThrough() {
+        return state instanceof SourceState.Streaming s ? s.at().cursor() : -1;
     }
 
     /** True once accepted and until closed: the pump has work to look at. */
@@ -291,10 +336,18 @@ final class SourceCore {
 
     /** Time passed, credit returned or the journal appended: the pump sends what it may now (bounded per step). */
     List<Effect> pump(long now) {
+        return pump(now, () -> false);
+    }
+
+    /**
+     * As {@link #pump(long)}, ending the step early, between two whole actions, once {@code yieldNow} says a session of
+     * a higher class waits ({@link SendScheduler#shouldYield}, ROUTE-10); the rest is due at once.
+     */
+    List<Effect> pump(long now, java.util.function.BooleanSupplier yieldNow) {
         nowNanos = now;
         if (pumping()) {
             try {
-                pump.run().ifPresent(this::fail);
+                pump.run(yieldNow).ifPresent(this::fail);
             } catch (RuntimeException e) { // a bug: the session ends with INTERNAL
                 failing(ErrorCause.INTERNAL, e.toString());
             }

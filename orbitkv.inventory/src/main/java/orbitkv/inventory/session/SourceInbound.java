@@ -57,6 +57,7 @@ final class SourceInbound {
             return c.refusal();
         }
         core.flushTarget = Math.max(core.flushTarget, t);
+        core.barrier(t); // ROUTE-10: the session's send work is favoured until the target is sent
         core.emit(new SourceCore.Effect.Wake());
         return Optional.empty();
     }

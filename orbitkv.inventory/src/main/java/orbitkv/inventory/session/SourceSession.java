@@ -101,6 +101,9 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>>, So
     public void onNext(Inbound<RequesterFrame> in) {
         synchronized (core) {
             perform(core.onFrame(clock.nanoTime(), in));
+            if (core.pumping()) { // a FlushThrough raises a session already waiting for a step (ROUTE-10)
+                server.sendGate().reclass(this, core.sendPriority());
+            }
             if (core.pumping() && !pumpStarted) {
                 pumpStarted = true;
                 Thread.ofVirtual().name("inventory-session-source-" + core.requester().nodeId()).start(this::runPump);
@@ -157,16 +160,26 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>>, So
 
     // ---------------------------------------------------------------- the pump (one virtual thread)
 
+    /**
+     * Each step runs under the source's {@link SendGate} (ROUTE-10): it waits for a permit at the session's class and
+     * ends early when a session of a higher class waits; a refused request (the bounded send queue is full) waits
+     * for the next wake-up or deadline and asks again.
+     */
     private void runPump() {
+        SendGate<SourceSession> gate = server.sendGate();
         try {
             while (true) {
-                long deadline;
+                SendPriority p;
                 synchronized (core) {
                     if (!core.pumping()) {
                         return;
                     }
-                    perform(core.pump(clock.nanoTime()));
-                    deadline = core.deadlineNanos();
+                    p = core.sendPriority();
+                }
+                long deadline = gate.acquire(this, p) ? step(gate)
+                        : clock.nanoTime() + server.config().ackIntervalMs() * 1_000_000L; // refused: ask again soon
+                if (deadline == Long.MIN_VALUE) {
+                    return;
                 }
                 long left = deadline - clock.nanoTime();
                 if (left > 0) {
@@ -175,6 +188,21 @@ final class SourceSession implements StreamObserver<Inbound<RequesterFrame>>, So
             }
         } catch (InterruptedException e) { // nothing in this package interrupts the pump; treat it as shutdown
             fail(ErrorCause.SHUTTING_DOWN, "session pump interrupted");
+        }
+    }
+
+    /** One pump step holding a permit; the core's next deadline, or {@code Long.MIN_VALUE} once the session ended. */
+    private long step(SendGate<SourceSession> gate) {
+        try {
+            synchronized (core) {
+                if (!core.pumping()) {
+                    return Long.MIN_VALUE;
+                }
+                perform(core.pump(clock.nanoTime(), () -> gate.shouldYield(this)));
+                return core.deadlineNanos();
+            }
+        } finally {
+            gate.release(this);
         }
     }
 }

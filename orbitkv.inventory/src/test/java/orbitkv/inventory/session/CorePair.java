@@ -38,6 +38,10 @@ final class CorePair implements SourceCore.Host {
     private final Runnable appendWake = () -> wake = true;
     private boolean wake;
     private final ArrayDeque<Runnable> inFlight = new ArrayDeque<>();
+    /** The source's pump steps ask this whether to yield between actions (ROUTE-10 tests); never by default. */
+    java.util.function.BooleanSupplier yieldNow = () -> false;
+    /** Every frame the source sent, as encoded, in order. */
+    final java.util.ArrayList<byte[]> sent = new java.util.ArrayList<>();
 
     CorePair(InventoryConfig inventory, SessionConfig config) {
         this.config = config;
@@ -62,7 +66,7 @@ final class CorePair implements SourceCore.Host {
         }
         now = t;
         if (sourceCore.deadlineNanos() <= now) {
-            fromSource(sourceCore.pump(now));
+            fromSource(sourceCore.pump(now, yieldNow));
         }
         if (requesterCore.deadlineNanos() <= now) {
             fromRequester(requesterCore.onTimer(now));
@@ -77,12 +81,22 @@ final class CorePair implements SourceCore.Host {
                 inFlight.poll().run();
             } else if (wake || sourceCore.deadlineNanos() <= now) {
                 wake = false;
-                fromSource(sourceCore.pump(now));
+                fromSource(sourceCore.pump(now, yieldNow));
             } else {
                 return;
             }
         }
         throw new AssertionError("the pair does not settle");
+    }
+
+    /** The requester asks a barrier (FlushThrough through {@code target}); nothing is delivered yet. */
+    void requesterFlush(long target) {
+        fromRequester(requesterCore.flushThrough(target));
+    }
+
+    /** Delivers the oldest message in flight, and nothing else. */
+    void deliverNext() {
+        inFlight.poll().run();
     }
 
     private void fromRequester(List<RequesterCore.Effect> effects) {
@@ -98,6 +112,7 @@ final class CorePair implements SourceCore.Host {
             switch (e) {
                 case SourceCore.Effect.Send s -> {
                     byte[] bytes = s.frame().toByteArray();
+                    sent.add(bytes);
                     inFlight.add(() -> fromRequester(requesterCore.onFrame(stream, now, decode(bytes))));
                 }
                 case SourceCore.Effect.Complete c -> inFlight.add(() -> fromRequester(requesterCore.onStreamEnd(stream, Optional.empty())));

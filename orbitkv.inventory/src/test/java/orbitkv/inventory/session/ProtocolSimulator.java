@@ -55,7 +55,10 @@ import orbitkv.membership.ProtocolClock;
  * {@link CreditLedger}, the {@link SourceState} machine, the snapshot and delta pump {@link SourcePump} with its
  * {@link TranscriptDigest}, the coalescing window, the snapshot retry backoff and liveness, each on its own timer
  * driven in virtual time) over the real {@link InventorySource} (resident map, bounded journal with trimming,
- * partitioner and coalescer, snapshot pager with S0/S1 and replay, the journal's armed wake-up). The requester end is
+ * partitioner and coalescer, snapshot pager with S0/S1 and replay, the journal's armed wake-up), and each source's
+ * shared send scheduling {@link SendScheduler} (ROUTE-10: which session's pump step runs next; barriers from the
+ * schedule's puts raise a session, one requester's subscription may be favoured, priority is off for one seed in
+ * four). The requester end is
  * {@link RequesterCore} (every receive check with {@link FrameCheck}, stream identity SES-6, the frame-number gap
  * check, the {@link RequesterState} machine, the ACK cadence and the receive deadline). Every source frame is the
  * core's encoding (SourceFrameEncoder for pages and deltas, protobuf for control frames) decoded as the requester's
@@ -89,6 +92,13 @@ final class ProtocolSimulator {
     static final int SESSIONS_PER_SOURCE_MAX = 8;
     static final int COMMITTED_VIEWS_MAX = 8;
     static final int EVENTS_MAX = 200_000;
+    /**
+     * The source's shared send scheduling (ROUTE-10, issue 39 item 5): one pump step of a source at a time, each
+     * holding its permit this long (the virtual cost of encoding), so sessions of one source contend and the
+     * scheduler's class decides who goes next.
+     */
+    static final int SEND_PERMITS = 1;
+    static final long STEP_HOLD_NANOS = 500_000L;
 
     static final InventoryConfig INVENTORY = InventoryConfig.defaults().withJournalRecordsMax(12)
             .withFrameEncodedBytesMax(256).withPageRecordsMax(3).withInputRecordsMax(6).withWindow(1, 2);
@@ -118,8 +128,12 @@ final class ProtocolSimulator {
         }
     }
 
-    /** What one run came to; {@code violation} is null when every oracle held. */
-    record Result(long seed, String violation, long traceHash, long events, int steps) {
+    /**
+     * What one run came to; {@code violation} is null when every oracle held. {@code outranked}: grants of the
+     * sources' send schedulers to a raised session (BARRIER or HIGH) while other sessions waited, plus steps that
+     * yielded to a higher class (ROUTE-10 exercised).
+     */
+    record Result(long seed, String violation, long traceHash, long events, int steps, long outranked) {
         boolean failed() {
             return violation != null;
         }
@@ -215,12 +229,17 @@ final class ProtocolSimulator {
         } catch (RuntimeException e) { // a real class refused an edge or an input: a bug of the driven protocol
             violation = "invariant: " + e;
         }
-        return new Result(seed, violation, sim.trace, sim.events, steps.size());
+        return new Result(seed, violation, sim.trace, sim.events, steps.size(), sim.outranked);
     }
 
     // ---------------------------------------------------------------- machinery
 
     private final SimBug bug;
+    /**
+     * The sources' session config of this run (ROUTE-10): priority on for three seeds in four, and requester r0's
+     * whole subscription favoured for one seed in three; requesters keep {@link #SESSION}.
+     */
+    private final SessionConfig sourceConfig;
     /** Every {@value #FULL_ENCODE_EVERY}th schedule also serializes and parses every control frame (issue 38 item 3). */
     static final int FULL_ENCODE_EVERY = 8;
     private final boolean full;
@@ -232,6 +251,8 @@ final class ProtocolSimulator {
     private long now;
     private long seq;
     private long events;
+    /** See {@link Result#outranked}. */
+    private long outranked;
     private long trace = 0xcbf29ce484222325L;
     private SrcNode[] sources;
     private ReqNode[] requesters;
@@ -257,6 +278,8 @@ final class ProtocolSimulator {
 
     private ProtocolSimulator(long seed, SimBug bug, List<Step> steps) {
         this.bug = bug;
+        this.sourceConfig = SESSION.withSendScheduling(SEND_PERMITS, Math.floorMod(seed, 4) != 0,
+                Math.floorMod(seed, 3) == 0 ? java.util.Set.of(new NodeId("r0")) : java.util.Set.of());
         this.full = Math.floorMod(seed, FULL_ENCODE_EVERY) == 0;
         this.steps = steps;
         this.rng = new SplittableRandom(seed ^ 0x5DEECE66DL);
@@ -365,7 +388,12 @@ final class ProtocolSimulator {
         ReqNode q = requesters[st.req()];
         Link link = q.links[s.index];
         switch (st.kind()) {
-            case PUT -> s.put(st.arg() % SLOTS);
+            case PUT -> {
+                s.put(st.arg() % SLOTS);
+                if (st.arg() % 3 == 0) {
+                    q.barrier(s); // an explicit barrier (FlushThrough) through the head: ROUTE-10 raises that session
+                }
+            }
             case DELETE -> s.delete(st.arg() % SLOTS);
             case BURST -> {
                 for (int i = 0; i < 4 + st.arg() % 16; i++) {
@@ -375,6 +403,9 @@ final class ProtocolSimulator {
                     } else {
                         s.put(slot);
                     }
+                }
+                if (st.arg() % 2 == 0) {
+                    q.barrier(s);
                 }
             }
             case RESET -> {
@@ -458,7 +489,7 @@ final class ProtocolSimulator {
         boolean forgeNext;
     }
 
-    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL, REGEN, END }
+    enum MKind { OPEN_ACCEPTED, BEGIN, PAGE, DELTA, COMMIT, LIVENESS, ERROR, OPEN, ACK, CANCEL, REGEN, END, FLUSH }
 
     /** A frame (or transport signal) in flight: a source frame as the production core encoded it, or a requester frame. */
     static final class Msg {
@@ -500,6 +531,7 @@ final class ProtocolSimulator {
                 case OPEN -> MKind.OPEN;
                 case ACK -> MKind.ACK;
                 case RESUME_FROM, NEED_REPAIR -> MKind.REGEN;
+                case FLUSH_THROUGH -> MKind.FLUSH;
                 default -> throw new IllegalStateException("the simulated requester sends " + f.getBodyCase());
             });
             m.req = f;
@@ -675,6 +707,42 @@ final class ProtocolSimulator {
         final ArrayList<SrcSession> sessions = new ArrayList<>();
         /** Shared by this node's sessions, as a SessionServer's sessions share theirs. */
         final SourceCounters counters = new SourceCounters();
+        /** This source's shared send scheduling (ROUTE-10): the production scheduler, one permit. */
+        final SendScheduler<SrcSession> sends = new SendScheduler<>(SEND_PERMITS, SESSIONS_PER_SOURCE_MAX,
+                sourceConfig.sendPriority());
+
+        /** A session has send work: it runs now, or waits in the scheduler; the bound is an oracle. */
+        void askStep(SrcSession s) {
+            if (s.running) {
+                s.again = true; // asks again when its step ends
+                return;
+            }
+            switch (sends.request(s, s.core.sendPriority())) {
+                case SendScheduler.Admission.Granted g -> grant(s);
+                case SendScheduler.Admission.Queued q -> { }
+                case SendScheduler.Admission.Refused r -> throw violation("bounded", "send queue: " + r.detail());
+            }
+        }
+
+        /** The scheduler granted {@code s} a step: it holds the permit from now and runs as the next event. */
+        void grant(SrcSession s) {
+            if (sourceConfig.sendPriority() && s.core.sendPriority() != SendPriority.NORMAL && sends.queuedCount() > 0) {
+                outranked++;
+            }
+            s.running = true;
+            at(now, 12, s::runStep);
+        }
+
+        /** A step's permit returns: the scheduler's next sessions run, then the session asks again if woken meanwhile. */
+        void stepEnded(SrcSession s) {
+            s.running = false;
+            sends.release(s).forEach(this::grant);
+            if (s.again) {
+                s.again = false;
+                s.pumpScheduled = false;
+                s.wake();
+            }
+        }
 
         SrcNode(int index) {
             this.index = index;
@@ -772,7 +840,7 @@ final class ProtocolSimulator {
                         s.close("cancelled", false);
                     }
                 }
-                case ACK, REGEN -> {
+                case ACK, REGEN, FLUSH -> {
                     if (s != null && !s.closed()) {
                         s.receive(m);
                     }
@@ -889,14 +957,19 @@ final class ProtocolSimulator {
         private final Runnable appendWake = () -> appendRaised = true;
         /** The journal's wake-up ran; the node wakes the session in a deterministic order. */
         boolean appendRaised;
-        private boolean pumpScheduled;
+        /** Asked for a step (queued or granted) and not yet run. */
+        boolean pumpScheduled;
+        /** Holds its source's send permit (for {@link #STEP_HOLD_NANOS} after its step). */
+        boolean running;
+        /** Woken while running: asks again when the step's permit returns. */
+        boolean again;
         private long timerAt = -1;
 
         SrcSession(SrcNode node, SrcInc inc, Stream stream) {
             this.node = node;
             this.inc = inc;
             this.stream = stream;
-            this.core = new SourceCore(new SourceCore.Peer(CLUSTER, inc.id, SESSION, (SourceInventory) inc.inventory,
+            this.core = new SourceCore(new SourceCore.Peer(CLUSTER, inc.id, sourceConfig, (SourceInventory) inc.inventory,
                     node.counters, node::view, Optional.empty(), ProtocolSimulator.this::uuid, rng), this);
             core.fault = bug.sourceFault;
         }
@@ -928,6 +1001,9 @@ final class ProtocolSimulator {
         @Override
         public void removed() {
             node.sessions.remove(this);
+            if (!running) { // a running step returns its permit when its hold ends
+                node.sends.cancel(this).forEach(node::grant);
+            }
         }
 
         @Override
@@ -949,15 +1025,31 @@ final class ProtocolSimulator {
             return appendWake;
         }
 
-        /** The shell's wake signal: the pump runs as the next event. */
+        /**
+         * The shell's wake signal: the session asks its source's scheduler for a step (ROUTE-10); a session already
+         * waiting only takes its current class (a barrier may have raised it).
+         */
         void wake() {
-            if (!pumpScheduled && !closed()) {
-                pumpScheduled = true;
-                at(now, 12, () -> {
-                    pumpScheduled = false;
-                    perform(core.pump(now));
-                });
+            if (closed()) {
+                return;
             }
+            if (!pumpScheduled) {
+                pumpScheduled = true;
+                node.askStep(this);
+            } else if (node.sends.isQueued(this)) {
+                node.sends.request(this, core.sendPriority());
+            }
+        }
+
+        /** A granted step: the production pump, ending early when a session of a higher class waits (ROUTE-10). */
+        void runStep() {
+            pumpScheduled = false;
+            perform(core.pump(now, () -> {
+                boolean y = node.sends.shouldYield(this);
+                outranked += y ? 1 : 0;
+                return y;
+            }));
+            at(now + STEP_HOLD_NANOS, 19, () -> node.stepEnded(this));
         }
 
         void receive(Msg m) {
@@ -996,7 +1088,7 @@ final class ProtocolSimulator {
                 at(d, 3, () -> {
                     if (timerAt == d) {
                         timerAt = -1;
-                        perform(core.pump(now));
+                        wake(); // through the scheduler, as the shell's pump thread
                     }
                 });
             }
@@ -1112,6 +1204,14 @@ final class ProtocolSimulator {
                         counters, () -> VIEW_OF_REQUESTERS));
                 slot.core.fault = bug.fault;
                 scheduleConnect(slot);
+            }
+        }
+
+        /** An explicit barrier: asks source {@code s} to expose everything through its head (PUB-4; ROUTE-10 raises it). */
+        void barrier(SrcNode s) {
+            Slot slot = slots[s.index];
+            if (slot.core != null && s.cur != null && s.cur.id.equals(slot.inc)) {
+                perform(slot, slot.core, slot.core.flushThrough(s.cur.head()));
             }
         }
 

@@ -32,13 +32,15 @@ class ProtocolSimulatorTest {
 
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS) // a hang guard only: throughput is reported, never asserted on wall time
-    @DisplayName("SES-3 SES-6 SES-11 SES-13 SNAP-5 SNAP-7 DELTA-7: 20,000 simulated schedules hold every oracle")
+    @DisplayName("SES-3 SES-6 SES-11 SES-13 SNAP-5 SNAP-7 DELTA-7 ROUTE-10: 20,000 simulated schedules hold every oracle")
     void defaultSchedulesHoldEveryOracle() {
         long t0 = System.nanoTime(); // reports throughput only; nothing is decided on wall time
         int violations = 0;
         String first = null;
+        long outranked = 0;
         for (long seed = 1; seed <= DEFAULT_SEEDS; seed++) {
             ProtocolSimulator.Result r = ProtocolSimulator.run(seed, SimBug.NONE);
+            outranked += r.outranked();
             if (r.failed()) {
                 violations++;
                 if (first == null) {
@@ -47,9 +49,10 @@ class ProtocolSimulatorTest {
             }
         }
         double sec = (System.nanoTime() - t0) / 1e9;
-        System.out.printf("ProtocolSimulatorTest: %d schedules in %.1f s (%.0f seeds/s), %d violations%n", DEFAULT_SEEDS, sec,
-                DEFAULT_SEEDS / sec, violations);
+        System.out.printf("ProtocolSimulatorTest: %d schedules in %.1f s (%.0f seeds/s), %d violations, %d priority decisions%n",
+                DEFAULT_SEEDS, sec, DEFAULT_SEEDS / sec, violations, outranked);
         assertEquals(0, violations, "first violation: " + first);
+        assertTrue(outranked > 0, "ROUTE-10: the schedules mixed priorities (barriers, a favoured subscription) under contention");
     }
 
     @Test

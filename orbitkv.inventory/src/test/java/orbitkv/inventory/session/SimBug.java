@@ -2,7 +2,7 @@ package orbitkv.inventory.session;
 
 /**
  * The seeded bugs of the protocol simulator (issue 25 item 4, issue 38 item 4): each is a one-line change of one
- * check, switched on for one {@link ProtocolSimulator} run by passing it to {@link ProtocolSimulator#run}. Six switch a
+ * check, switched on for one {@link ProtocolSimulator} run by passing it to {@link ProtocolSimulator#run}. Seven switch a
  * check of a production session core off through its package-private hook ({@link RequesterCore.Fault},
  * {@link SourceCore.Fault}), which only the simulator sets (no Manager option or public type reaches it). The two
  * receiver bugs live in the simulator's {@code SimReceiver}: the commit checks they switch off are the GlobalIndex's
@@ -26,6 +26,11 @@ enum SimBug {
     COMMIT_BEFORE_S1("model SimReceiver.commit: replay cursor == S1", (RequesterCore.Fault) null),
     /** Source: drop the final delete of a residence from a coalesced delta (PUB-7: a final delete is kept). */
     DROP_DELETE_IN_COALESCING("SourcePump.queueDelta: coalesced delta records", SourceCore.Fault.DROP_DELETE_IN_COALESCING),
+    /**
+     * Source: a session at BARRIER priority with several deltas read sends only the last, its interval stretched back
+     * to the cursor, so the watermark jumps past the omitted changes (ROUTE-10: priority never does that).
+     */
+    PRIORITY_SKIPS_OMITTED("SourcePump.streamStep: every read delta in order", SourceCore.Fault.PRIORITY_SKIPS_OMITTED),
     /** Requester: act on a frame of a stream this requester already replaced (SES-6). */
     INSTALL_REPLACED_SESSION_FRAME("RequesterCore.onFrame: the frame's stream is the current stream",
             RequesterCore.Fault.INSTALL_REPLACED_SESSION_FRAME);

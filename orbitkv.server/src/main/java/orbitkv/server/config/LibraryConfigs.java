@@ -94,7 +94,22 @@ final class LibraryConfigs {
                 (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.ackPendingProgressMs(), i.idleLivenessMs(),
                 x.peerSessionsMax(), i.sourceSessionsMax(), d.reconnectBackoffMinMs(), d.reconnectBackoffMaxMs(),
                 d.snapshotRetryBackoffMinMs(), d.snapshotRetryBackoffMaxMs(), d.replayIntervalsPerRead(),
-                d.committedViewsMax());
+                d.committedViewsMax()).withSendScheduling(i.sourceSendStepsMax(), i.sourceSendPriority(), i.sourcePriorityRequesters());
+    }
+
+    /** A comma-separated list of node ids ({@code s} not given: none); a malformed id names the option. */
+    static java.util.Set<orbitkv.membership.NodeId> nodeIds(RawValues v, Setting s) {
+        java.util.Set<orbitkv.membership.NodeId> ids = new java.util.LinkedHashSet<>();
+        if (v.given(s)) {
+            for (String part : v.text(s).split(",", -1)) {
+                try {
+                    ids.add(new orbitkv.membership.NodeId(part.strip()));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(s.flag() + ": " + e.getMessage());
+                }
+            }
+        }
+        return ids;
     }
 
     static IndexConfig indexConfig(ManagerConfig.Index index) {

@@ -137,7 +137,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                             long frameInputBytesMax, long frameEncodedBytesMax, long frameDecodedBytesMax,
                             long receiveWindowBytes, int snapshotPageRecordsMax, long snapshotPageBytesMax,
                             long journalRetentionBytesMax, int journalRetentionRecordsMax, long ackPendingProgressMs,
-                            long idleLivenessMs, int sourceSessionsMax) {}
+                            long idleLivenessMs, int sourceSessionsMax, int sourceSendStepsMax, boolean sourceSendPriority,
+                            Set<NodeId> sourcePriorityRequesters) {}
 
     /** DESIGN §9 requester-side bounds. */
     public record Index(long freshnessBudgetMs, long indexBudgetBytes, int peerSessionsMax) {}
@@ -297,13 +298,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                         ? Optional.of(BearerToken.read(HTTP_READ_TOKEN_FILE, Path.of(v.text(HTTP_READ_TOKEN_FILE))))
                         : Optional.empty(),
                 v.size(HTTP_BODY_BYTES_IN_FLIGHT_PER_CLIENT_MAX, 1), ListenerOptions.httpTls(v), ListenerOptions.unixSocket(v), ListenerOptions.unixSocketMode(v));
-        Inventory inventory = new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
-                v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
-                v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
-                v.count(SNAPSHOT_PAGE_RECORDS_MAX), v.size(SNAPSHOT_PAGE_BYTES_MAX, 1),
-                v.size(JOURNAL_RETENTION_BYTES_MAX, 1), v.count(JOURNAL_RETENTION_RECORDS_MAX),
-                v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000),
-                v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT));
+        Inventory inventory = inventory(v);
         Index index = new Index(v.ms(FRESHNESS_BUDGET_MS, 1, 3_600_000), v.size(INDEX_BUDGET_BYTES, 1),
                 v.count(PEER_SESSIONS_MAX));
         // the planner's own limits (RoutePolicy): search bounds, observations within one class window, two replans
@@ -414,6 +409,18 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         require(r.alternativesPerBoundaryMax() <= r.alternativesPerBatchMax(), "--route-alternatives-per-boundary-max ("
                 + r.alternativesPerBoundaryMax() + ") must not exceed --route-alternatives-per-batch-max ("
                 + r.alternativesPerBatchMax() + ")");
+    }
+
+    /** DESIGN §9 source-side bounds, and the source's send scheduling (issue 39 item 5, ROUTE-10). */
+    private static Inventory inventory(RawValues v) {
+        return new Inventory(v.ms(COALESCING_WINDOW_MS, 0, 1000), v.ms(COALESCING_WAIT_MAX_MS, 0, 1000),
+                v.count(FRAME_INPUT_RECORDS_MAX), v.size(FRAME_INPUT_BYTES_MAX, 1), v.size(FRAME_ENCODED_BYTES_MAX, 1024),
+                v.size(FRAME_DECODED_BYTES_MAX, 1024), v.size(RECEIVE_WINDOW_BYTES, 1024),
+                v.count(SNAPSHOT_PAGE_RECORDS_MAX), v.size(SNAPSHOT_PAGE_BYTES_MAX, 1),
+                v.size(JOURNAL_RETENTION_BYTES_MAX, 1), v.count(JOURNAL_RETENTION_RECORDS_MAX),
+                v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000),
+                v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT), v.count(SOURCE_SEND_STEPS_MAX, 1, 1024),
+                !v.flag(SOURCE_SEND_PRIORITY_DISABLED), LibraryConfigs.nodeIds(v, SOURCE_PRIORITY_REQUESTERS));
     }
 
     private static <T> T parse(Setting s, java.util.function.Supplier<T> parser) {

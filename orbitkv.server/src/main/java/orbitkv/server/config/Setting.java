@@ -90,6 +90,10 @@ public enum Setting {
     ACK_PENDING_PROGRESS_MS("ack-pending-progress-ms", Kind.MS, "10", "ACK at the latest after this much pending progress"),
     IDLE_LIVENESS_MS("idle-liveness-ms", Kind.MS, "1000", "liveness interval of an idle session"),
     SOURCE_SESSIONS_MAX("source-sessions-max", Kind.COUNT, "1024", "InventorySessions this source serves at once (1..65536); an Open beyond them is refused with SESSION_LIMIT (BND-3)"),
+    // issue 39 item 5: the source's send scheduling (ROUTE-10)
+    SOURCE_SEND_STEPS_MAX("source-send-steps-max", Kind.COUNT, "4", "pump steps of this source's InventorySessions running at once (1..1024); sessions with send work beyond them wait, one waiting on a barrier (FlushThrough) first, then favoured subscriptions (ROUTE-10)"),
+    SOURCE_SEND_PRIORITY_DISABLED("source-send-priority-disabled", Kind.FLAG, "false", "the source's send scheduling ignores barriers and --source-priority-requesters: first come first served (ROUTE-10)"),
+    SOURCE_PRIORITY_REQUESTERS("source-priority-requesters", Kind.TEXT, null, "comma-separated node ids whose whole subscriptions this source's send scheduling favours, at most --source-sessions-max (none: only barriers are favoured; ROUTE-10)"),
     // DESIGN §9, passed to orbitkv.index
     FRESHNESS_BUDGET_MS("freshness-budget-ms", Kind.MS, "5000", "receipt age beyond which an owner view is stale"),
     INDEX_BUDGET_BYTES("index-budget-bytes", Kind.SIZE, "256MiB", "GlobalIndex bytes (rows + reverse index + staging)"),

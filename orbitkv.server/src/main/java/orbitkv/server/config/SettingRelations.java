@@ -80,6 +80,9 @@ final class SettingRelations {
         require(i.idleLivenessMs() < x.freshnessBudgetMs(), "--idle-liveness-ms (" + i.idleLivenessMs()
                 + ") must be less than --freshness-budget-ms (" + x.freshnessBudgetMs()
                 + "): idle owners would turn stale between liveness frames");
+        require(i.sourcePriorityRequesters().size() <= i.sourceSessionsMax(), "--source-priority-requesters names "
+                + i.sourcePriorityRequesters().size() + " node ids, more than --source-sessions-max (" + i.sourceSessionsMax()
+                + ") sessions this source serves"); // issue 39 item 5 (ROUTE-10)
     }
 
     static void lease(ManagerConfig.Lease l) {

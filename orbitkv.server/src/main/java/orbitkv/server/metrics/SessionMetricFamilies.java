@@ -66,6 +66,12 @@ public final class SessionMetricFamilies {
                         out.value(e.source().sessionMismatchDrops(), "source");
                         out.value(e.requester().sessionMismatchDrops(), "requester");
                     }),
+            counter("orbitkv_session_send_scheduling", "Source send scheduling (ROUTE-10): pump steps that yielded to a "
+                    + "higher class, send-step requests refused because the bounded send queue was full", List.of("event"),
+                    (e, out) -> {
+                        out.value(e.source().sendYields(), "yield");
+                        out.value(e.source().sendQueueRefusals(), "queue_refused");
+                    }),
             histogram("orbitkv_session_bootstrap_seconds", "Requester: SnapshotBegin receipt to installed view", List.of(),
                     (e, out) -> MetricFamily.seconds(out, e.requester().bootstrapSeconds())),
             histogram("orbitkv_session_ack_round_trip_seconds",

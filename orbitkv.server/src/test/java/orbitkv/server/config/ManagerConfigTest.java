@@ -27,7 +27,7 @@ class ManagerConfigTest {
         assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
         assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
         assertThat(c.inventory()).isEqualTo(new ManagerConfig.Inventory(2, 5, 1024, 512 << 10, 1 << 20, 4 << 20,
-                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000, 1024));
+                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000, 1024, 4, true, java.util.Set.of()));
         assertThat(c.sessionConfig().sessionsPerSourceMax()).isEqualTo(orbitkv.inventory.SessionConfig.DEFAULT_SESSIONS_PER_SOURCE_MAX);
         assertThat(c.index()).isEqualTo(new ManagerConfig.Index(5000, 256L << 20, 128));
         assertThat(c.route()).isEqualTo(new ManagerConfig.Route(8, 128, 32, 2));
@@ -105,9 +105,26 @@ class ManagerConfigTest {
                     Setting.SSD, Setting.METADATA_NAMESPACE, Setting.ETCD_CA_FILE, Setting.ETCD_CERT_FILE,
                     Setting.ETCD_KEY_FILE, Setting.PEER_TLS_CERT_FILE, Setting.PEER_TLS_KEY_FILE, Setting.PEER_TLS_CA_FILE,
                     Setting.HTTP_TOKEN_FILE, Setting.HTTP_READ_TOKEN_FILE, Setting.HTTP_TLS_CERT_FILE,
-                    Setting.HTTP_TLS_KEY_FILE, Setting.HTTP_TLS_CLIENT_CA_FILE, Setting.HTTP_UNIX_SOCKET, Setting.TRANSFER_DATA_ADVERTISE, Setting.ROUTE_TRACE_DIR).contains(s);
+                    Setting.HTTP_TLS_KEY_FILE, Setting.HTTP_TLS_CLIENT_CA_FILE, Setting.HTTP_UNIX_SOCKET, Setting.TRANSFER_DATA_ADVERTISE, Setting.ROUTE_TRACE_DIR,
+                    Setting.SOURCE_PRIORITY_REQUESTERS).contains(s);
             assertThat(s.defaultValue() == null).as(s.flag()).isEqualTo(noDefaultAllowed);
         }
+    }
+
+    @Test
+    @DisplayName("ROUTE-10 --source-send-steps-max, --source-send-priority-disabled and --source-priority-requesters reach the session server's SessionConfig")
+    void sourceSendScheduling() {
+        orbitkv.inventory.SessionConfig d = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")).sessionConfig();
+        assertThat(d.sendStepsConcurrentMax()).isEqualTo(orbitkv.inventory.SessionConfig.DEFAULT_SEND_STEPS_CONCURRENT_MAX);
+        assertThat(d.sendPriority()).isTrue();
+        assertThat(d.priorityRequesters()).isEmpty();
+        orbitkv.inventory.SessionConfig c = ManagerConfig.from(new RawValues().put(Setting.STANDALONE, "true")
+                .put(Setting.SOURCE_SEND_STEPS_MAX, "2").put(Setting.SOURCE_SEND_PRIORITY_DISABLED, "true")
+                .put(Setting.SOURCE_PRIORITY_REQUESTERS, "n1, n2")).sessionConfig();
+        assertThat(c.sendStepsConcurrentMax()).isEqualTo(2);
+        assertThat(c.sendPriority()).isFalse();
+        assertThat(c.priorityRequesters()).containsExactlyInAnyOrder(new orbitkv.membership.NodeId("n1"),
+                new orbitkv.membership.NodeId("n2"));
     }
 
     @Test

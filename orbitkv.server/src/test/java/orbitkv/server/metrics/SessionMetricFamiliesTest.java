@@ -72,7 +72,7 @@ class SessionMetricFamiliesTest {
     void valuesReachTheExposition() throws IOException {
         SecondsHistogram ack = new SecondsHistogram(new double[] {0.01, 0.1, Double.POSITIVE_INFINITY}, new long[] {2, 1, 1}, 3.5);
         SourceSessionMetrics source = new SourceSessionMetrics(Map.of(SourceFrame.BodyCase.DELTA, 3L),
-                Map.of(RequesterFrame.BodyCase.ACK, 2L), 900, 10, 4, 100, 50, Map.of(ErrorCause.FENCED, 1L), 1, 0, ack, 700);
+                Map.of(RequesterFrame.BodyCase.ACK, 2L), 900, 10, 4, 100, 50, Map.of(ErrorCause.FENCED, 1L), 1, 0, ack, 700).withSendScheduling(5, 0);
         RequesterSessionMetrics requester = new RequesterSessionMetrics(Map.of(RequesterFrame.BodyCase.ACK, 2L),
                 Map.of(SourceFrame.BodyCase.DELTA, 3L), 900, 1200, Map.of(), Map.of(ResetCause.DISCONNECT, 1L), 2,
                 SecondsHistogram.empty(0.5));
@@ -91,6 +91,8 @@ class SessionMetricFamiliesTest {
                 "orbitkv_session_ack_round_trip_seconds_bucket{le=\"0.1\"} 3",
                 "orbitkv_session_ack_round_trip_seconds_bucket{le=\"+Inf\"} 4",
                 "orbitkv_session_ack_round_trip_seconds_sum 3.5",
-                "orbitkv_session_peak_outstanding_credit_bytes 700.0");
+                "orbitkv_session_peak_outstanding_credit_bytes 700.0",
+                "orbitkv_session_send_scheduling_total{event=\"yield\"} 5.0",
+                "orbitkv_session_send_scheduling_total{event=\"queue_refused\"} 0.0");
     }
 }
