@@ -44,6 +44,28 @@ public interface GlobalIndex extends ViewReceiver {
         return create(self, scope, config, java.util.Objects.requireNonNull(clock, "clock")::nanoTime, cleanupExecutor);
     }
 
+    /**
+     * IDX-6: a new scope generation of {@code current}'s requester for {@code scope}, built beside it: it shares
+     * {@code current}'s one byte budget (rows of both are charged together), clock, cleanup executor and view
+     * generation counter, and starts with no owner view. The caller feeds it membership and sessions, swaps it in
+     * when it is complete and {@linkplain #retire() retires} the generation it replaces (or retires it if abandoned).
+     *
+     * @throws IllegalArgumentException if {@code current} was not made by {@link #create}
+     */
+    static GlobalIndex nextGeneration(GlobalIndex current, Scope scope) {
+        return ScopedGlobalIndex.nextGeneration(current, scope);
+    }
+
+    /** The subscription scope this index generation was built for (IDX-4, IDX-6). */
+    Scope scope();
+
+    /**
+     * IDX-6: this scope generation no longer serves: every owner is excluded at once, its rows are freed back to the
+     * shared budget in bounded asynchronous batches (IDX-1), later membership views admit nobody and lookups answer
+     * Unavailable. Idempotent.
+     */
+    void retire();
+
     /** Applies a new membership view: adds owners, excludes removed incarnations at once (IDX-13). */
     void onMembership(MembershipView view);
 

@@ -2,6 +2,7 @@ package orbitkv.index.view;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import orbitkv.index.OwnerState;
 
 /**
@@ -27,11 +28,25 @@ final class CoverageTracker {
     private int notInstalled;
     private boolean membershipValid;
     private OwnerView stalest;
-    private long generation;
+    /**
+     * The view generation counter, shared by every scope generation of one index lineage (IDX-6): a query answered
+     * after a scope swap never carries a smaller view generation than one answered before it.
+     */
+    private final AtomicLong generation;
     private volatile State current = new State(false, 0, Long.MAX_VALUE, 0);
 
     CoverageTracker(long freshnessBudgetNanos) {
+        this(freshnessBudgetNanos, new AtomicLong());
+    }
+
+    CoverageTracker(long freshnessBudgetNanos, AtomicLong generation) {
         this.freshnessBudgetNanos = freshnessBudgetNanos;
+        this.generation = generation;
+    }
+
+    /** The shared view generation counter (for the next scope generation, IDX-6). */
+    AtomicLong generationCounter() {
+        return generation;
     }
 
     State current() {
@@ -87,7 +102,7 @@ final class CoverageTracker {
     }
 
     synchronized long viewGeneration() {
-        return generation;
+        return current.viewGeneration();
     }
 
     private void recomputeFreshness() {
@@ -103,7 +118,7 @@ final class CoverageTracker {
 
     private void publish() {
         long freshUntil = stalest == null ? Long.MAX_VALUE : saturatedAdd(stalest.lastReceiptNanos(), freshnessBudgetNanos);
-        current = new State(membershipValid, notInstalled, freshUntil, ++generation);
+        current = new State(membershipValid, notInstalled, freshUntil, generation.incrementAndGet());
     }
 
     private static long saturatedAdd(long a, long b) {

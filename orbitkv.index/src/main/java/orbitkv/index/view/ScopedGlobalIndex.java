@@ -61,6 +61,8 @@ public final class ScopedGlobalIndex implements GlobalIndex {
     private volatile OwnerView[] ownerArray = NO_OWNERS;
     private volatile MembershipView membership;
     private final Object membershipLock = new Object();
+    /** Set once by {@link #retire()} under {@link #membershipLock}: no owner is admitted again. */
+    private boolean generationRetired;
     /** Bounded by the number of removed owners still holding rows; each is queued once. */
     private final ArrayDeque<RetiredRows> retired = new ArrayDeque<>();
     private final AtomicLong cleanupPendingRows = new AtomicLong();
@@ -78,12 +80,64 @@ public final class ScopedGlobalIndex implements GlobalIndex {
                 new LockHoldHistogram(), new LockHoldHistogram(), new AtomicLong());
     }
 
+    /**
+     * IDX-6: the next scope generation beside {@code previous}: same requester, settings, clock and cleanup executor;
+     * ONE byte budget (both generations' rows are charged together, so a scope change never holds two budgets,
+     * SNAP-12, BND-1), the same lock-hold histograms and withdrawal count, and the same view generation counter;
+     * its own namespace ids, coverage and owner views, all empty: it answers nothing until its owners install.
+     */
+    private ScopedGlobalIndex(ScopedGlobalIndex previous, Scope scope) {
+        this.self = previous.self;
+        this.cleanupExecutor = previous.cleanupExecutor;
+        IndexContext p = previous.ctx;
+        this.ctx = new IndexContext(Objects.requireNonNull(scope, "scope must not be null"), scope.digest(), p.config(),
+                p.budget(), new NamespaceTable(), new CoverageTracker(p.config().freshnessBudgetMs() * 1_000_000,
+                        p.coverage().generationCounter()), p.monoNanos(), p.applyHold(), p.lookupHold(), p.viewsWithdrawn());
+    }
+
+    /** {@link GlobalIndex#nextGeneration}: {@code previous} must be an index of this implementation. */
+    public static GlobalIndex nextGeneration(GlobalIndex previous, Scope scope) {
+        if (!(previous instanceof ScopedGlobalIndex p)) {
+            throw new IllegalArgumentException("the next scope generation needs an index made by GlobalIndex.create, got "
+                    + (previous == null ? "null" : previous.getClass().getName()));
+        }
+        return new ScopedGlobalIndex(p, scope);
+    }
+
+    @Override
+    public Scope scope() {
+        return ctx.scope();
+    }
+
+    /**
+     * IDX-6, IDX-1: this generation stops serving for good: every owner is excluded at once (O(1) per owner on the
+     * lookup path), its rows go to the bounded asynchronous cleanup that returns their bytes to the shared budget,
+     * later membership views admit nobody, coverage is Unavailable. Idempotent.
+     */
+    @Override
+    public void retire() {
+        synchronized (membershipLock) {
+            if (generationRetired) {
+                return;
+            }
+            generationRetired = true;
+            for (OwnerView o : owners.values()) {
+                remove(o);
+            }
+            ownerArray = NO_OWNERS;
+            ctx.coverage().membership(false);
+        }
+    }
+
     // ---------------------------------------------------------------- membership (IDX-2, IDX-13)
 
     @Override
     public void onMembership(MembershipView view) {
         Objects.requireNonNull(view, "membership view must not be null");
         synchronized (membershipLock) {
+            if (generationRetired) {
+                return; // a retired scope generation admits nobody (IDX-6)
+            }
             membership = view;
             if (view.valid()) {
                 for (Member m : view.members()) {

@@ -38,6 +38,8 @@ public enum ApiError {
     NOT_ADMITTED(409),
     SCOPE_DIGEST_MISMATCH(409),
     PROTOCOL_MISMATCH(409),
+    /** issue 40 (IDX-6): POST /cache/scope while another scope generation is still bootstrapping. */
+    SCOPE_CHANGE_PENDING(409),
     // 413: too large
     BODY_TOO_LARGE(413),
     TOO_MANY_RECORDS(413),

@@ -41,6 +41,7 @@ public final class ApiException extends RuntimeException {
             case METADATA_UNAVAILABLE -> ApiError.METADATA_UNAVAILABLE;
             case MEMBERSHIP_EXPIRED -> ApiError.MEMBERSHIP_EXPIRED;
             case STANDALONE -> ApiError.STANDALONE;
+            case SCOPE_CHANGE_PENDING -> ApiError.SCOPE_CHANGE_PENDING;
         };
         return new ApiException(error, refusal.getMessage());
     }

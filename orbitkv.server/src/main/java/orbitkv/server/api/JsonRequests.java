@@ -160,6 +160,52 @@ public final class JsonRequests {
                 ScopeDigest.ofHex(digestHex), timeout);
     }
 
+    /** issue 40 (IDX-6): {@code timeout_ms} of POST /cache/scope, 1..600000, default 60000. */
+    public static final long SCOPE_TIMEOUT_MS_MAX = 600_000;
+    public static final long SCOPE_TIMEOUT_MS_DEFAULT = 60_000;
+
+    /** {@code {"namespaces": [..] | "all", "timeout_ms"}} of POST /cache/scope (IDX-6). */
+    public record ScopeRequest(orbitkv.inventory.Scope scope, long timeoutMs) {}
+
+    /**
+     * POST /cache/scope (IDX-4, IDX-6, SES-8): {@code "all"}, or a list of at most 256 distinct namespaces encoding
+     * to at most 64 KiB ({@code []} is the empty scope, never all); a refusal names the field and changes nothing.
+     */
+    public static ScopeRequest scope(byte[] body) {
+        JsonNode root = object(body);
+        JsonNode ns = required(root, "namespaces");
+        orbitkv.inventory.Scope scope;
+        if (ns.isTextual() && "all".equals(ns.textValue())) {
+            scope = orbitkv.inventory.Scope.all();
+        } else if (ns.isArray()) {
+            if (ns.size() > orbitkv.inventory.Scope.MAX_NAMESPACES) {
+                throw new ApiException(ApiError.INVALID_FIELD_VALUE, "namespaces lists " + ns.size()
+                        + " namespaces; a scope holds at most " + orbitkv.inventory.Scope.MAX_NAMESPACES);
+            }
+            java.util.Map<Namespace, Integer> seen = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < ns.size(); i++) {
+                if (!ns.get(i).isTextual()) {
+                    throw new ApiException(ApiError.INVALID_FIELD_TYPE, "namespaces[" + i + "] must be a string");
+                }
+                Integer first = seen.putIfAbsent(namespaceOf(ns.get(i).textValue(), "namespaces[" + i + "]"), i);
+                if (first != null) {
+                    throw new ApiException(ApiError.INVALID_FIELD_VALUE, "namespaces[" + i + "] repeats namespaces[" + first + "]");
+                }
+            }
+            scope = orbitkv.inventory.Scope.of(seen.keySet());
+            int encoded = scope.canonicalEncoding().length;
+            if (encoded > 64 * 1024) {
+                throw new ApiException(ApiError.INVALID_FIELD_VALUE, "namespaces encode to " + encoded
+                        + " bytes; a scope is at most 65536 bytes");
+            }
+        } else {
+            throw new ApiException(ns.isTextual() ? ApiError.INVALID_FIELD_VALUE : ApiError.INVALID_FIELD_TYPE,
+                    "namespaces must be a list of namespaces or the string \"all\"");
+        }
+        long timeout = optional(root, "timeout_ms") ? integer(root, "timeout_ms", 1, SCOPE_TIMEOUT_MS_MAX) : SCOPE_TIMEOUT_MS_DEFAULT;
+        return new ScopeRequest(scope, timeout);
+    }
+
     /**
      * The {@code namespace} query parameter of /cache/save: its percent-decoded bytes (null when absent), which
      * must be valid UTF-8 (the HTTP request target: never replaced with U+FFFD, so two byte strings never become

@@ -326,6 +326,13 @@ final class CacheApi {
         return json(200, metadata.await(JsonRequests.await(body, timeoutMsMax)));
     }
 
+    /** {@code POST /cache/scope} (IDX-6, issue 40): 202 with the generation that will serve the scope. */
+    ApiResponse changeScope(byte[] body) {
+        JsonRequests.ScopeRequest r = JsonRequests.scope(body);
+        IncarnationStatus.ScopeChange change = metadata.changeScope(r.scope(), r.timeoutMs());
+        return json("current".equals(change.state()) ? 200 : 202, change);
+    }
+
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
         return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth(),

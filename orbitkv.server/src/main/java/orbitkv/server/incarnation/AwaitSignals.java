@@ -36,6 +36,14 @@ public final class AwaitSignals {
         return receiver;
     }
 
+    /**
+     * IDX-6: the receiver for the sessions of another scope generation's {@code index}: the same waiters (one
+     * {@code --await-waiters-max} bound) wake after its applies and commits.
+     */
+    public ViewReceiver receiverOver(GlobalIndex index) {
+        return new InstallSignallingReceiver(Objects.requireNonNull(index, "index"), registry::signal);
+    }
+
     /** Wakes every waiter to re-check (a membership event). */
     void signal() {
         registry.signal();

@@ -58,9 +58,9 @@ public final class ClusterMetadata implements DistributedMetadata {
     static final String LOCAL_VIEW_ID = "local";
 
     private final Membership membership;
-    private final GlobalIndex index;
+    /** The serving scope generation (scope + index) and the one bootstrapping beside it, if any (IDX-6). */
+    private final ScopeGenerations scopes;
     private final InventorySource source;
-    private final Scope scope;
     private final Incarnation self;
     private final ClusterIdentity cluster;
     private final AwaitSignals signals;
@@ -88,12 +88,11 @@ public final class ClusterMetadata implements DistributedMetadata {
      * @param sessions the session ends, or null (no flush, no sessions section)
      * @param transfer the transfer ends, or null (no peer restores, no transfer section)
      */
-    public ClusterMetadata(Membership membership, GlobalIndex index, InventorySource source, Scope scope,
+    public ClusterMetadata(Membership membership, ScopeGenerations scopes, InventorySource source,
                            AwaitSignals signals, Sessions sessions, PeerTransfer transfer) {
         this.membership = Objects.requireNonNull(membership, "membership");
-        this.index = Objects.requireNonNull(index, "index");
+        this.scopes = Objects.requireNonNull(scopes, "scopes");
         this.source = Objects.requireNonNull(source, "source");
-        this.scope = Objects.requireNonNull(scope, "scope");
         this.signals = Objects.requireNonNull(signals, "signals");
         this.self = membership.incarnation();
         this.cluster = membership.cluster();
@@ -107,7 +106,13 @@ public final class ClusterMetadata implements DistributedMetadata {
      * @param waitersMax the await waiter bound (--await-waiters-max)
      */
     public ClusterMetadata(Membership membership, GlobalIndex index, InventorySource source, Scope scope, int waitersMax) {
-        this(membership, index, source, scope, AwaitSignals.over(index, waitersMax), null, null);
+        this(membership, index, source, scope, AwaitSignals.over(index, waitersMax));
+    }
+
+    private ClusterMetadata(Membership membership, GlobalIndex index, InventorySource source, Scope scope, AwaitSignals signals) {
+        this(membership, new ScopeGenerations(membership.incarnation(), membership::view,
+                new ScopeGenerations.Generation(1, scope, index), null, null, signals::receiverOver, signals::signal,
+                orbitkv.membership.ProtocolClock.monotonicTimeOnly(), false), source, signals, null, null);
     }
 
     /** The membership of this incarnation. */
@@ -115,9 +120,26 @@ public final class ClusterMetadata implements DistributedMetadata {
         return membership;
     }
 
-    /** The requester GlobalIndex of this incarnation. */
+    /** The requester GlobalIndex of the serving scope generation (IDX-6). */
     public GlobalIndex index() {
-        return index;
+        return scopes.current().index();
+    }
+
+    /** The scope generations of this incarnation (IDX-6). */
+    public ScopeGenerations scopes() {
+        return scopes;
+    }
+
+    /**
+     * IDX-6: starts a change of this incarnation's subscription scope; returns at once (a new generation bootstraps
+     * beside the serving one and swaps when complete).
+     *
+     * @throws MetadataRefusal MEMBERSHIP_EXPIRED once fenced; SCOPE_CHANGE_PENDING while another change bootstraps
+     */
+    @Override
+    public IncarnationStatus.ScopeChange changeScope(Scope scope, long timeoutMs) {
+        requireNotFenced();
+        return scopes.request(scope, timeoutMs);
     }
 
     /** The InventorySource this incarnation publishes. */
@@ -142,7 +164,7 @@ public final class ClusterMetadata implements DistributedMetadata {
 
     /** The membership listener: index first (IDX-13), then waiters re-check (fence, removal). */
     public void onMembershipEvent(MembershipEvent event) {
-        index.onMembership(event.view());
+        scopes.onIndexMembership(event.view());
         switch (event) {
             case MembershipEvent.Fenced f when f.cause() == MembershipEvent.FenceCause.SHUTDOWN ->
                     LOG.info("membership closed for shutdown: incarnation {}", f.fenced());
@@ -161,10 +183,11 @@ public final class ClusterMetadata implements DistributedMetadata {
 
     @Override
     public Lookup lookup(Namespace namespace, List<StateKey> keys) {
-        if (!remoteAdmission() || !scope.contains(namespace)) {
-            return Lookup.none(Coverage.Unavailable, index.status().viewGeneration(), keys.size());
+        ScopeGenerations.Generation g = scopes.current(); // read once: one generation answers, never a mix (IDX-6)
+        if (!remoteAdmission() || !g.scope().contains(namespace)) {
+            return Lookup.none(Coverage.Unavailable, g.index().status().viewGeneration(), keys.size());
         }
-        return switch (index.lookup(keys)) {
+        return switch (g.index().lookup(keys)) {
             case LookupOutcome.Candidates c -> leaseDegraded(candidates(c));
             case LookupOutcome.Refused r -> throw new MetadataRefusal(MetadataRefusal.Reason.TOO_MANY_KEYS, "the index refuses a lookup of "
                     + r.actual() + " " + r.field() + "; at most " + r.limit());
@@ -185,7 +208,7 @@ public final class ClusterMetadata implements DistributedMetadata {
         if (!remoteAdmission()) {
             return Coverage.Unavailable;
         }
-        Coverage c = index.coverage();
+        Coverage c = scopes.current().index().coverage();
         return c == Coverage.CompleteAtWatermarks && membership.leaseStatus().degraded() ? Coverage.PartialHints : c;
     }
 
@@ -223,10 +246,7 @@ public final class ClusterMetadata implements DistributedMetadata {
             throw new MetadataRefusal(MetadataRefusal.Reason.CLUSTER_MISMATCH, "fence.cluster_uuid " + fence.clusterUuid()
                     + " is not this Manager's cluster " + cluster.name() + " (" + cluster.uuid() + ")");
         }
-        if (!request.scopeDigest().equals(scope.digest())) {
-            throw new MetadataRefusal(MetadataRefusal.Reason.SCOPE_DIGEST_MISMATCH, "scope_digest " + request.scopeDigest().hex()
-                    + " is not this Manager's scope digest " + scope.digest().hex());
-        }
+        requireScope(request.scopeDigest());
         Incarnation src = fence.sourceIncarnation();
         if (src.equals(self)) {
             return ownFence(fence);
@@ -235,7 +255,17 @@ public final class ClusterMetadata implements DistributedMetadata {
         if (sessions != null) {
             sessions.subscriber().flushThrough(src, fence.inventorySequence()); // API-5; never blocks
         }
-        return signals.registry().await(request.timeoutMs(), () -> probe(src, fence.inventorySequence()));
+        return signals.registry().await(request.timeoutMs(), () -> probe(src, fence.inventorySequence(), request.scopeDigest()));
+    }
+
+    /** The serving generation of {@code digest} (IDX-6: a scope swap ends an await of the old digest with this refusal). */
+    private ScopeGenerations.Generation requireScope(orbitkv.inventory.ScopeDigest digest) {
+        ScopeGenerations.Generation g = scopes.current();
+        if (!digest.equals(g.scope().digest())) {
+            throw new MetadataRefusal(MetadataRefusal.Reason.SCOPE_DIGEST_MISMATCH, "scope_digest " + digest.hex()
+                    + " is not this Manager's scope digest " + g.scope().digest().hex() + " (scope generation " + g.number() + ")");
+        }
+        return g;
     }
 
     /** This Manager's own fence: its tiers and source are authoritative locally; no view to wait for. */
@@ -248,9 +278,11 @@ public final class ClusterMetadata implements DistributedMetadata {
         return new IncarnationStatus.AwaitResponse(head, LOCAL_VIEW_ID);
     }
 
-    private AwaitRegistry.Result<IncarnationStatus.AwaitResponse> probe(Incarnation src, long target) {
+    private AwaitRegistry.Result<IncarnationStatus.AwaitResponse> probe(Incarnation src, long target,
+            orbitkv.inventory.ScopeDigest digest) {
         requireNotFenced();
         requireAdmission();
+        GlobalIndex index = requireScope(digest).index();
         MembershipView view = membership.view();
         if (!view.isAdmitted(src)) {
             Optional<Member> current = view.member(src.nodeId());
@@ -289,7 +321,7 @@ public final class ClusterMetadata implements DistributedMetadata {
     public IncarnationStatus.StatusResponse status(int ownersLimit, String pageToken, long headSequence) {
         StatusPage page;
         try {
-            page = index.ownerStatus(ownersLimit, Optional.ofNullable(pageToken));
+            page = scopes.current().index().ownerStatus(ownersLimit, Optional.ofNullable(pageToken));
         } catch (IllegalArgumentException e) {
             throw new MetadataRefusal(MetadataRefusal.Reason.INVALID_QUERY_PARAMETER, e.getMessage());
         }
@@ -297,7 +329,7 @@ public final class ClusterMetadata implements DistributedMetadata {
         JournalStatus j = source.status();
         List<IncarnationStatus.OwnerStatus> owners = page.owners().stream().map(ClusterMetadata::ownerStatus).toList();
         return new IncarnationStatus.StatusResponse(ClusterIdentity.PROTOCOL, new IncarnationStatus.Cluster(cluster.name(), cluster.uuid().toString()),
-                self(), new IncarnationStatus.ScopeView(scope.digest().hex(), 1, namespaces(scope)),
+                self(), scopes.view(),
                 membershipStatus(view), reportedCoverage().name(),
                 new IncarnationStatus.InventoryStatus(j.headSequence(), j.oldestRetainedSequence(), j.journalBytes(),
                         j.journalPeakBytes(), new IncarnationStatus.Stamp(j.lastPublication().sequence(), j.lastPublication().monoNanos())),

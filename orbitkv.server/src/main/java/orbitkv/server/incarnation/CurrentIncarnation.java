@@ -57,6 +57,12 @@ public final class CurrentIncarnation implements DistributedMetadata {
         return current.await(request);
     }
 
+    /** IDX-6: the current incarnation's scope changes (a heal keeps the scope that served when it was fenced). */
+    @Override
+    public IncarnationStatus.ScopeChange changeScope(orbitkv.inventory.Scope scope, long timeoutMs) {
+        return current.changeScope(scope, timeoutMs);
+    }
+
     @Override
     public IncarnationStatus.StatusResponse status(int ownersLimit, String pageToken, long headSequence) {
         IncarnationStatus.StatusResponse s = current.status(ownersLimit, pageToken, headSequence);

@@ -65,6 +65,17 @@ public interface DistributedMetadata {
         return List.of();
     }
 
+    /**
+     * IDX-6 (issue 40): starts a change of the subscription scope (POST /cache/scope); returns at once.
+     *
+     * @throws MetadataRefusal STANDALONE without distributed metadata, MEMBERSHIP_EXPIRED once fenced,
+     *     SCOPE_CHANGE_PENDING while another change bootstraps
+     */
+    default IncarnationStatus.ScopeChange changeScope(orbitkv.inventory.Scope scope, long timeoutMs) {
+        throw new MetadataRefusal(MetadataRefusal.Reason.STANDALONE,
+                "a standalone Manager has no distributed metadata and no subscription scope to change");
+    }
+
     /** This process as an owner. */
     IncarnationStatus.Owner self();
 

@@ -28,8 +28,33 @@ public final class IncarnationStatus {
 
     public record Cluster(String name, String uuid) {}
 
-    /** {@code namespaces} is a list of strings or the string "all". */
-    public record ScopeView(String digest, long generation, Object namespaces) {}
+    /**
+     * {@code namespaces} is a list of strings or the string "all"; {@code pending} the scope generation bootstrapping
+     * beside this one, or null; {@code changes} what became of the requested scope changes (IDX-6, issue 40).
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ScopeView(String digest, long generation, Object namespaces, PendingScope pending, ScopeChanges changes) {
+        /** A scope that has never changed (a standalone Manager, or the first generation). */
+        public ScopeView(String digest, long generation, Object namespaces) {
+            this(digest, generation, namespaces, null, new ScopeChanges(0, 0, 0, null));
+        }
+    }
+
+    /** IDX-6: a scope generation bootstrapping beside the serving one until it swaps or is abandoned. */
+    public record PendingScope(long generation, String digest, Object namespaces, long elapsedMs, long deadlineInMs) {}
+
+    /**
+     * IDX-6: scope changes swapped in, abandoned (timeout or fence: the serving generation stayed), refused because
+     * one was pending ({@code SCOPE_CHANGE_PENDING}), and the last outcome ("swapped", "abandoned: ...") or null.
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record ScopeChanges(long swapped, long abandoned, long refusedPending, String lastOutcome) {}
+
+    /**
+     * The answer to {@code POST /cache/scope} (IDX-6): the generation that will serve {@code scope_digest};
+     * {@code state} "bootstrapping" (a new generation beside the serving one) or "current" (already serving).
+     */
+    public record ScopeChange(long generation, String scopeDigest, String state) {}
 
     /**
      * {@code lease}: "healthy", "renewal-failing" (etcd unreachable or slow: degraded, still admitted until the

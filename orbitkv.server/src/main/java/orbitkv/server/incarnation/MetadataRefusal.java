@@ -27,7 +27,9 @@ public final class MetadataRefusal extends RuntimeException {
         /** This incarnation is fenced (INV-7). */
         MEMBERSHIP_EXPIRED,
         /** A standalone Manager has no distributed metadata (INV-10). */
-        STANDALONE
+        STANDALONE,
+        /** issue 40 (IDX-6): a scope change is already bootstrapping; one at a time. */
+        SCOPE_CHANGE_PENDING
     }
 
     private final Reason reason;

@@ -12,6 +12,7 @@ import orbitkv.index.GlobalIndex;
 import orbitkv.inventory.InventorySessionServer;
 import orbitkv.inventory.InventorySource;
 import orbitkv.inventory.InventorySubscriber;
+import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.membership.CrashPoints;
 import orbitkv.membership.Endpoint;
@@ -25,6 +26,7 @@ import orbitkv.server.config.ManagerConfig;
 import orbitkv.server.incarnation.AwaitSignals;
 import orbitkv.server.incarnation.ClusterMetadata;
 import orbitkv.server.incarnation.CurrentIncarnation;
+import orbitkv.server.incarnation.ScopeGenerations;
 import orbitkv.server.metrics.IncarnationMetricFamilies;
 import orbitkv.server.net.NativeTransport;
 import orbitkv.server.net.PeerChannels;
@@ -113,8 +115,11 @@ public final class DistributedManager implements RunningManager {
         }
     }
 
-    /** Both InventorySession ends of one incarnation (SES-1). */
-    private record SessionEnds(InventorySessionServer server, InventorySubscriber subscriber) {
+    /**
+     * Both InventorySession ends of one incarnation (SES-1); the requester end is whichever scope generation's
+     * subscriber runs now (IDX-6).
+     */
+    private record SessionEnds(InventorySessionServer server, ScopeGenerations scopes, InventorySubscriber subscriber) {
         /**
          * A membership event, after the index has seen it (IDX-13): the server re-checks its requesters
          * (SES-5), the subscriber starts and stops sessions; a fence closes both ends for good (INV-7).
@@ -203,7 +208,7 @@ public final class DistributedManager implements RunningManager {
         DistributedManager m = new DistributedManager(core, peer, channels, cleanup, protocolTimer);
         RegisteredIncarnation first;
         try {
-            first = m.wire(membership, core.local().source());
+            first = m.wire(membership, core.local().source(), config.scope());
         } catch (IOException | RuntimeException e) {
             cleanup.shutdownNow();
             protocolTimer.shutdownNow();
@@ -228,12 +233,11 @@ public final class DistributedManager implements RunningManager {
      *
      * @throws IOException if the transfer data listener cannot bind (the session ends are closed again)
      */
-    private RegisteredIncarnation wire(Membership membership, InventorySource source) throws IOException {
+    private RegisteredIncarnation wire(Membership membership, InventorySource source, Scope scope) throws IOException {
         ManagerConfig config = core.config();
-        GlobalIndex index = GlobalIndex.create(membership.incarnation(), config.scope(), config.indexConfig(),
-                clock, indexCleanup);
+        GlobalIndex index = GlobalIndex.create(membership.incarnation(), scope, config.indexConfig(), clock, indexCleanup);
         AwaitSignals signals = AwaitSignals.over(index, config.http().awaitWaitersMax());
-        SessionEnds sessions = addPeerServices(config, membership, source, signals);
+        SessionEnds sessions = addPeerServices(config, membership, source, signals, index, scope);
         PeerTransfer transfer;
         try {
             transfer = addTransfer(config, membership);
@@ -241,7 +245,7 @@ public final class DistributedManager implements RunningManager {
             sessions.close();
             throw e;
         }
-        ClusterMetadata metadata = new ClusterMetadata(membership, index, source, config.scope(), signals,
+        ClusterMetadata metadata = new ClusterMetadata(membership, sessions.scopes(), source, signals,
                 new ClusterMetadata.Sessions(sessions.subscriber(), sessions.server(),
                         config.sessionConfig().sessionsPerRequesterMax()), transfer);
         return new RegisteredIncarnation(membership, metadata, sessions, transfer);
@@ -281,17 +285,20 @@ public final class DistributedManager implements RunningManager {
      * Peer services (SES-1): the source end serves {@code orbitkv.inventory.v4.InventorySession} on the peer
      * listener; the requester end runs one session per admitted member (at most {@code --peer-sessions-max},
      * BND-3), applies into {@code signals.viewReceiver()} (the GlobalIndex, waking await waiters) and opens
-     * its channels on the native transport (mutual TLS when configured). Await asks it to flush (API-5).
+     * its channels on the native transport (mutual TLS when configured). Await asks it to flush (API-5). A scope
+     * change (IDX-6) opens the next generation's sessions the same way into its own index.
      */
     private SessionEnds addPeerServices(ManagerConfig config, Membership membership, InventorySource source,
-                                        AwaitSignals signals) {
+                                        AwaitSignals signals, GlobalIndex index, Scope scope) {
         SessionConfig sessionConfig = config.sessionConfig();
         InventorySessionServer server = InventorySessionServer.create(source, membership.cluster(),
                 membership.incarnation(), membership::view, sessionConfig, clock);
-        InventorySubscriber subscriber = InventorySubscriber.create(membership.cluster(), membership.incarnation(),
-                config.scope(), signals.viewReceiver(), channels::open, sessionConfig, clock);
+        ScopeGenerations.Subscribers open = (s, receiver) -> InventorySubscriber.create(membership.cluster(),
+                membership.incarnation(), s, receiver, channels::open, sessionConfig, clock);
+        ScopeGenerations scopes = ScopeGenerations.wired(membership.incarnation(), membership::view, scope, index,
+                open.open(scope, signals.viewReceiver()), open, signals, clock);
         peer.addService(server.bindableService()); // same service name: replaces a fenced incarnation's
-        return new SessionEnds(server, subscriber);
+        return new SessionEnds(server, scopes, scopes.subscriber());
     }
 
     /**
@@ -318,7 +325,8 @@ public final class DistributedManager implements RunningManager {
             core.local().recordIncarnation(next.incarnation().toString());
             RegisteredIncarnation healed;
             try {
-                healed = wire(next, lineage.source());
+                // the scope that served when the fence came (a pending change was abandoned by the fence, IDX-6)
+                healed = wire(next, lineage.source(), fenced.metadata().scopes().current().scope());
             } catch (IOException | RuntimeException e) {
                 next.close(); // never leave a registered incarnation behind a failed wiring; the healer retries
                 LOG.warn("wiring the healed incarnation {} failed", next.incarnation(), e);
