@@ -28,7 +28,9 @@ enum ApiEndpoint {
     ADMISSION_CHARGE("/admission/charge", HttpMethod.POST, Body.JSON, "admission_charge", Access.TOKEN),
     ADMISSION_RETURN("/admission/return", HttpMethod.POST, Body.JSON, "admission_return", Access.TOKEN),
     ADMISSION_TERMINATE("/admission/terminate", HttpMethod.POST, Body.JSON, "admission_terminate", Access.TOKEN),
-    ADMISSION_LOST("/admission/lost", HttpMethod.POST, Body.JSON, "admission_lost", Access.TOKEN);
+    ADMISSION_LOST("/admission/lost", HttpMethod.POST, Body.JSON, "admission_lost", Access.TOKEN),
+    // issue 40: declared-demand prefetch (ROUTE-13); speculative work on this Manager's budget: the write token
+    PREFETCH("/cache/prefetch", HttpMethod.POST, Body.JSON, "prefetch", Access.TOKEN);
 
     /** Who may call an endpoint, and from which slots. */
     enum Access {

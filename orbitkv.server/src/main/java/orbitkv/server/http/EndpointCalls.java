@@ -75,6 +75,7 @@ final class EndpointCalls {
             case LIMITS -> api.limits(limits);
             case ADMISSION_REGISTER, ADMISSION_CHARGE, ADMISSION_RETURN, ADMISSION_TERMINATE, ADMISSION_LOST ->
                     api.admission(endpoint, ByteBufUtil.getBytes(body)); // issue 39
+            case PREFETCH -> api.prefetch(ByteBufUtil.getBytes(body)); // issue 40
         };
     }
 
