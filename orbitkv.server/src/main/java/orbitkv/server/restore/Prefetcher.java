@@ -148,8 +148,8 @@ public final class Prefetcher implements AutoCloseable {
                         t.get().receiveCredits().bytesMax() / 100 * BUDGET_PERCENT));
             }
             for (Item it : items) {
-                KeyOutcome o = closed || pending.size() >= keysQueuedMax ? KeyOutcome.QUEUE_FULL
-                        : pending.contains(it.key()) ? KeyOutcome.DUPLICATE : KeyOutcome.ACCEPTED;
+                KeyOutcome o = pending.contains(it.key()) ? KeyOutcome.DUPLICATE
+                        : closed || pending.size() >= keysQueuedMax ? KeyOutcome.QUEUE_FULL : KeyOutcome.ACCEPTED;
                 if (o == KeyOutcome.ACCEPTED) {
                     pending.add(it.key());
                     queues.computeIfAbsent(it.replica().owner(), p -> new ArrayDeque<>()).addLast(it);
