@@ -73,10 +73,11 @@ class SpeculationHarness {
     @BeforeAll
     void start() throws Exception {
         cluster = ManagerCluster.format(ETCD, "spec");
-        a = cluster.launch("a", dir -> new ArrayList<>(List.of("--dram", "96MiB")));
-        b = cluster.launch("b", dir -> new ArrayList<>(List.of("--dram", "96MiB")));
+        a = cluster.launch("a", dir -> new ArrayList<>(List.of("--dram", "96MiB", "--block-bytes-max", "1MiB")));
+        b = cluster.launch("b", dir -> new ArrayList<>(List.of("--dram", "96MiB", "--block-bytes-max", "1MiB")));
         // every READ of C over TCP (as between hosts), restores and prefetch alike
-        c = cluster.launch("c", dir -> new ArrayList<>(List.of("--dram", REQUESTER_DRAM, "--transfer-backend", "tcp")));
+        c = cluster.launch("c", dir -> new ArrayList<>(List.of("--dram", REQUESTER_DRAM, "--block-bytes-max", "1MiB",
+                "--transfer-backend", "tcp")));
         cluster.awaitMembers();
         for (String ns : List.of("warm", "p-off", "p-retention", "p-both")) {
             for (int chain = 0; chain < CHAINS; chain++) {
@@ -177,10 +178,16 @@ class SpeculationHarness {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(THINK_MS)); // the engine's think time (workload pacing)
         }
+        JsonNode speculation = api.status().get("speculation");
+        long moved = bytesServed() - servedBefore;
+        for (int chain = 0; chain < CHAINS; chain++) { // the next policy starts from the same cold requester
+            List<String> k = keys(new int[] {chain, CHAIN_BLOCKS});
+            assertThat(api.evict(ns, k, "ALL").status()).isEqualTo(200);
+        }
         Arrays.sort(latencies);
         return new Figures(policy, latencies[latencies.length / 2] / 1e6,
                 latencies[(int) Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] / 1e6,
-                bytesServed() - servedBefore, blocks, local, api.status().get("speculation"));
+                moved, blocks, local, speculation);
     }
 
     private static long localBlocks(String route) {
@@ -210,11 +217,12 @@ class SpeculationHarness {
         System.out.println("| policy | restore p50 ms | restore p99 ms | bytes moved MiB | hit rate | speculation (cumulative) |");
         System.out.println("|---|---|---|---|---|---|");
         for (Figures f : all) {
-            System.out.println(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.1f | %.3f | kept=%s prefetched=%d used=%d wasted=%d refusals=%s |",
+            System.out.println(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.1f | %.3f | kept=%s prefetched=%d used=%d wasted=%d refusals=%s prefetch-refusals=%s |",
                     f.policy().name().toLowerCase(Locale.ROOT), f.p50Ms(), f.p99Ms(), f.bytesMoved() / 1048576.0,
                     f.localBlocks() / (double) f.blocks(), f.speculation().get("kept_blocks"),
                     f.speculation().get("prefetched_blocks").asLong(), f.speculation().get("used_blocks").asLong(),
-                    f.speculation().get("wasted_blocks").asLong(), f.speculation().get("retention_refusals")));
+                    f.speculation().get("wasted_blocks").asLong(), f.speculation().get("retention_refusals"),
+                    f.speculation().get("prefetch_refusals")));
         }
         System.out.println("requester speculation before the retention run: " + before);
     }

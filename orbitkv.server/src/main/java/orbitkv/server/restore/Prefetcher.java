@@ -55,8 +55,10 @@ import orbitkv.transfer.ReadResult;
  *       at their deadline ({@code expired}).</li>
  * </ul>
  *
- * A READ block is verified by the engine (CRC32C, INV-2) and then kept through {@link Retention} (its reservation and
- * reuse-benefit estimate); a kept block is tracked by the {@link PrefetchLedger} until used or wasted.
+ * A key the retention estimate would not keep now is dropped before it is fetched ({@code not-kept}: no network spent
+ * on a copy that would be thrown away). A READ block is verified by the engine (CRC32C, INV-2) and then kept through
+ * {@link Retention} (its reservation and reuse-benefit estimate); a kept block is tracked by the {@link PrefetchLedger}
+ * until used or wasted.
  */
 public final class Prefetcher implements AutoCloseable {
     /** The share of the qualified network budget speculative work may hold at once (seed S7). */
@@ -238,10 +240,13 @@ public final class Prefetcher implements AutoCloseable {
         while (!q.isEmpty() && batch.size() < JOB_KEYS_MAX) {
             Item it = q.peekFirst();
             long size = it.replica().sizeBytes();
-            if (it.deadlineNanos() - now <= 0 || size > budget.bytesMax()) {
+            Refusal drop = it.deadlineNanos() - now <= 0 ? Refusal.EXPIRED
+                    : size > budget.bytesMax() ? Refusal.BLOCK_EXCEEDS_BUDGET
+                    : !retention.wouldKeep(bytes + size) ? Refusal.NOT_KEPT : null; // never fetched to be dropped
+            if (drop != null) {
                 q.pollFirst();
                 pending.remove(it.key());
-                refusals.get(size > budget.bytesMax() ? Refusal.BLOCK_EXCEEDS_BUDGET : Refusal.EXPIRED).increment();
+                refusals.get(drop).increment();
                 continue;
             }
             if (bytes + size > budget.bytesMax()) {

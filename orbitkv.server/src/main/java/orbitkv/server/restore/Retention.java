@@ -105,6 +105,12 @@ public final class Retention {
         return sizeBytes > cost;
     }
 
+    /** Whether a block of {@code sizeBytes} would pass the estimate now (prefetch asks before it fetches). */
+    boolean wouldKeep(long sizeBytes) {
+        TierUsage dram = tiers.dram().usage();
+        return worthKeeping(sizeBytes, dram.capacityBytes() - dram.allocatedBytes(), copyCostPercent);
+    }
+
     /**
      * Keeps the verified payload {@code payload} (its remaining bytes, not consumed) of {@code key} in DRAM, or says
      * why not. Nothing is stored on a refusal.
