@@ -319,8 +319,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, LibraryConfigs.scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v), ListenerOptions.peerTls(v, nodeId), transfer(v), heal(v), AdmissionOptions.parse(v),
-                SpeculationOptions.parse(v));
+                tiers, http, inventory, index, route, lease(v), ListenerOptions.peerTls(v, nodeId), transfer(v), heal(v), AdmissionOptions.parse(v), SpeculationOptions.parse(v));
     }
 
     private static Heal heal(RawValues v) {
