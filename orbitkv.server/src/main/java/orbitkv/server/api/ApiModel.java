@@ -52,7 +52,7 @@ public final class ApiModel {
     /** {@code GET /cache/metadata/status}: the status fields, then {@code tiers} (issue 33: tier fault states). */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record StatusWithTiers(@com.fasterxml.jackson.annotation.JsonUnwrapped StatusResponse status, List<TierHealth> tiers,
-                                  AdmissionView admission) {}
+                                  AdmissionView admission, SpeculationView speculation) {}
 
     /**
      * One tier in /health and status: {@code state} "ok" or "degraded" (issue 33: its storage failed a write and no

@@ -86,7 +86,20 @@ public final class JsonRequests {
             backend = java.util.Optional.of(p);
         }
         boolean stream = optional(root, "stream") && bool(root, "stream"); // issue 35 item 4: opt-in, additive
-        return new orbitkv.server.restore.RestoreRequest(ns, keys, deadline, backend, stream);
+        boolean storeLocal = optional(root, "store_local") && bool(root, "store_local"); // issue 40: ROUTE-12
+        return new orbitkv.server.restore.RestoreRequest(ns, keys, deadline, backend, stream, storeLocal);
+    }
+
+    /**
+     * {@code POST /cache/prefetch} (issue 40, ROUTE-13): a declared demand, the keys in chain order (1..128, each once)
+     * and an optional {@code deadline_ms} (1..600000, default 30000) after which a key not yet fetched is dropped.
+     */
+    public static orbitkv.server.restore.PrefetchRequest prefetch(byte[] body) {
+        JsonNode root = object(body);
+        Namespace ns = namespace(root);
+        List<StateKey> keys = distinct(keys(root, ns));
+        long deadline = optional(root, "deadline_ms") ? integer(root, "deadline_ms", 1, DEADLINE_MS_MAX) : DEADLINE_MS_DEFAULT;
+        return new orbitkv.server.restore.PrefetchRequest(ns, keys, deadline);
     }
 
     /**

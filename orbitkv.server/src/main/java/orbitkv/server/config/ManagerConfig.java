@@ -53,12 +53,13 @@ import orbitkv.transfer.TransferConfig;
  * @param peerTls mutual TLS of the peer listener and channels (empty: plaintext, the trusted-cluster posture)
  * @param heal how a fenced incarnation heals itself (issue 17 item 5)
  * @param admission the node-local S6 admission window and pacer per NIC and direction (issue 39)
+ * @param speculation retention and declared-demand prefetch (issue 40, ROUTE-12, ROUTE-13)
  */
 public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoints> etcd, ListenAddress peerListen,
                             ListenAddress httpListen, boolean standalone, Scope scope, String logLevel,
                             Tiers tiers, Http http, Inventory inventory, Index index, Route route,
                             Lease lease, Optional<PeerTls> peerTls, Transfer transfer, Heal heal,
-                            AdmissionOptions admission) {
+                            AdmissionOptions admission, SpeculationOptions speculation) {
     /** The await timeout cap of the API contract (API-4). */
     public static final long AWAIT_TIMEOUT_MS_CAP = 30_000;
     /** Node id of a standalone Manager started without --node-id. */
@@ -242,6 +243,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         SettingRelations.transfer(tiers, transfer);
         Objects.requireNonNull(admission, "admission");
         SettingRelations.admission(tiers, transfer, admission); // issue 39
+        Objects.requireNonNull(speculation, "speculation"); // issue 40
         LibraryConfigs.consumersAccept(inventory, index, lease, tiers, transfer, route);
     }
 
@@ -312,7 +314,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
         return new ManagerConfig(cluster, nodeId, etcd,
                 ListenAddress.parse(PEER_LISTEN, v.text(PEER_LISTEN)), ListenAddress.parse(HTTP_LISTEN, v.text(HTTP_LISTEN)),
                 standalone, LibraryConfigs.scope(emptyScope, v.list(METADATA_NAMESPACE)), v.text(LOG_LEVEL).toUpperCase(Locale.ROOT),
-                tiers, http, inventory, index, route, lease(v), ListenerOptions.peerTls(v, nodeId), transfer(v), heal(v), AdmissionOptions.parse(v));
+                tiers, http, inventory, index, route, lease(v), ListenerOptions.peerTls(v, nodeId), transfer(v), heal(v), AdmissionOptions.parse(v), SpeculationOptions.parse(v));
     }
 
     private static Heal heal(RawValues v) {

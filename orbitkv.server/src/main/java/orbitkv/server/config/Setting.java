@@ -120,6 +120,9 @@ public enum Setting {
     TRANSFER_TLS_PROVIDER("transfer-tls-provider", Kind.TEXT, "auto", "TLS implementation of the data channel and the peer gRPC TLS (with --peer-tls-*): auto (openssl when netty-tcnative loads, else jdk), jdk or openssl (refused at start when it does not load); logged at start"),
     // issue 34: restore
     RESTORE_ROUTE_READS_IN_FLIGHT_MAX("restore-route-reads-in-flight-max", Kind.COUNT, "4", "requester side: READs of one peer restore route in flight at once (in order, each into its own record), 1..64; at most --transfer-reads-per-connection-max times the 16 data connections to one source; its largest blocks are the route's receive credits"),
+    // issue 40: S7 retention and declared-demand prefetch (ROUTE-12, ROUTE-13)
+    RETAIN_COPY_COST_PERCENT("retain-copy-cost-percent", Kind.COUNT, "10", "0..100: the cost of copying a fetched block into the local DRAM tier, in percent of fetching it again; a block is kept (store_local, prefetch) only when one reuse saves more than this copy plus the bytes its reservation would evict"),
+    PREFETCH_KEYS_QUEUED_MAX("prefetch-keys-queued-max", Kind.COUNT, "1024", "declared-demand prefetch keys queued or in flight at once, and prefetched blocks tracked until used; beyond: the rest of a /cache/prefetch is refused (queue-full)"),
     // issue 39: S6 node-local admission (a window and a pacer per NIC and direction)
     ADMISSION_DISABLED("admission-disabled", Kind.FLAG, "false", "no node-local admission window: Manager READs take only --transfer-receive-in-flight-bytes-max and the /admission API answers 503 ADMISSION_DISABLED"),
     ADMISSION_NICS("admission-nics", Kind.TEXT, "lo", "comma-separated NICs of the node-local admission window, each NAME or NAME:RATE (SIZE per second, overriding --admission-pace-bytes-per-second); each NIC has an rx and a tx lane; Manager READs charge the rx lane of the --peer-listen host's NIC (a wildcard host: the first NIC listed)"),

@@ -30,7 +30,9 @@ enum ApiEndpoint {
     ADMISSION_TERMINATE("/admission/terminate", HttpMethod.POST, Body.JSON, "admission_terminate", Access.TOKEN),
     ADMISSION_LOST("/admission/lost", HttpMethod.POST, Body.JSON, "admission_lost", Access.TOKEN),
     // issue 40 (IDX-6): a change of the subscription scope while serving
-    SCOPE("/cache/scope", HttpMethod.POST, Body.JSON, "scope", Access.TOKEN);
+    SCOPE("/cache/scope", HttpMethod.POST, Body.JSON, "scope", Access.TOKEN),
+    // issue 40: declared-demand prefetch (ROUTE-13); speculative work on this Manager's budget: the write token
+    PREFETCH("/cache/prefetch", HttpMethod.POST, Body.JSON, "prefetch", Access.TOKEN);
 
     /** Who may call an endpoint, and from which slots. */
     enum Access {

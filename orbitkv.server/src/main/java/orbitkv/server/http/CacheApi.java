@@ -68,14 +68,16 @@ final class CacheApi {
     private final long restoreBodyBytesMax;
     private final long syncWaitMs;
     private final RouteSelection routes;
+    private final orbitkv.server.restore.Speculation speculation;
 
     /**
      * @param restoreBodyBytesMax bound on one restore response body (the prefix stops before exceeding it)
      * @param syncWaitMs bound on waiting for submitted saves in /cache/sync
      */
     CacheApi(LocalTiers tiers, DistributedMetadata metadata, ApiMetrics metrics, long restoreBodyBytesMax, long syncWaitMs,
-             RouteSelection routes) {
+             RouteSelection routes, orbitkv.server.restore.Speculation speculation) {
         this.routes = Objects.requireNonNull(routes, "routes");
+        this.speculation = Objects.requireNonNull(speculation, "speculation"); // issue 40
         this.tiers = Objects.requireNonNull(tiers, "tiers");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -253,7 +255,7 @@ final class CacheApi {
             return streamedRestore(req, alloc);
         }
         return restoreResponse(new Restoration(tiers, new MetadataRestoreView(metadata), routes, restoreBodyBytesMax,
-                alloc, req).run(), alloc);
+                alloc, req).with(speculation).run(), alloc);
     }
 
     /**
@@ -282,7 +284,7 @@ final class CacheApi {
      */
     private ApiResponse streamedRestore(RestoreRequest req, ByteBufAllocator alloc) {
         StreamedRestore restore = new StreamedRestore(tiers, new MetadataRestoreView(metadata), routes,
-                restoreBodyBytesMax, alloc, req);
+                restoreBodyBytesMax, alloc, req).with(speculation);
         return ApiResponse.streamed(BlockFraming.CONTENT_TYPE, Map.of(STREAM_HEADER, "1"), sink -> {
             StreamedRestore.Outcome o = restore.run(sink);
             for (RouteHeader.Served s : o.served()) {
@@ -336,7 +338,18 @@ final class CacheApi {
     /** {@code GET /cache/metadata/status} (DIAG-1). */
     ApiResponse status(int ownersLimit, String pageToken) {
         return json(200, new ApiModel.StatusWithTiers(metadata.status(ownersLimit, pageToken, tiers.headSequence()), tierHealth(),
-                tiers.admission().map(AdmissionView::of).orElse(null)));
+                tiers.admission().map(AdmissionView::of).orElse(null),
+                orbitkv.server.api.SpeculationView.of(speculation.figures())));
+    }
+
+    /**
+     * {@code POST /cache/prefetch} (issue 40, ROUTE-13): a declared demand queued for bounded speculative fetches
+     * ({@link orbitkv.server.restore.Prefetcher}); answered at once with what happened to each key.
+     */
+    ApiResponse prefetch(byte[] body) {
+        orbitkv.server.restore.PrefetchRequest req = JsonRequests.prefetch(body);
+        var outcomes = speculation.prefetch(req, new MetadataRestoreView(metadata));
+        return json(200, orbitkv.server.api.SpeculationView.PrefetchAnswer.of(outcomes, speculation.figures()));
     }
 
     ApiResponse health() {

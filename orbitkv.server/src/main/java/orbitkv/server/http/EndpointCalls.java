@@ -76,6 +76,7 @@ final class EndpointCalls {
             case ADMISSION_REGISTER, ADMISSION_CHARGE, ADMISSION_RETURN, ADMISSION_TERMINATE, ADMISSION_LOST ->
                     api.admission(endpoint, ByteBufUtil.getBytes(body)); // issue 39
             case SCOPE -> api.changeScope(ByteBufUtil.getBytes(body)); // issue 40
+            case PREFETCH -> api.prefetch(ByteBufUtil.getBytes(body)); // issue 40
         };
     }
 

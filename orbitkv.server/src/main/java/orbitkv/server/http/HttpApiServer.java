@@ -79,6 +79,9 @@ public final class HttpApiServer implements ApiListener {
     /** The Manager's one metrics registry: the HTTP, restore and tier families join it when serving. */
     private volatile PrometheusRegistry registry;
     private volatile boolean ownsRoutes;
+    /** Retention and declared prefetch (issue 40): the options from the configuration, the work created when serving. */
+    private volatile orbitkv.server.config.SpeculationOptions speculationOptions = orbitkv.server.config.SpeculationOptions.DEFAULTS;
+    private volatile orbitkv.server.restore.Speculation speculation;
 
     private HttpApiServer(EventLoopGroup group, Channel listener, Channel unixListener, UnixSocket unixSocket,
                           ChannelGroup connections, ExecutorService executor,
@@ -106,6 +109,7 @@ public final class HttpApiServer implements ApiListener {
                 config.http().unixSocket().map(p -> new UnixSocket(p, config.http().unixSocketMode())));
         server.routes = java.util.Objects.requireNonNull(routes, "routes");
         server.registry = java.util.Objects.requireNonNull(registry, "registry");
+        server.speculationOptions = config.speculation();
         return server;
     }
 
@@ -219,8 +223,12 @@ public final class HttpApiServer implements ApiListener {
             ownsRoutes = true;
         }
         ApiMetrics metrics = new ApiMetrics(registry, admission);
+        speculation = new orbitkv.server.restore.Speculation(tiers, speculationOptions,
+                io.netty.buffer.PooledByteBufAllocator.DEFAULT);
+        orbitkv.server.metrics.ManagerMetrics.register(registry, speculation::figures,
+                orbitkv.server.metrics.SpeculationMetricFamilies.FAMILIES); // issue 40
         wiring = new HttpApiHandler.Wiring(new CacheApi(tiers, metadata, metrics, limits.saveBodyBytesMax(),
-                limits.syncWaitMs(), routes), metrics);
+                limits.syncWaitMs(), routes, speculation), metrics);
         listener.config().setAutoRead(true);
         if (unixListener != null) {
             unixListener.config().setAutoRead(true);
@@ -288,6 +296,9 @@ public final class HttpApiServer implements ApiListener {
         }
         // executing requests answer (an interrupted one 503 SHUTTING_DOWN) before their connections close
         executor.shutdownNow();
+        if (speculation != null) {
+            speculation.close(); // prefetch jobs stop: READs cancelled and drained, grants released
+        }
         try {
             if (!executor.awaitTermination(SHUTDOWN_STEP_MS, TimeUnit.MILLISECONDS)) {
                 LOG.warn("shutdown: HTTP requests still executing after {} ms; their connections are closed", SHUTDOWN_STEP_MS);

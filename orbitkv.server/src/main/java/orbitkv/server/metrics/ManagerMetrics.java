@@ -72,6 +72,28 @@ public final class ManagerMetrics {
         parts.add(new Part<>(status, List.copyOf(families)));
     }
 
+    /**
+     * Registers one part on a bare {@code registry} (a part that the HTTP adapter creates when serving, issue 40): each
+     * scrape takes {@code status} once and lets each family extract from it, as {@link #add} does.
+     */
+    public static <S> void register(PrometheusRegistry registry, Supplier<S> status, List<MetricFamily<S>> families) {
+        List<MetricFamily<S>> all = List.copyOf(families);
+        List<String> names = all.stream().map(MetricFamily::name).toList();
+        registry.register(new MultiCollector() {
+            @Override
+            public MetricSnapshots collect() {
+                List<MetricSnapshot> out = new ArrayList<>(all.size());
+                new Taken<>(status.get(), all).extract(out);
+                return new MetricSnapshots(out);
+            }
+
+            @Override
+            public List<String> getPrometheusNames() {
+                return names;
+            }
+        });
+    }
+
     /** One scrape: every part's snapshot first, then every family's samples from it. */
     MetricSnapshots scrape() {
         List<Part<?>> all;

@@ -41,6 +41,7 @@ public final class Restoration {
     private final long deadlineNanos;
     private final RestoreNotes notes = new RestoreNotes();
     private final RestorePorts ports;
+    private Speculation speculation;
 
     /**
      * @param bodyBytesMax bound on the record bytes one restore delivers at once
@@ -91,8 +92,30 @@ public final class Restoration {
                 lane -> LaneHeadroom.of(a.status(), lane, t.readsInFlightPerRoute())))).map(d::withNetwork).orElse(d);
     }
 
+    /**
+     * This restore is demand traffic of {@code s} (new speculation waits until it ended, ROUTE-13) and reports its
+     * delivered routes to it: prefetched blocks served locally are used; with {@code store_local}, peer blocks are
+     * offered to retention (ROUTE-12).
+     */
+    public Restoration with(Speculation s) {
+        this.speculation = s;
+        return this;
+    }
+
     /** Runs the restore: the delivered records in request order, the served blocks, the named stop, the trace. */
     public RestoreResult run() {
+        if (speculation == null) {
+            return execute();
+        }
+        speculation.demandBegins();
+        try {
+            return execute();
+        } finally {
+            speculation.demandEnds();
+        }
+    }
+
+    private RestoreResult execute() {
         Restore<RestoreRecords> r;
         try {
             r = routes.restore(demand(), RestoreEvidence.of(tiers, req.keys(), index, transfer), ports);
@@ -115,6 +138,9 @@ public final class Restoration {
                 }
                 out.add(new RestoreResult.DeliveredRoute(rec.records, rec.bytes, routeServed));
                 served.addAll(routeServed);
+                if (speculation != null) {
+                    speculation.delivered(rec, req.storeLocal()); // ROUTE-12, ROUTE-13: never changes the answer
+                }
             }
         } catch (RuntimeException | Error e) {
             out.forEach(d -> d.release(budget)); // delivered to no one: freed here

@@ -52,6 +52,14 @@ final class RestoreRecords {
         return rec.nioBuffer(rec.writerIndex(), (int) route.blocks().get(b).sizeBytes());
     }
 
+    /** Block {@code b}'s payload after it was filled and verified (a view; the record keeps it). */
+    ByteBuffer verifiedPayload(int b) {
+        ByteBuf rec = records.get(b);
+        RouteBlock block = route.blocks().get(b);
+        return rec.nioBuffer(rec.readerIndex() + (int) RecordHeader.recordBytes(block.key().key().length, 0),
+                (int) block.sizeBytes());
+    }
+
     /**
      * Block {@code b}'s verified payload is sent from where it is stored: its record becomes the header followed by
      * {@code bytes}, and owns {@code pin} until the record is freed (written, or dropped with the response).

@@ -67,6 +67,7 @@ public final class StreamedRestore {
     private final RestoreRequest req;
     private final CopyOutBudget budget;
     private final AtomicBoolean cut = new AtomicBoolean();
+    private Speculation speculation;
     /** Bytes of this restore's written-or-in-flight records still charged to the budget; guarded by {@code this}. */
     private long ownHeld;
 
@@ -81,8 +82,26 @@ public final class StreamedRestore {
         this.budget = tiers.copyOut();
     }
 
+    /** Every window is demand traffic of {@code s} and reports to it ({@link Restoration#with}). */
+    public StreamedRestore with(Speculation s) {
+        this.speculation = s;
+        return this;
+    }
+
     /** Runs the restore into {@code sink}: its records in request order, then the end record unless cut. */
     public Outcome run(RecordSink sink) throws InterruptedException {
+        if (speculation == null) {
+            return runWindows(sink);
+        }
+        speculation.demandBegins(); // the whole streamed restore is demand, its pauses between windows included
+        try {
+            return runWindows(sink);
+        } finally {
+            speculation.demandEnds();
+        }
+    }
+
+    private Outcome runWindows(RecordSink sink) throws InterruptedException {
         long deadlineNanos = System.nanoTime() + req.deadlineMs() * 1_000_000L;
         IndexEvidence index = view.evidence(req.namespace(), req.keys());
         Optional<RestoreTransfer> transfer = view.transfer();
@@ -91,10 +110,10 @@ public final class StreamedRestore {
         String stop = PrefixStop.COMPLETE.traceName();
         while (done < req.keys().size()) {
             RestoreRequest rest = new RestoreRequest(req.namespace(), req.keys().subList(done, req.keys().size()),
-                    req.deadlineMs(), req.backend(), false);
+                    req.deadlineMs(), req.backend(), false, req.storeLocal());
             long heldBefore = ownHeld();
             RestoreResult r = new Restoration(tiers, index.from(done), transfer, routes, bodyBytesMax, alloc, rest,
-                    deadlineNanos).run();
+                    deadlineNanos).with(speculation).run();
             if (!send(r, sink, served)) {
                 return new Outcome(done, "cut", served, false);
             }

@@ -64,7 +64,9 @@ class LeaseHealthTest {
         ResidencySequence seq = new ResidencySequence();
         tiers = new LocalTiers(DramTier.open(dir, 4096, 4, seq), null, seq);
         api = new CacheApi(tiers, metadata, new ApiMetrics(new PrometheusRegistry(), new HttpAdmission(TestLimits.defaults())), 1 << 20, 1000,
-                orbitkv.recovery.RouteSelection.create(orbitkv.recovery.RoutePolicy.defaults()));
+                orbitkv.recovery.RouteSelection.create(orbitkv.recovery.RoutePolicy.defaults()),
+                new orbitkv.server.restore.Speculation(tiers, orbitkv.server.config.SpeculationOptions.DEFAULTS,
+                        io.netty.buffer.UnpooledByteBufAllocator.DEFAULT));
     }
 
     @AfterEach

@@ -65,6 +65,8 @@ final class FakeEngine implements TransferEngine {
     final AtomicInteger released = new AtomicInteger();
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger inFlightPeak = new AtomicInteger();
+    /** When set, every READ completes as soon as it is submitted, its bytes {@code 0x60 + block} (prefetch tests). */
+    volatile boolean autoComplete;
 
     static Grant grant(List<BlockResult> blocks) {
         UUID id = UUID.randomUUID();
@@ -114,6 +116,9 @@ final class FakeEngine implements TransferEngine {
         inFlightPeak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         Read read = new Read(block, destination, outcome, cancelled, inFlight);
         reads.add(read);
+        if (autoComplete) {
+            read.complete((byte) (0x60 + block));
+        }
         return new ReadHandle() {
             @Override
             public CompletionStage<ReadResult> outcome() {
