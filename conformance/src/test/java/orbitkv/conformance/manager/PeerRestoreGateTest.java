@@ -84,7 +84,8 @@ class PeerRestoreGateTest {
         dData = cluster.own(new FaultProxy(new Endpoint("127.0.0.1", dPort)));
         // A publishes with a 1 s quiet period (PUB-5): an eviction on A reaches C's index only after it,
         // which opens the window between C's evidence and A's current residences deterministically.
-        a = launch("a", List.of("--coalescing-window-ms", "1000", "--coalescing-wait-max-ms", "1000"));
+        a = launch("a", List.of("--coalescing-window-ms", "1000", "--coalescing-wait-max-ms", "1000",
+                "--coalescing-immediate-reads-max", "0")); // the pure window: no immediate read after an idle stream (issue 37)
         b = launch("b", List.of());
         c = launch("c", List.of());
         d = launch("d", List.of("--transfer-data-port", Integer.toString(dPort), "--transfer-data-advertise",

@@ -84,7 +84,8 @@ final class LibraryConfigs {
                 i.frameInputBytesMax(), (int) Math.min(Integer.MAX_VALUE, i.frameEncodedBytesMax()),
                 (int) Math.min(Integer.MAX_VALUE, i.frameDecodedBytesMax()), i.snapshotPageRecordsMax(),
                 i.snapshotPageBytesMax(),
-                i.coalescingWindowMs(), i.coalescingWaitMaxMs(), InventoryConfig.DEFAULT_WAITERS_MAX);
+                i.coalescingWindowMs(), i.coalescingWaitMaxMs(), InventoryConfig.DEFAULT_WAITERS_MAX,
+                i.coalescingImmediateReadsMax());
     }
 
     static SessionConfig sessionConfig(ManagerConfig.Inventory i, ManagerConfig.Index x) {

@@ -139,7 +139,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                             long receiveWindowBytes, int snapshotPageRecordsMax, long snapshotPageBytesMax,
                             long journalRetentionBytesMax, int journalRetentionRecordsMax, long ackPendingProgressMs,
                             long idleLivenessMs, int sourceSessionsMax, int sourceSendStepsMax, boolean sourceSendPriority,
-                            Set<NodeId> sourcePriorityRequesters) {}
+                            Set<NodeId> sourcePriorityRequesters, int coalescingImmediateReadsMax) {}
 
     /** DESIGN §9 requester-side bounds. */
     public record Index(long freshnessBudgetMs, long indexBudgetBytes, int peerSessionsMax) {}
@@ -422,7 +422,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.size(JOURNAL_RETENTION_BYTES_MAX, 1), v.count(JOURNAL_RETENTION_RECORDS_MAX),
                 v.ms(ACK_PENDING_PROGRESS_MS, 1, 60_000), v.ms(IDLE_LIVENESS_MS, 1, 60_000),
                 v.count(SOURCE_SESSIONS_MAX, 1, SOURCE_SESSIONS_MAX_LIMIT), v.count(SOURCE_SEND_STEPS_MAX, 1, 1024),
-                !v.flag(SOURCE_SEND_PRIORITY_DISABLED), LibraryConfigs.nodeIds(v, SOURCE_PRIORITY_REQUESTERS));
+                !v.flag(SOURCE_SEND_PRIORITY_DISABLED), LibraryConfigs.nodeIds(v, SOURCE_PRIORITY_REQUESTERS),
+                v.count(COALESCING_IMMEDIATE_READS_MAX, 0, InventoryConfig.IMMEDIATE_READS_PER_WINDOW_MAX));
     }
 
     private static <T> T parse(Setting s, java.util.function.Supplier<T> parser) {
