@@ -3,8 +3,6 @@ package orbitkv.conformance.manager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -21,11 +19,12 @@ import java.util.regex.Pattern;
 import orbitkv.testing.Await;
 
 /**
- * Two hosts as Linux network namespaces with one shaped link (issue 39 evaluation, DESIGN S6; ROUTE-11):
- * {@code okvs-h0} (the source) and {@code okvs-h1} (the requester), each with one {@code eth0} at
- * {@code 10.78.0.(i+1)/24}, joined by veths {@code okvs-v0}, {@code okvs-v1} to a bridge {@code okvs-br}
- * ({@code 10.78.0.254/24}) in the root namespace, where the harness and one etcd member run. A prefix and subnet of
- * their own, so they never collide with the campaign's {@code okvc-} namespaces (NetnsHosts).
+ * Hosts as Linux network namespaces with one shaped link (issue 39 evaluation, DESIGN S6; ROUTE-11):
+ * {@code okvs-h0} (the source), {@code okvs-h1} (the requester) and {@code okvs-h2} (one etcd member), each with one
+ * {@code eth0} at {@code 10.78.0.(i+1)/24}, joined by veths {@code okvs-vI} to a bridge {@code okvs-br}
+ * ({@code 10.78.0.254/24}) in the root namespace, where the harness runs. A prefix and subnet of their own, so they
+ * never collide with the campaign's {@code okvc-} namespaces (NetnsHosts); etcd in a namespace of its own, so a
+ * crashed run's etcd is removed with its namespace.
  *
  * <p>{@link #shape} puts a tbf qdisc (kernel token bucket) on a host's {@code eth0} egress: the direction restore
  * bytes travel from the source (a receiver's ingress is not shapeable by tbf, and netem is missing on this kernel).
@@ -44,19 +43,20 @@ final class ShapedLink implements AutoCloseable {
     static final Path LOCK_FILE = Path.of("/tmp/orbitkv-shaped-link.lock");
     private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes (\\d+) pkt \\(dropped (\\d+), overlimits (\\d+)");
 
-    private final int hosts;
+    /** The namespace of the etcd member: the last one. */
+    private final int etcdHost;
     private final Path work;
     private final FileChannel lockChannel;
     private Process etcd;
     private URI etcdUrl;
 
-    private ShapedLink(int hosts, Path work, FileChannel lockChannel) {
-        this.hosts = hosts;
+    private ShapedLink(int etcdHost, Path work, FileChannel lockChannel) {
+        this.etcdHost = etcdHost;
         this.work = work;
         this.lockChannel = lockChannel;
     }
 
-    /** Creates the namespaces, veths, bridge and addresses and starts etcd on the bridge address. */
+    /** Creates {@code hosts} Manager namespaces and one for etcd, veths, bridge and addresses, and starts etcd. */
     static ShapedLink create(int hosts, Path work) throws IOException {
         long uid = ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
         if (uid != 0) {
@@ -77,7 +77,7 @@ final class ShapedLink implements AutoCloseable {
             run("ip", "link", "add", BRIDGE, "type", "bridge");
             run("ip", "addr", "add", BRIDGE_ADDRESS + "/24", "dev", BRIDGE);
             run("ip", "link", "set", BRIDGE, "up");
-            for (int i = 0; i < hosts; i++) {
+            for (int i = 0; i <= hosts; i++) {
                 String ns = namespace(i);
                 run("ip", "netns", "add", ns);
                 run("ip", "link", "add", veth(i), "type", "veth", "peer", "name", "eth0", "netns", ns);
@@ -115,26 +115,20 @@ final class ShapedLink implements AutoCloseable {
         return etcdUrl;
     }
 
+    /** etcd alone in its namespace: its fixed ports are free there (a namespace of this run's own). */
     private void startEtcd() throws IOException {
-        int client = freePort();
-        int peer = freePort();
         Path data = Files.createDirectories(work.resolve("etcd"));
-        String c = "http://" + BRIDGE_ADDRESS + ":" + client;
-        String p = "http://" + BRIDGE_ADDRESS + ":" + peer;
-        etcd = new ProcessBuilder("/usr/bin/etcd", "--name", "s0", "--data-dir", data.toString(), "--listen-client-urls", c,
+        String c = "http://" + address(etcdHost) + ":2379";
+        String p = "http://" + address(etcdHost) + ":2380";
+        List<String> cmd = new ArrayList<>(prefix(etcdHost));
+        cmd.addAll(List.of("/usr/bin/etcd", "--name", "s0", "--data-dir", data.toString(), "--listen-client-urls", c,
                 "--advertise-client-urls", c, "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
-                "--initial-cluster", "s0=" + p, "--initial-cluster-state", "new").redirectErrorStream(true)
+                "--initial-cluster", "s0=" + p, "--initial-cluster-state", "new"));
+        etcd = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(work.resolve("etcd.log").toFile()).start();
         etcdUrl = URI.create(c);
         Await.until("etcd on " + c + " healthy (log " + work.resolve("etcd.log") + ")", Duration.ofSeconds(30),
                 () -> http(URI.create(c + "/health")).contains("\"health\":\"true\""));
-    }
-
-    /** A port free on the bridge address now (the address is this class's own, so nothing else binds it). */
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(BRIDGE_ADDRESS))) {
-            return s.getLocalPort();
-        }
     }
 
     /**
@@ -219,10 +213,6 @@ final class ShapedLink implements AutoCloseable {
                 // the lock goes with the process anyway
             }
         }
-    }
-
-    int hosts() {
-        return hosts;
     }
 
     static String run(String... cmd) throws IOException {
