@@ -139,8 +139,7 @@ def charge_body(submitter, nic, direction, nbytes, deadline_ms, remaining_bytes,
             "bytes": _int("nbytes", nbytes, 1), "deadline_ms": _int("deadline_ms", deadline_ms, 1, WAIT_MS_MAX)}
     if remaining_bytes is not None:
         body["remaining_bytes"] = _int("remaining_bytes", remaining_bytes, nbytes)
-    if wait_ms:
-        _int("wait_ms", wait_ms, 0, WAIT_MS_MAX)
+    if _int("wait_ms", wait_ms, 0, WAIT_MS_MAX) > 0:
         if wait_ms > timeout_s * 1000 - ANSWER_MARGIN_MS:
             raise ValueError(f"wait_ms {wait_ms} must stay {ANSWER_MARGIN_MS} ms below the client's timeout_s "
                              f"{timeout_s} (a grant the client stopped waiting for would stay charged)")
@@ -223,7 +222,8 @@ class _WriteState:
 
 class _SubmitterState:
     """Leases a submitter could not return: ``held`` (their transfer ended or never started: termination evidence
-    covers them) and ``uncertain`` (handed to a transport whose end is unknown: only a lost mark is honest)."""
+    covers them) and ``uncertain`` (handed to a transport whose end is unknown: only a lost mark is honest). Both
+    are bounded by the Manager: each entry is one of its outstanding leases (``--admission-leases-max``)."""
 
     def __init__(self, instance: str, nic: str, direction: str):
         self.instance = check_instance(instance)

@@ -50,6 +50,7 @@ BAD_CHARGES = [
     ({"deadline_ms": 60001}, "deadline_ms must be 1..60000"),
     ({"wait_ms": -1}, "wait_ms must be 0..60000"),
     ({"wait_ms": 60001}, "wait_ms must be 0..60000"),
+    ({"wait_ms": 0.0}, "wait_ms must be an int"),
     ({"wait_ms": 4001}, "below the client's timeout_s"),
     ({"remaining_bytes": 99}, "remaining_bytes must be 100.."),
     ({"nic": ""}, "nic must be an interface name"),
