@@ -9,6 +9,7 @@ a full window refuses by name, the helper's three endings, the asyncio twin, 401
 import asyncio
 import os
 import socket
+import urllib.request
 
 import pytest
 
@@ -231,6 +232,16 @@ def client(window):
         yield c
 
 
+def metrics(client) -> str:
+    """``GET /metrics`` (open, docs/api.md)."""
+    with urllib.request.urlopen(client_url(client) + "/metrics", timeout=30) as r:
+        return r.read().decode("utf-8")
+
+
+def client_url(client) -> str:
+    return "http://" + client._authority
+
+
 def lane(status, nic="lo", direction="tx"):
     for row in status["lanes"]:
         if row["nic"] == nic and row["direction"] == direction:
@@ -245,6 +256,7 @@ def test_granted_charge_shows_in_status_and_its_return_brings_the_lane_back(clie
     st = client.admission_status()
     assert lane(st)["charged_bytes"] == MIB4
     assert st["charged_bytes_by_kind"]["engine-write"] == MIB4
+    assert 'orbitkv_admission_charged_by_kind_bytes{kind="engine-write"} 4194304' in metrics(client)
     assert client.admission_return(s, g.lease, MIB4) == adm.Returned(g.lease, MIB4, 0)
     assert lane(client.admission_status())["charged_bytes"] == 0
     assert client.admission_terminate(s) == adm.Returned(0, 0, 0)
