@@ -190,6 +190,34 @@ def test_helper_survives_a_failed_return_and_terminates():
     assert c.calls[-1] == ("terminate", 7)
 
 
+def test_async_helper_has_the_same_endings():
+    c = FakeClient()
+
+    class AsyncFake:
+        def __getattr__(self, name):
+            async def call(*args):
+                return getattr(c, name)(*args)
+            return call
+
+    async def run():
+        async with adm.AsyncSubmitter(AsyncFake(), "vllm-0", "eth0", "tx") as sub:
+            async with sub.write(100, deadline_ms=1000) as w:
+                assert w.granted
+            with pytest.raises(Boom):
+                async with sub.write(200, deadline_ms=1000):
+                    raise Boom()
+            with pytest.raises(Boom):
+                async with sub.write(300, deadline_ms=1000) as w:
+                    w.submitted()
+                    raise Boom()
+        return sub
+
+    sub = asyncio.run(run())
+    assert sub.uncertain == {3: 300}
+    assert [x for x in c.calls if x[0] in ("return", "terminate", "lost")] == [
+        ("return", 1, 100, adm.TRANSPORT_PROGRESS), ("return", 2, 200, adm.NEVER_SUBMITTED), ("lost", 7)]
+
+
 def test_registration_refused_raises_typed():
     class Full(FakeClient):
         def admission_register(self, instance):
