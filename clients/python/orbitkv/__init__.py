@@ -3,6 +3,8 @@
 See docs/engines.md for how an engine uses it."""
 
 from ._ops import Limits
+from . import admission
+from .admission import AdmissionRefused, Granted, Refused, Registered, Returned
 from ._protocol import MISS, TOO_SMALL
 from .aio import AsyncClient
 from .client import Client
@@ -13,5 +15,6 @@ from .stops import MISS as STOP_MISS, RETRYABLE as STOP_RETRYABLE, STOP_CLASSES,
 
 __all__ = ["Client", "AsyncClient", "Limits", "OrbitKVError", "BadRequest", "Unauthorized", "TooLarge", "Overloaded",
            "Unavailable", "ServerError", "ConnectionFailed", "Timeout", "map_key", "key_hex", "KEY_MAPPING", "MISS",
-           "TOO_SMALL", "STOP_CLASSES", "STOP_MISS", "STOP_RETRYABLE", "stop_class"]
+           "TOO_SMALL", "STOP_CLASSES", "STOP_MISS", "STOP_RETRYABLE", "stop_class", "admission", "AdmissionRefused",
+           "Granted", "Refused", "Registered", "Returned"]
 __version__ = "0.1.0"

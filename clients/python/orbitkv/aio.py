@@ -7,9 +7,10 @@ import asyncio
 import ipaddress
 import socket
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 from . import _ops
+from . import admission as adm
 from . import _protocol as p
 from .client import Client, parse_url
 from .errors import ConnectionFailed, OrbitKVError, Timeout
@@ -106,6 +107,33 @@ class AsyncClient:
 
     async def limits(self, refresh: bool = False) -> _ops.Limits:
         return await self._do(_ops.limits, refresh)
+
+    async def admission_register(self, instance: str) -> Union[adm.Registered, adm.Refused]:
+        body = {"kind": adm.ENGINE_WRITE, "instance": adm.check_instance(instance)}
+        return await self._do(adm.call, "register", body)
+
+    async def admission_charge(self, submitter: int, nic: str, direction: str, nbytes: int, deadline_ms: int,
+                               remaining_bytes: Optional[int] = None,
+                               wait_ms: int = 0) -> Union[adm.Granted, adm.Refused]:
+        body = adm.charge_body(submitter, nic, direction, nbytes, deadline_ms, remaining_bytes, wait_ms,
+                               self.timeout_s)
+        return await self._do(adm.call, "charge", body)
+
+    async def admission_return(self, submitter: int, lease: int, nbytes: int,
+                               evidence: str = adm.TRANSPORT_PROGRESS) -> Union[adm.Returned, adm.Refused]:
+        return await self._do(adm.call, "return", adm.return_body(submitter, lease, nbytes, evidence))
+
+    async def admission_terminate(self, submitter: int) -> adm.Returned:
+        return await self._do(adm.call, "terminate", adm.submitter_body(submitter))
+
+    async def admission_lost(self, submitter: int) -> adm.Returned:
+        return await self._do(adm.call, "lost", adm.submitter_body(submitter))
+
+    async def admission_status(self) -> Optional[dict]:
+        return await self._do(adm.status)
+
+    def admission_submitter(self, instance: str, *, nic: str, direction: str) -> adm.AsyncSubmitter:
+        return adm.AsyncSubmitter(self, instance, nic, direction)
 
     async def close(self) -> None:
         self._closed = True

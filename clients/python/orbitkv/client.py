@@ -5,10 +5,11 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 from urllib.parse import urlsplit
 
 from . import _ops
+from . import admission as adm
 from . import _protocol as p
 from .errors import ConnectionFailed, OrbitKVError, Timeout
 from .keys import Key
@@ -130,6 +131,44 @@ class Client:
 
     def limits(self, refresh: bool = False) -> _ops.Limits:
         return self._do(_ops.limits, refresh)
+
+    # ------------------------------------------------------------------ admission (docs/engines.md, issue 39)
+
+    def admission_register(self, instance: str) -> Union[adm.Registered, adm.Refused]:
+        """Registers an engine WRITE submitter (``instance``: the engine instance id; fairness is per instance)."""
+        body = {"kind": adm.ENGINE_WRITE, "instance": adm.check_instance(instance)}
+        return self._do(adm.call, "register", body)
+
+    def admission_charge(self, submitter: int, nic: str, direction: str, nbytes: int, deadline_ms: int,
+                         remaining_bytes: Optional[int] = None, wait_ms: int = 0) -> Union[adm.Granted, adm.Refused]:
+        """Charges ``nbytes`` of a WRITE to lane ``nic``/``direction`` before sending them; ``wait_ms`` > 0 waits in
+        the Manager's bounded queue (at most ``timeout_s`` minus 1 s)."""
+        body = adm.charge_body(submitter, nic, direction, nbytes, deadline_ms, remaining_bytes, wait_ms,
+                               self.timeout_s)
+        return self._do(adm.call, "charge", body)
+
+    def admission_return(self, submitter: int, lease: int, nbytes: int,
+                         evidence: str = adm.TRANSPORT_PROGRESS) -> Union[adm.Returned, adm.Refused]:
+        """Returns ``nbytes`` of ``lease`` with ``evidence`` (``transport-progress`` or ``never-submitted``)."""
+        return self._do(adm.call, "return", adm.return_body(submitter, lease, nbytes, evidence))
+
+    def admission_terminate(self, submitter: int) -> adm.Returned:
+        """Termination evidence (the engine's transfers ended or were revoked): every byte it held goes back."""
+        return self._do(adm.call, "terminate", adm.submitter_body(submitter))
+
+    def admission_lost(self, submitter: int) -> adm.Returned:
+        """The submitter vanished without evidence: its bytes stay charged (quarantined) until terminate."""
+        return self._do(adm.call, "lost", adm.submitter_body(submitter))
+
+    def admission_status(self) -> Optional[dict]:
+        """The ``admission`` part of ``/cache/metadata/status`` (lanes, charged bytes by kind, refusals); None when
+        the Manager runs with ``--admission-disabled``."""
+        return self._do(adm.status)
+
+    def admission_submitter(self, instance: str, *, nic: str, direction: str) -> adm.Submitter:
+        """The engine helper (:class:`orbitkv.admission.Submitter`): ``with`` registers and terminates; its
+        ``write`` contexts charge WRITEs on ``nic``/``direction`` and return them with evidence."""
+        return adm.Submitter(self, instance, nic, direction)
 
     def close(self) -> None:
         with self._lock:
