@@ -1,12 +1,14 @@
 package orbitkv.conformance.manager;
 
+import static orbitkv.conformance.campaign.HostCommands.http;
+import static orbitkv.conformance.campaign.HostCommands.run;
+import static orbitkv.conformance.campaign.HostCommands.runQuietly;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -212,43 +214,6 @@ final class ShapedLink implements AutoCloseable {
             } catch (IOException e) {
                 // the lock goes with the process anyway
             }
-        }
-    }
-
-    static String run(String... cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        try {
-            if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException(String.join(" ", cmd) + " failed: " + out);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + String.join(" ", cmd));
-        }
-        return out;
-    }
-
-    private static void runQuietly(String... cmd) {
-        try {
-            run(cmd);
-        } catch (IOException e) {
-            // already gone
-        }
-    }
-
-    private static String http(URI uri) {
-        try {
-            HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
-            c.setConnectTimeout(1000);
-            c.setReadTimeout(2000);
-            try (var in = c.getInputStream()) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } finally {
-                c.disconnect();
-            }
-        } catch (IOException e) {
-            return "";
         }
     }
 }
