@@ -105,6 +105,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
      * @param bodyProgressMs window of the body progress rule
      * @param bodyProgressBytesMin bytes a body must deliver per window
      * @param idleTimeoutMs an idle keep-alive connection is closed after this
+     * @param writeStallMs an answer whose pending bytes make no progress for this long closes its connection
      * @param lingerMs after an early refusal, unread body bytes are discarded for at most this long
      * @param lingerBytesMax ... and at most this many bytes
      * @param pipelinedRequestsMax decoded requests waiting behind the executing one on one connection
@@ -118,7 +119,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
     public record Http(long saveBodyBytesMax, long jsonBodyBytesMax, int requestsInFlightMax, long shutdownDrainMs,
                        long awaitTimeoutMsMax, int awaitWaitersMax, int probesInFlightMax, long bodyBytesInFlightMax,
                        long headerTimeoutMs, long bodyProgressMs, long bodyProgressBytesMin, long idleTimeoutMs,
-                       long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
+                       long writeStallMs, long lingerMs, long lingerBytesMax, int pipelinedRequestsMax, Optional<BearerToken> token,
                        Optional<BearerToken> readToken, long bodyBytesInFlightPerClientMax, Optional<HttpTls> tls,
                        Optional<Path> unixSocket, Set<PosixFilePermission> unixSocketMode) {
         public Http {
@@ -293,6 +294,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                 v.count(HTTP_PROBES_IN_FLIGHT_MAX), v.size(HTTP_BODY_BYTES_IN_FLIGHT_MAX, 1),
                 v.ms(HTTP_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(HTTP_BODY_PROGRESS_MS, 1, 3_600_000),
                 v.size(HTTP_BODY_PROGRESS_BYTES_MIN, 1), v.ms(HTTP_IDLE_TIMEOUT_MS, 1, 86_400_000),
+                v.ms(HTTP_WRITE_STALL_MS, 1, 3_600_000),
                 v.ms(HTTP_LINGER_MS, 0, 600_000), v.size(HTTP_LINGER_BYTES_MAX, 0), v.count(HTTP_PIPELINED_REQUESTS_MAX),
                 v.given(HTTP_TOKEN_FILE) ? Optional.of(BearerToken.read(HTTP_TOKEN_FILE, Path.of(v.text(HTTP_TOKEN_FILE))))
                         : Optional.empty(),

@@ -50,6 +50,7 @@ public enum Setting {
     HTTP_BODY_PROGRESS_MS("http-body-progress-ms", Kind.MS, "10000", "window of the body progress rule: each window must deliver --http-body-progress-bytes-min (or the rest of the body); beyond: 408 and close"),
     HTTP_BODY_PROGRESS_BYTES_MIN("http-body-progress-bytes-min", Kind.SIZE, "8MiB", "body bytes a request must deliver per --http-body-progress-ms window"),
     HTTP_IDLE_TIMEOUT_MS("http-idle-timeout-ms", Kind.MS, "120000", "a keep-alive connection with no request in progress is closed after this"),
+    HTTP_WRITE_STALL_MS("http-write-stall-ms", Kind.MS, "30000", "an answer whose pending bytes make no progress into the socket for this long (the client stopped reading) closes its connection, counted as write_stall; its request slot and restore budget return"),
     HTTP_LINGER_MS("http-linger-ms", Kind.MS, "5000", "after an early refusal, unread body bytes are read and discarded for at most this long, so clients that write the whole body first still read the answer"),
     HTTP_LINGER_BYTES_MAX("http-linger-bytes-max", Kind.SIZE, "64MiB", "bytes read and discarded after an early refusal before the connection is closed"),
     HTTP_PIPELINED_REQUESTS_MAX("http-pipelined-requests-max", Kind.COUNT, "256", "requests a connection may have decoded and waiting behind the one it executes; beyond: 429 and close"),

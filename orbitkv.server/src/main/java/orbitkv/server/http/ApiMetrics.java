@@ -43,7 +43,8 @@ final class ApiMetrics {
                 .register(registry);
         connectionsClosed = Counter.builder().name("orbitkv_http_connections_closed")
                 .help("HTTP connections closed, by cause (client, answered_close, refused, header_timeout, body_timeout,"
-                        + " idle_timeout, linger_timeout, linger_bytes, write_failed, io_error, shutdown)")
+                        + " idle_timeout, linger_timeout, linger_bytes, write_failed, write_stall, io_error,"
+                        + " shutdown)")
                 .labelNames("cause").register(registry);
         lingeredBytes = Counter.builder().name("orbitkv_http_lingered_bytes")
                 .help("request bytes read and discarded after an early refusal").register(registry);

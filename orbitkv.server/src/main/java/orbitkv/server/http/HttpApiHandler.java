@@ -15,6 +15,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Locale;
@@ -43,8 +45,11 @@ import orbitkv.server.api.JsonRequests;
  * <p>Deadlines ({@link ConnectionState}): headers within {@code headerMs} of their first byte, body progress
  * per window (408 and close), idle keep-alive connections closed. An answer given before the request body
  * ended carries {@code Connection: close}; the rest of the body is read and discarded within the linger bounds
- * (so clients that write a whole body before reading still receive it), then the connection closes. Every
- * close is counted by cause ({@code orbitkv_http_connections_closed_total}); nothing is reset silently.
+ * (so clients that write a whole body before reading still receive it), then the connection closes. An answer
+ * whose pending bytes make no progress into the socket for {@code writeStallMs} (the client stopped reading)
+ * closes the connection ({@code write_stall}): the write fails, so the request's slot and restore budget return
+ * instead of waiting on a reader that never comes (BND-1, INV-9). The first cause of a close is the one counted.
+ * Every close is counted by cause ({@code orbitkv_http_connections_closed_total}); nothing is reset silently.
  */
 final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiHandler.class);
@@ -75,6 +80,8 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private long lingeredBytes;
     /** Why this connection is closing; null until the server closes it ("client" when the peer did). */
     private String closeCause;
+    /** True once {@link #close} ran: the first cause stays (a stalled answer's failed write is its consequence). */
+    private boolean closing;
 
     /** The key of this connection's client in the per-client body allowance (issue 33); set when active. */
     private Object client = RequestRouting.UNIX_CLIENT;
@@ -420,8 +427,35 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void close(String cause) {
-        closeCause = cause;
+        if (!closing) {
+            closing = true;
+            closeCause = cause;
+        }
         ctx.close();
+    }
+
+    /**
+     * The pipeline's first handler ({@code IdleStateHandler} observing output) reports no write completed for
+     * {@code writeStallMs}. Its first event after a write is a baseline only (Netty fires it whatever the output
+     * did, and records the outbound buffer's progress); a later one means the pending bytes did not move for a
+     * whole window, which is a reader that stopped, so the answer is cut: at most twice the bound after the last
+     * progress. Without pending bytes the connection is just quiet, which the state's own deadlines judge.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
+            if (e.isFirst()) {
+                return;
+            }
+            var out = ctx.channel().unsafe().outboundBuffer();
+            if (out != null && out.totalPendingWriteBytes() > 0 && state != ConnectionState.CLOSED) {
+                LOG.debug("HTTP connection {}: {} answer bytes made no progress in {} ms (write_stall)",
+                        ctx.channel().remoteAddress(), out.totalPendingWriteBytes(), limits.timeouts().writeStallMs());
+                close("write_stall");
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.Optional;
@@ -187,6 +188,10 @@ public final class HttpApiServer implements ApiListener {
                         HttpApiHandler.Wiring w = self[0].wiring;
                         connections.add(ch);
                         HttpApiHandler handler = new HttpApiHandler(w.api(), w.metrics(), limits, admission, executor);
+                        // first in the pipeline, so it observes the socket's own outbound buffer (TLS records
+                        // included): WRITER_IDLE with observeOutput fires only when no byte left it for the period
+                        ch.pipeline().addLast(new IdleStateHandler(true, 0, limits.timeouts().writeStallMs(), 0,
+                                TimeUnit.MILLISECONDS));
                         tls.ifPresent(t -> ch.pipeline().addLast(t.newHandler(ch.alloc())));
                         ch.pipeline().addLast(new RawBytes(handler))
                                 .addLast(new HttpServerCodec(new HttpDecoderConfig()

@@ -46,15 +46,17 @@ record HttpLimits(long saveBodyBytesMax, long jsonBodyBytesMax, long blockBytesM
      * Per-connection deadlines (issue 20 item 5): the request line and headers within {@code headerMs} of
      * their first byte; a body delivering at least {@code bodyProgressBytesMin} bytes in every
      * {@code bodyProgressMs} window; an idle keep-alive connection closed after {@code idleMs}; after an early
-     * refusal, unread bytes discarded for at most {@code lingerMs} and {@code lingerBytesMax}.
+     * refusal, unread bytes discarded for at most {@code lingerMs} and {@code lingerBytesMax}; an answer whose
+     * pending bytes make no progress into the socket for {@code writeStallMs} closes its connection.
      */
     record Timeouts(long headerMs, long bodyProgressMs, long bodyProgressBytesMin, long idleMs, long lingerMs,
-                    long lingerBytesMax) {
+                    long lingerBytesMax, long writeStallMs) {
         Timeouts {
             if (headerMs < 1 || bodyProgressMs < 1 || bodyProgressBytesMin < 1 || idleMs < 1 || lingerMs < 0
-                    || lingerBytesMax < 0) {
+                    || lingerBytesMax < 0 || writeStallMs < 1) {
                 throw new IllegalArgumentException("HTTP timeouts must be positive: " + headerMs + ", " + bodyProgressMs
-                        + ", " + bodyProgressBytesMin + ", " + idleMs + ", " + lingerMs + ", " + lingerBytesMax);
+                        + ", " + bodyProgressBytesMin + ", " + idleMs + ", " + lingerMs + ", " + lingerBytesMax + ", "
+                        + writeStallMs);
             }
         }
     }
@@ -66,7 +68,7 @@ record HttpLimits(long saveBodyBytesMax, long jsonBodyBytesMax, long blockBytesM
                 h.requestsInFlightMax(), h.awaitTimeoutMsMax(), h.awaitTimeoutMsMax(), h.probesInFlightMax(),
                 h.bodyBytesInFlightMax(), h.pipelinedRequestsMax(),
                 new Timeouts(h.headerTimeoutMs(), h.bodyProgressMs(), h.bodyProgressBytesMin(), h.idleTimeoutMs(),
-                        h.lingerMs(), h.lingerBytesMax()),
+                        h.lingerMs(), h.lingerBytesMax(), h.writeStallMs()),
                 h.token(), h.readToken(), h.bodyBytesInFlightPerClientMax());
     }
 

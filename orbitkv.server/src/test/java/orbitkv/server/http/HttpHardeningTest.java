@@ -283,7 +283,7 @@ class HttpHardeningTest {
 
     /** Header deadline and body progress window of {@code ms}, 1 KiB per window, 60 s idle, 2 s / 1 MiB linger. */
     private static HttpLimits.Timeouts deadlines(long ms) {
-        return new HttpLimits.Timeouts(ms, ms, 1024, 60_000, 2_000, 1 << 20);
+        return new HttpLimits.Timeouts(ms, ms, 1024, 60_000, 2_000, 1 << 20, 30_000);
     }
 
     @Test

@@ -278,7 +278,7 @@ class HttpSecurityTest {
         // scaled down: 64 KiB saves, 256 KiB across all connections, 128 KiB per client address
         InetSocketAddress address = start(TestLimits.small().withBodies(64 * 1024, 64 * 1024, 64 * 1024)
                 .withBodyBytesInFlightMax(256 * 1024).withBodyBytesInFlightPerClientMax(128 * 1024)
-                .withTimeouts(new HttpLimits.Timeouts(10_000, 60_000, 1, 60_000, 2_000, 1 << 20))); // the slow stay admitted
+                .withTimeouts(new HttpLimits.Timeouts(10_000, 60_000, 1, 60_000, 2_000, 1 << 20, 30_000))); // the slow stay admitted
         byte[] big = record(0x21, 64 * 1024 - 7);
         String head = "POST /cache/save?namespace=m HTTP/1.1\r\nHost: t\r\nContent-Type: " + BlockFraming.CONTENT_TYPE
                 + "\r\nContent-Length: " + big.length + "\r\n\r\n";
