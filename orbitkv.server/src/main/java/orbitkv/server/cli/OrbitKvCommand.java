@@ -47,29 +47,8 @@ public final class OrbitKvCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        privateNativeWorkdir();
+        NativeWorkdir.install();
         Logging.install();
         System.exit(commandLine().execute(args));
-    }
-
-    /**
-     * Netty unpacks its native libraries (epoll, io_uring, netty-tcnative's BoringSSL) into {@code io.netty.native.workdir}
-     * (default: the shared temporary directory) before loading them. Unless the operator set it, point it at a fresh
-     * directory only this user can enter (created 0700 by {@link java.nio.file.Files#createTempDirectory}), so no other
-     * local user can plant or swap a library between its extraction and its load (issue 33; docs/security.md "Files").
-     * Netty deletes each library right after loading it; the empty directory is removed at exit.
-     */
-    static void privateNativeWorkdir() {
-        if (System.getProperty("io.netty.native.workdir") != null) {
-            return;
-        }
-        try {
-            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("orbitkv-native-");
-            dir.toFile().deleteOnExit();
-            System.setProperty("io.netty.native.workdir", dir.toString());
-        } catch (java.io.IOException | UnsupportedOperationException e) {
-            System.err.println("orbitkv: cannot create a private directory for Netty's native libraries (" + e.getMessage()
-                    + "); they are unpacked into the temporary directory");
-        }
     }
 }
