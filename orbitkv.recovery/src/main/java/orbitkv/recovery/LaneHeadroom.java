@@ -6,15 +6,16 @@ import java.util.Optional;
 /**
  * The network constraint of a demand (ROUTE-3, ROUTE-11; issue 39 item 6): the admission state, when the demand was
  * made, of the node-local lane its peer routes receive on - the rx lane of this Manager's NIC in its
- * {@link NodeAdmission} window, shared with engines' P/D WRITEs. A peer route takes its bytes from that lane at once
- * before its authorization and is refused ({@link AdmissionRefusal#RECEIVE_CREDITS}) when they do not fit, so the
- * cost model never predicts a peer route whose bytes exceed {@link #freeBytes()} as if it would run: its success
- * probability is 0 (a constraint, never seconds: bytes are not added to time). Local routes use no NIC.
+ * {@link NodeAdmission} window, shared with engines' P/D WRITEs. A peer route needs room in that lane before its
+ * authorization and is refused ({@link AdmissionRefusal#RECEIVE_CREDITS}) when it finds none, so the cost model never
+ * predicts a peer route whose need exceeds {@link #freeBytes()} as if it would run: its success probability is 0 (a
+ * constraint, never seconds: bytes are not added to time). Local routes use no NIC.
+ *
+ * <p>What a peer route needs is the bytes of its {@code routeReadsInFlight} largest blocks ({@link #needBytes}). The
+ * Manager charges a route's READs one by one (each waits in the lane's deadline order), so it builds its demand with
+ * {@code routeReadsInFlight} 1: the route needs room for its largest READ.
  *
  * @param lane the lane peer routes receive on
- * <p>What a peer route takes from the lane is what its READs may have in flight at once: the bytes of its
- * {@code routeReadsInFlight} largest blocks ({@link #needBytes}).
- *
  * @param freeBytes the lane's usable window (window minus reserve) minus what every submitter has charged now; 0 when
  *     full
  * @param routeReadsInFlight READs one peer route has in flight at once (the Manager's

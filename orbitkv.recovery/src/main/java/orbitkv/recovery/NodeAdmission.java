@@ -1,6 +1,7 @@
 package orbitkv.recovery;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -49,6 +50,17 @@ public interface NodeAdmission {
      * @throws IllegalArgumentException for an unknown submitter or lane, or bytes outside 1..batch (nothing changes)
      */
     AdmissionOutcome lease(long submitter, NicLane lane, LeaseRequest request);
+
+    /**
+     * Whether {@code bytes} fit {@code lane}'s window beside everything charged now. Charges nothing; the pacer and
+     * queued requests are not consulted (they delay work, they never make it impossible). A peer route asks this
+     * before its authorization so that a lane held by others refuses it by name before a source grants and pins
+     * anything (ROUTE-11); its READs then {@link #lease} per READ and may wait.
+     *
+     * @return empty when they fit, else the {@link CreditRefusal#WINDOW_FULL} refusal (counted like every refusal)
+     * @throws IllegalArgumentException for an unknown lane or bytes below 1 (nothing changes)
+     */
+    Optional<AdmissionOutcome.Refused> room(NicLane lane, long bytes);
 
     /**
      * Gives {@code bytes} of a lease back with {@code evidence}. A lease with nothing outstanding is closed.

@@ -116,6 +116,19 @@ public final class AdmissionOwner implements NodeAdmission {
         return new AdmissionOutcome.Queued(ticket);
     }
 
+    @Override
+    public synchronized java.util.Optional<AdmissionOutcome.Refused> room(NicLane laneId, long bytes) {
+        Lane lane = lanes.get(Objects.requireNonNull(laneId, "lane"));
+        if (lane == null) {
+            throw new IllegalArgumentException("lane " + laneId + " is not admitted; admitted: " + lanes.keySet());
+        }
+        if (bytes < 1) {
+            throw new IllegalArgumentException("room for " + bytes + " bytes");
+        }
+        return lane.fits(bytes) ? java.util.Optional.empty()
+                : java.util.Optional.of(refuse(CreditRefusal.WINDOW_FULL, 0, detail(CreditRefusal.WINDOW_FULL, lane, bytes)));
+    }
+
     /** Why {@code bytes} cannot be granted on {@code lane} now, or null. */
     private CreditRefusal blocker(Lane lane, long bytes, long now) {
         if (leases.size() >= policy.leasesMax()) {

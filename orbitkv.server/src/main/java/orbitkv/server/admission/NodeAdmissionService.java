@@ -11,10 +11,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import orbitkv.recovery.AdmissionOutcome;
 import orbitkv.recovery.AdmissionStatus;
 import orbitkv.recovery.CreditRefusal;
@@ -36,6 +35,8 @@ import org.slf4j.LoggerFactory;
 public final class NodeAdmissionService implements AutoCloseable {
     /** The pump's period: queued requests are answered at most this late after capacity appears. */
     public static final long PUMP_MS = 2;
+    /** The shortest pacer wake-up (50 µs): below it the pump would spin. */
+    private static final long PACER_WAKE_MIN_NS = 50_000;
     private static final Logger LOG = LoggerFactory.getLogger(NodeAdmissionService.class);
 
     private final NodeAdmission owner;
@@ -46,7 +47,8 @@ public final class NodeAdmissionService implements AutoCloseable {
     /** The admitted tx lanes by NIC name (bounded by the policy's lanes). */
     private final Map<String, NicLane> txLanes;
     private final Map<Long, CompletableFuture<AdmissionOutcome>> waiting = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService pump;
+    private final Thread pump;
+    private volatile boolean closed;
 
     NodeAdmissionService(NodeAdmission owner, Optional<NicLane> managerLane) {
         this.owner = owner;
@@ -57,9 +59,24 @@ public final class NodeAdmissionService implements AutoCloseable {
                 .submitter();
         this.txLanes = owner.policy().lanes().keySet().stream().filter(l -> l.direction() == NicLane.Direction.TX)
                 .collect(java.util.stream.Collectors.toUnmodifiableMap(NicLane::nic, l -> l));
-        this.pump = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("orbitkv-admission")
-                .factory());
-        pump.scheduleWithFixedDelay(this::pump, PUMP_MS, PUMP_MS, TimeUnit.MILLISECONDS);
+        this.pump = Thread.ofPlatform().daemon().name("orbitkv-admission").start(this::pumpLoop);
+    }
+
+    /**
+     * The pump thread: answers queued requests every {@link #PUMP_MS} ms, and exactly when a paced lane's pacer holds
+     * the tokens its best request needs (a late wake-up would lose tokens to the bucket's cap, and with them link rate).
+     */
+    private void pumpLoop() {
+        while (!closed) {
+            pump();
+            long now = System.nanoTime();
+            long wait = TimeUnit.MILLISECONDS.toNanos(PUMP_MS);
+            long next = owner.nextPacerNanos();
+            if (next >= 0) {
+                wait = Math.max(PACER_WAKE_MIN_NS, Math.min(wait, next - now));
+            }
+            LockSupport.parkNanos(wait);
+        }
     }
 
     /**
@@ -115,6 +132,65 @@ public final class NodeAdmissionService implements AutoCloseable {
     }
 
     private static final ManagerCharge NOTHING = new ManagerCharge(List.of(), null);
+
+    /**
+     * Whether a peer route's first READ ({@code bytes}) fits this Manager's READ lane beside everything charged now
+     * (ROUTE-11: asked before the route's authorization, so a lane that engines or other routes hold refuses the route
+     * by name before a source grants and pins anything). Charges nothing; nothing to say when the lane is not admitted.
+     *
+     * @return empty when it fits, else the refusal ({@code window-full}, counted)
+     */
+    public Optional<AdmissionOutcome.Refused> managerReadRoom(long bytes) {
+        return managerLane.flatMap(lane -> owner.room(lane, bytes));
+    }
+
+    /**
+     * Charges one restore READ of {@code bytes} to this Manager's READ lane, waiting in the lane's scheduling order
+     * (earliest deadline, least remaining work, fairness, aging; the pacer) until {@code deadlineNanos} at most: the
+     * answer completes when granted, or refused ({@code deadline-passed}, {@code queue-full}, ...). A READ above one
+     * lease batch cannot wait without holding part of the window while it waits, so it is charged at once in batches
+     * or refused. Nothing is charged when the lane is not admitted.
+     *
+     * @param remainingBytes the route's READ bytes not yet charged, these included (scheduling prefers the least)
+     */
+    public CompletableFuture<ManagerCharge> chargeManagerReadAsync(long bytes, long deadlineNanos, long remainingBytes) {
+        if (managerLane.isEmpty()) {
+            return CompletableFuture.completedFuture(NOTHING);
+        }
+        NicLane lane = managerLane.get();
+        if (bytes > owner.policy().leaseBatchBytesMax()) {
+            return CompletableFuture.completedFuture(chargeNow(managerSubmitter, lane, bytes));
+        }
+        AdmissionOutcome o = owner.lease(managerSubmitter, lane,
+                new NodeAdmission.LeaseRequest(bytes, deadlineNanos, Math.max(bytes, remainingBytes), true));
+        if (!(o instanceof AdmissionOutcome.Queued q)) {
+            return CompletableFuture.completedFuture(managerCharge(o));
+        }
+        CompletableFuture<AdmissionOutcome> f = waiting.computeIfAbsent(q.ticket(), t -> new CompletableFuture<>());
+        f.whenComplete((r, x) -> waiting.remove(q.ticket()));
+        pump();
+        return f.thenApply(NodeAdmissionService::managerCharge);
+    }
+
+    private static ManagerCharge managerCharge(AdmissionOutcome o) {
+        return switch (o) {
+            case AdmissionOutcome.Granted g -> new ManagerCharge(List.of(g.lease()), null);
+            case AdmissionOutcome.Refused r -> new ManagerCharge(List.of(), r);
+            default -> throw new IllegalStateException("unexpected admission answer " + o);
+        };
+    }
+
+    /** Returns a READ charge whose READ was never submitted (its route ended first): live and unexpired, trusted. */
+    public void returnManagerReadUnused(ManagerCharge charge, long bytes) {
+        long batch = owner.policy().leaseBatchBytesMax();
+        for (long lease : charge.leases()) {
+            owner.returnBytes(managerSubmitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
+                    ReturnEvidence.NEVER_SUBMITTED);
+        }
+        if (!charge.leases().isEmpty()) {
+            pump();
+        }
+    }
 
     /** Charges {@code bytes} to {@code lane} at once in leases of at most one batch; all or nothing. */
     private ManagerCharge chargeNow(long submitter, NicLane lane, long bytes) {
@@ -230,11 +306,9 @@ public final class NodeAdmissionService implements AutoCloseable {
         }
     }
 
-    /** The answer of a ticket the pump has answered or is answering now (it completes under the pump's lock). */
-    private AdmissionOutcome join(CompletableFuture<AdmissionOutcome> f) {
-        synchronized (this) {
-            return f.join();
-        }
+    /** The answer of a ticket the owner has answered already: the pump completes it (at once, or after its advance). */
+    private static AdmissionOutcome join(CompletableFuture<AdmissionOutcome> f) {
+        return f.join();
     }
 
     /** Returns leased bytes with evidence, then serves what they freed. */
@@ -261,8 +335,12 @@ public final class NodeAdmissionService implements AutoCloseable {
         return owner.status();
     }
 
-    /** Answers queued requests whose outcome is known now; a waiter not yet registered finds its answer on arrival. */
-    private synchronized void pump() {
+    /**
+     * Answers queued requests whose outcome is known now; a waiter not yet registered finds its answer on arrival.
+     * Answers are completed outside any lock of this service: an asynchronous waiter's continuation (a READ's
+     * submission) runs on the completing thread.
+     */
+    private void pump() {
         for (AdmissionOutcome o : owner.advance()) {
             long ticket = o instanceof AdmissionOutcome.Granted g ? g.ticket() : ((AdmissionOutcome.Refused) o).ticket();
             waiting.computeIfAbsent(ticket, t -> new CompletableFuture<>()).complete(o);
@@ -271,6 +349,7 @@ public final class NodeAdmissionService implements AutoCloseable {
 
     @Override
     public void close() {
-        pump.shutdownNow();
+        closed = true;
+        LockSupport.unpark(pump);
     }
 }

@@ -129,7 +129,7 @@ public enum Setting {
     // issue 39: S6 node-local admission (a window and a pacer per NIC and direction)
     ADMISSION_DISABLED("admission-disabled", Kind.FLAG, "false", "no node-local admission window: Manager READs take only --transfer-receive-in-flight-bytes-max and the /admission API answers 503 ADMISSION_DISABLED"),
     ADMISSION_NICS("admission-nics", Kind.TEXT, "lo", "comma-separated NICs of the node-local admission window, each NAME or NAME:RATE (SIZE per second, overriding --admission-pace-bytes-per-second); each NIC has an rx and a tx lane; Manager READs charge the rx lane of the --peer-listen host's NIC (a wildcard host: the first NIC listed)"),
-    ADMISSION_WINDOW_BYTES_MAX("admission-window-bytes-max", Kind.SIZE, "1GiB", "in-flight bytes per NIC and direction, the reserve included; its usable part must hold one peer route's receive credits"),
+    ADMISSION_WINDOW_BYTES_MAX("admission-window-bytes-max", Kind.SIZE, "1GiB", "in-flight bytes per NIC and direction, the reserve included; its usable part must hold one READ of --block-bytes-max (peer restore READs are charged one by one) and one lease batch"),
     ADMISSION_PACE_BYTES_PER_SECOND("admission-pace-bytes-per-second", Kind.SIZE, "0", "pacing rate per NIC and direction (SIZE per second; token bucket of one lease batch); 0: unpaced (window only)"),
     ADMISSION_RESERVE_PERCENT("admission-reserve-percent", Kind.COUNT, "10", "0..90: part of each lane's window and rate kept for traffic OrbitKV does not control (engine collectives)"),
     ADMISSION_LEASE_BATCH_BYTES_MAX("admission-lease-batch-bytes-max", Kind.SIZE, "64MiB", "largest credit lease of one request; a larger charge takes several leases; at most the usable window"),

@@ -143,7 +143,7 @@ final class SettingRelations {
                 + " data connections to one source: a route's READs beyond them would be refused (connections)");
     }
 
-    /** issue 39: relations of the node-local admission window (ROUTE-11) with the block and the receive window. */
+    /** issue 39: relations of the node-local admission window (ROUTE-11) with the block and the lease batch. */
     static void admission(ManagerConfig.Tiers t, ManagerConfig.Transfer x, AdmissionOptions a) {
         if (!a.enabled()) {
             return;
@@ -152,12 +152,10 @@ final class SettingRelations {
         require(a.leaseBatchBytesMax() <= usable, "--admission-lease-batch-bytes-max (" + a.leaseBatchBytesMax()
                 + ") must not exceed the usable --admission-window-bytes-max (" + a.windowBytesMax() + " minus "
                 + a.reservePercent() + " % --admission-reserve-percent = " + usable + ")");
-        long routeCredits = Math.min((long) x.restoreRouteReadsInFlightMax() * t.blockBytesMax(),
-                x.receiveInFlightBytesMax());
-        require(routeCredits <= usable, "the usable --admission-window-bytes-max (" + a.windowBytesMax() + " minus "
-                + a.reservePercent() + " % --admission-reserve-percent = " + usable + ") must hold one peer route's"
-                + " receive credits (--restore-route-reads-in-flight-max x --block-bytes-max, at most"
-                + " --transfer-receive-in-flight-bytes-max: " + routeCredits + ")");
+        // a peer route's READs are charged one by one (PeerReads): the window must hold the largest one
+        require(t.blockBytesMax() <= usable, "the usable --admission-window-bytes-max (" + a.windowBytesMax() + " minus "
+                + a.reservePercent() + " % --admission-reserve-percent = " + usable + ") must hold one READ of"
+                + " --block-bytes-max (" + t.blockBytesMax() + "): peer restore READs are charged one by one");
         a.nicPaces().forEach((nic, pace) -> require(pace == 0 || pace - Math.ceilDiv(pace * a.reservePercent(), 100L) >= 1,
                 "--admission-nics: the rate of " + nic + " (" + pace + " bytes/s) leaves nothing beside"
                 + " --admission-reserve-percent (" + a.reservePercent() + ")"));

@@ -3,9 +3,11 @@ package orbitkv.server.restore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import orbitkv.recovery.TransferPorts;
+import orbitkv.server.admission.NodeAdmissionService;
 import orbitkv.transfer.BackendPolicy;
 import orbitkv.transfer.Destination;
 import orbitkv.transfer.Grant;
@@ -20,6 +22,13 @@ import org.slf4j.LoggerFactory;
  * every block completed; a failed, refused, timed-out or cancelled READ cancels the rest and ends the route as a
  * payload failure. Drained when every submitted READ terminated (the engine delivers an outcome only after the READ
  * physically stopped, INV-8).
+ *
+ * <p>issue 39 (ROUTE-11): with the node admission window on, each READ is charged to this Manager's READ lane before it
+ * starts, with the restore's deadline and the route's remaining bytes, and waits there in the lane's scheduling order
+ * (earliest deadline first; the pacer): so a latency-sensitive restore's READs go ahead of bulk READs waiting on the
+ * same NIC, and paced bulk READs keep the bottleneck's queue short. The charge returns when the READ physically ended.
+ * A refused charge (its deadline passed while queued, a full queue) ends the route as a payload failure named
+ * {@code admission-<reason>}.
  */
 final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     private static final Logger LOG = LoggerFactory.getLogger(PeerReads.class);
@@ -40,6 +49,9 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     private int completed;
     private boolean failed;
     private boolean submitting;
+    /** Route READ bytes not yet charged to the node window (its remaining work in the window's scheduling order). */
+    private long unchargedBytes;
+    private final Optional<NodeAdmissionService> node;
 
     PeerReads(RestoreTransfer t, Grant grant, BackendPolicy policy, RestoreNotes notes, LongSupplier remainingMs) {
         this.t = t;
@@ -48,12 +60,16 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
         this.notes = notes;
         this.remainingMs = remainingMs;
         this.readsMax = t.readsInFlightPerRoute();
+        this.node = t.admission();
     }
 
     @Override
     public TransferPorts.ReadSubmission read(RestoreRecords destination) {
         synchronized (this) {
             dst = destination;
+            for (int b = 0; b < dst.records.size(); b++) {
+                unchargedBytes += size(b);
+            }
         }
         submitMore();
         return LocalRoutePort.submission(ready, drained);
@@ -62,6 +78,7 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     private void submitMore() {
         while (true) {
             int b;
+            long uncharged;
             synchronized (this) {
                 if (submitting || failed || next >= dst.records.size() || inFlight >= readsMax
                         || inFlight > 0 && inFlightBytes + size(next) > dst.creditBytes) {
@@ -71,26 +88,77 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
                 b = next++;
                 inFlight++;
                 inFlightBytes += size(b);
+                uncharged = unchargedBytes;
+                unchargedBytes -= size(b);
             }
-            ReadHandle h;
+            CompletableFuture<NodeAdmissionService.ManagerCharge> charge;
             try {
-                h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
-                        Duration.ofMillis(Math.max(1, remainingMs.getAsLong())));
+                charge = node.isEmpty() ? NOT_CHARGED : node.get().chargeManagerReadAsync(size(b), System.nanoTime()
+                        + Math.max(1, remainingMs.getAsLong()) * 1_000_000L, uncharged);
             } catch (RuntimeException e) {
-                // The engine refused by contract violation and never started this READ: end the route as a payload
-                // failure now, so that it drains and its receive credits and response memory return (not at the
-                // request's deadline, and never charged forever).
-                synchronized (this) {
-                    submitting = false;
-                }
-                outcome(b, null, e);
-                return;
+                charge = CompletableFuture.failedFuture(e);
             }
             synchronized (this) {
-                handles.add(h);
                 submitting = false;
             }
-            h.outcome().whenComplete((o, x) -> outcome(b, o, x));
+            // issue 39: the READ starts once the node window granted its bytes (at once, or in deadline order)
+            charge.whenComplete((c, x) -> charged(b, c, x));
+        }
+    }
+
+    private static final CompletableFuture<NodeAdmissionService.ManagerCharge> NOT_CHARGED =
+            CompletableFuture.completedFuture(null);
+
+    /** Block {@code b}'s node charge was answered: READ it, or end it unsubmitted (refused, or the route failed). */
+    private void charged(int b, NodeAdmissionService.ManagerCharge c, Throwable x) {
+        boolean routeFailed;
+        synchronized (this) {
+            routeFailed = failed;
+        }
+        if (x != null || c != null && !c.granted()) {
+            outcome(b, null, new NodeAdmissionRefused(x != null ? "admission-error: " + x : c.refused().detail(),
+                    x != null ? "admission-error" : "admission-" + c.refused().reason().wireName()));
+            return;
+        }
+        if (routeFailed) {
+            if (c != null) {
+                node.orElseThrow().returnManagerReadUnused(c, size(b));
+            }
+            outcome(b, null, new NodeAdmissionRefused("route ended before the READ started", "cancelled"));
+            return;
+        }
+        ReadHandle h;
+        try {
+            h = t.engine().read(grant, b, Destination.of(dst.payload(b)), policy,
+                    Duration.ofMillis(Math.max(1, remainingMs.getAsLong())));
+        } catch (RuntimeException e) {
+            // The engine refused by contract violation and never started this READ: end the route as a payload
+            // failure now, so that it drains and its receive credits and response memory return (not at the
+            // request's deadline, and never charged forever).
+            if (c != null) {
+                node.orElseThrow().returnManagerReadUnused(c, size(b));
+            }
+            outcome(b, null, e);
+            return;
+        }
+        synchronized (this) {
+            handles.add(h);
+        }
+        h.outcome().whenComplete((o, y) -> {
+            if (c != null) {
+                node.orElseThrow().returnManagerRead(c, size(b)); // the READ physically ended (INV-8)
+            }
+            outcome(b, o, y);
+        });
+    }
+
+    /** A READ that never started because the node admission window refused it (or its route ended while it waited). */
+    private static final class NodeAdmissionRefused extends RuntimeException {
+        final String name;
+
+        NodeAdmissionRefused(String detail, String name) {
+            super(detail, null, false, false);
+            this.name = name;
         }
     }
 
@@ -131,6 +199,10 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     }
 
     private void noteFailure(ReadResult o, Throwable x) {
+        if (o == null && x instanceof NodeAdmissionRefused r) {
+            notes.failure(r.name, true);
+            return;
+        }
         switch (o) {
             case ReadResult.Refused r -> notes.failure(RouteHeader.name(r.reason()), switch (r.reason()) {
                 case CREDITS_EXHAUSTED, READS_IN_FLIGHT_LIMIT, CONNECTIONS_EXHAUSTED -> true;

@@ -23,6 +23,7 @@ import orbitkv.index.Replica;
 import orbitkv.inventory.StateKey;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
+import orbitkv.server.admission.NodeAdmissionService;
 import orbitkv.server.tier.ByteBudget;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.transfer.AuthorizeOutcome;
@@ -279,9 +280,20 @@ public final class Prefetcher implements AutoCloseable {
                 refuse(batch.size(), Refusal.RECEIVE_CREDITS);
                 return;
             }
+            // issue 39: speculation never waits in the node window: its bytes are charged at once or it is refused
+            NodeAdmissionService.ManagerCharge node = bytes > 0
+                    ? t.admission().map(a -> a.chargeManagerRead(bytes)).orElse(null) : null;
+            if (node != null && !node.granted()) {
+                t.receiveCredits().release(bytes);
+                refuse(batch.size(), Refusal.RECEIVE_CREDITS);
+                return;
+            }
             try {
                 fetch(t, peer, batch);
             } finally {
+                if (node != null) {
+                    t.admission().orElseThrow().returnManagerRead(node, bytes); // every READ of the batch ended
+                }
                 if (bytes > 0) {
                     t.receiveCredits().release(bytes);
                 }

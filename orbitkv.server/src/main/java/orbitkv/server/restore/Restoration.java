@@ -87,9 +87,11 @@ public final class Restoration {
         long room = Math.min(bodyBytesMax, budget.bytesMax() - budget.heldBytes());
         Demand d = Demand.hostReady(req.namespace(), req.keys(), deadlineNanos)
                 .withDestinationBytesMax(Math.max(0, room - framingBytes(req.keys())));
-        // issue 39 item 6 (ROUTE-3): the admission headroom of the rx lane peer routes charge, when there is one
+        // issue 39 item 6 (ROUTE-3): the admission headroom of the rx lane peer routes charge, when there is one. A
+        // route needs room for its largest READ before its authorization (RestorePorts); its READs then charge one by
+        // one and wait in deadline order, so the model's need is one READ (routeReadsInFlight 1)
         return transfer.flatMap(t -> tiers.admission().flatMap(a -> a.managerReadLane().flatMap(
-                lane -> LaneHeadroom.of(a.status(), lane, t.readsInFlightPerRoute())))).map(d::withNetwork).orElse(d);
+                lane -> LaneHeadroom.of(a.status(), lane, 1)))).map(d::withNetwork).orElse(d);
     }
 
     /**

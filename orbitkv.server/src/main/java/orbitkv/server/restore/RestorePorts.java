@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import orbitkv.inventory.Medium;
+import orbitkv.recovery.AdmissionOutcome;
 import orbitkv.recovery.AdmissionRefusal;
 import orbitkv.recovery.Route;
 import orbitkv.recovery.RouteBlock;
@@ -63,6 +64,14 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
         return Math.max(1, Math.max(largest, Math.min(sum, windowBytesMax)));
     }
 
+    private static long largestBlock(Route route) {
+        long max = 1;
+        for (RouteBlock b : route.blocks()) {
+            max = Math.max(max, b.sizeBytes());
+        }
+        return max;
+    }
+
     /**
      * Whether a route's payloads are sent from where they are stored instead of copied into the response: a local
      * DRAM route (its records then hold only their headers until {@link RestoreRecords#sendInPlace}).
@@ -87,6 +96,15 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
             notes.refusal(AdmissionRefusal.RECEIVE_CREDITS.traceName());
             return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "receive-credits: "
                     + window.get().refusalDetail(credit));
+        }
+        // issue 39: the node window must have room for the route's largest READ now; its READs are charged one by one
+        Optional<AdmissionOutcome.Refused> node = window.isEmpty() ? Optional.empty()
+                : transfer.orElseThrow().admission().flatMap(a -> a.managerReadRoom(largestBlock(route)));
+        if (node.isPresent()) {
+            window.get().release(credit);
+            notes.refusal(AdmissionRefusal.RECEIVE_CREDITS.traceName());
+            return new CreditOutcome.Refused<>(AdmissionRefusal.RECEIVE_CREDITS, "receive-credits: node admission refused "
+                    + largestBlock(route) + " bytes: " + node.get().detail());
         }
         if (bytes > bodyBytesMax || !budget.tryTake(bytes)) {
             window.ifPresent(w -> w.release(credit));

@@ -3,6 +3,7 @@ package orbitkv.server.restore;
 import java.util.Optional;
 import orbitkv.membership.Incarnation;
 import orbitkv.membership.Member;
+import orbitkv.server.admission.NodeAdmissionService;
 import orbitkv.server.transfer.PeerTransfer;
 import orbitkv.server.transfer.ReceiveCredits;
 import orbitkv.transfer.BackendPolicy;
@@ -23,6 +24,14 @@ public interface RestoreTransfer {
 
     /** The requester's receive window (ROUTE-11), taken before a peer route's Authorize. */
     ReceiveCredits receiveCredits();
+
+    /**
+     * The node-local admission window (issue 39): a peer route asks it for room before its authorization and charges
+     * each READ to it; empty with {@code --admission-disabled} (and in unit tests' fakes).
+     */
+    default Optional<NodeAdmissionService> admission() {
+        return Optional.empty();
+    }
 
     /** The READ backend of a restore that names none. */
     BackendPolicy defaultBackend();
@@ -54,6 +63,11 @@ public interface RestoreTransfer {
             @Override
             public ReceiveCredits receiveCredits() {
                 return t.receiveCredits();
+            }
+
+            @Override
+            public Optional<NodeAdmissionService> admission() {
+                return t.admission();
             }
 
             @Override

@@ -50,6 +50,7 @@ public final class PeerTransfer implements AutoCloseable {
     private final BackendPolicy defaultBackend;
     private final TransferConfig config;
     private final ReceiveCredits receiveCredits;
+    private final Optional<orbitkv.server.admission.NodeAdmissionService> admission;
     private final int restoreReadsInFlightPerRoute;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -62,7 +63,8 @@ public final class PeerTransfer implements AutoCloseable {
         this.membership = membership;
         this.defaultBackend = defaultBackend;
         this.config = config;
-        this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax(), admission); // issue 39
+        this.receiveCredits = new ReceiveCredits(config.receiveInFlightBytesMax());
+        this.admission = admission; // issue 39: peer routes ask it for room, their READs are charged to it one by one
         this.restoreReadsInFlightPerRoute = restoreReadsInFlightPerRoute;
     }
 
@@ -160,6 +162,11 @@ public final class PeerTransfer implements AutoCloseable {
     /** The receive credits peer routes take before their authorization (ROUTE-11). */
     public ReceiveCredits receiveCredits() {
         return receiveCredits;
+    }
+
+    /** The node-local admission window (issue 39), empty with {@code --admission-disabled}. */
+    public Optional<orbitkv.server.admission.NodeAdmissionService> admission() {
+        return admission;
     }
 
     public BackendPolicy defaultBackend() {

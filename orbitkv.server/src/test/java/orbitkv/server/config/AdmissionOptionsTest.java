@@ -48,9 +48,10 @@ class AdmissionOptionsTest {
                 .hasMessageContaining("--admission-nics");
         assertThatThrownBy(() -> ManagerConfig.from(standalone().put(Setting.ADMISSION_NICS, "lo:1:2")))
                 .hasMessageContaining("NAME or NAME:RATE");
-        assertThatThrownBy(() -> ManagerConfig.from(standalone().put(Setting.ADMISSION_WINDOW_BYTES_MAX, "128MiB")))
-                .hasMessageContaining("--admission-window-bytes-max").hasMessageContaining("--restore-route-reads-in-flight-max")
-                .hasMessageContaining("--block-bytes-max");
+        assertThatThrownBy(() -> ManagerConfig.from(standalone().put(Setting.BLOCK_BYTES_MAX, "8MiB")
+                .put(Setting.ADMISSION_WINDOW_BYTES_MAX, "8MiB").put(Setting.ADMISSION_LEASE_BATCH_BYTES_MAX, "1MiB")))
+                .hasMessageContaining("--admission-window-bytes-max").hasMessageContaining("--block-bytes-max")
+                .hasMessageContaining("--admission-reserve-percent");
         assertThatThrownBy(() -> ManagerConfig.from(standalone().put(Setting.BLOCK_BYTES_MAX, "1MiB")
                 .put(Setting.ADMISSION_WINDOW_BYTES_MAX, "8MiB")))
                 .hasMessageContaining("--admission-lease-batch-bytes-max").hasMessageContaining("--admission-reserve-percent");
