@@ -142,6 +142,15 @@ final class ShapedLink implements AutoCloseable {
                 "burst", burst, "latency", latency);
     }
 
+    /**
+     * Sets {@code net.ipv4.tcp_slow_start_after_idle} in host {@code host}'s namespace (a new namespace starts with the
+     * kernel's default, 1: a connection idle for one retransmission timeout restarts from the initial window).
+     */
+    void slowStartAfterIdle(int host, boolean on) throws IOException {
+        run("ip", "netns", "exec", namespace(host), "sysctl", "-q", "-w",
+                "net.ipv4.tcp_slow_start_after_idle=" + (on ? 1 : 0));
+    }
+
     /** Bytes host {@code host} has sent through its (shaped) link so far: its root-side veth's rx counter. */
     static long linkBytes(int host) {
         try {

@@ -98,6 +98,13 @@ class ShapedLinkHarness {
     private static final String REQUESTER_ADMISSION_ARGS = System.getProperty("bench.shaped.requesterAdmissionArgs",
             "--admission-nics eth0:" + RATE_MBIT * 125_000 + " --admission-reserve-percent 5 --admission-window-bytes-max 4MiB"
                     + " --admission-lease-batch-bytes-max " + Math.max(BULK_BLOCK_BYTES, LS_BLOCK_BYTES));
+    /**
+     * {@code net.ipv4.tcp_slow_start_after_idle} in both Manager namespaces (the kernel's default is true): with it a
+     * latency-sensitive restore's data connection, idle between tries, starts again from the initial window and needs
+     * several round trips, each behind the bottleneck's queue.
+     */
+    private static final boolean SLOW_START_AFTER_IDLE = Boolean.parseBoolean(System.getProperty(
+            "bench.shaped.slowStartAfterIdle", "true"));
     private static final int SOURCE = 0;
     private static final int REQUESTER = 1;
     private static final String NS = "shaped";
@@ -146,10 +153,12 @@ class ShapedLinkHarness {
         };
         try (ShapedLink link = ShapedLink.create(2, work)) {
             link.shape(SOURCE, RATE_MBIT, BURST, LATENCY);
+            link.slowStartAfterIdle(SOURCE, SLOW_START_AFTER_IDLE);
+            link.slowStartAfterIdle(REQUESTER, SLOW_START_AFTER_IDLE);
             report.accept("ShapedLinkHarness seed=" + SEED + " tries=" + TRIES + " warmup=" + WARMUP + " link=" + RATE_MBIT
                     + "mbit (" + ShapedLink.qdisc(SOURCE) + ") bulk=" + BULK_STREAMS + "x" + BULK_BLOCKS + "x"
                     + BULK_BLOCK_BYTES + " ls=" + LS_BLOCKS + "x" + LS_BLOCK_BYTES + " deadline=" + DEADLINE_MS
-                    + "ms admission-on: source [" + ADMISSION_ARGS + "] requester [" + REQUESTER_ADMISSION_ARGS + "] loadavg-start="
+                    + "ms slow-start-after-idle=" + SLOW_START_AFTER_IDLE + " admission-on: source [" + ADMISSION_ARGS + "] requester [" + REQUESTER_ADMISSION_ARGS + "] loadavg-start="
                     + loadavg());
             Arm on = arm(link, work, true, trace);
             Arm off = arm(link, work, false, trace);

@@ -182,14 +182,7 @@ public final class NodeAdmissionService implements AutoCloseable {
 
     /** Returns a READ charge whose READ was never submitted (its route ended first): live and unexpired, trusted. */
     public void returnManagerReadUnused(ManagerCharge charge, long bytes) {
-        long batch = owner.policy().leaseBatchBytesMax();
-        for (long lease : charge.leases()) {
-            owner.returnBytes(managerSubmitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
-                    ReturnEvidence.NEVER_SUBMITTED);
-        }
-        if (!charge.leases().isEmpty()) {
-            pump();
-        }
+        returnCharge(managerSubmitter, charge, bytes, ReturnEvidence.NEVER_SUBMITTED);
     }
 
     /** Charges {@code bytes} to {@code lane} at once in leases of at most one batch; all or nothing. */
@@ -220,14 +213,13 @@ public final class NodeAdmissionService implements AutoCloseable {
      * evidence.
      */
     public void returnManagerRead(ManagerCharge charge, long bytes) {
-        returnCharge(managerSubmitter, charge, bytes);
+        returnCharge(managerSubmitter, charge, bytes, ReturnEvidence.TRANSPORT_PROGRESS);
     }
 
-    private void returnCharge(long submitter, ManagerCharge charge, long bytes) {
+    private void returnCharge(long submitter, ManagerCharge charge, long bytes, ReturnEvidence evidence) {
         long batch = owner.policy().leaseBatchBytesMax();
         for (long lease : charge.leases()) {
-            owner.returnBytes(submitter, lease, leaseBytes(lease, batch, bytes, charge.leases()),
-                    ReturnEvidence.TRANSPORT_PROGRESS);
+            owner.returnBytes(submitter, lease, leaseBytes(lease, batch, bytes, charge.leases()), evidence);
         }
         if (!charge.leases().isEmpty()) {
             pump();
@@ -255,7 +247,7 @@ public final class NodeAdmissionService implements AutoCloseable {
 
     /** Returns an egress charge at the send's physical end (written out or failed: the transport's evidence). */
     public void returnManagerEgress(ManagerCharge charge, long bytes) {
-        returnCharge(egressSubmitter, charge, bytes);
+        returnCharge(egressSubmitter, charge, bytes, ReturnEvidence.TRANSPORT_PROGRESS);
     }
 
     /** A Manager READ charge: its leases (empty when nothing was charged) or the refusal. */

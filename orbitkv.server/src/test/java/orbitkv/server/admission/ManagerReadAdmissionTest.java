@@ -70,10 +70,11 @@ class ManagerReadAdmissionTest {
             AdmissionOutcome.Granted b = engineCharge(node, engine, 300);
             engineCharge(node, engine, 300);
             long now = System.nanoTime();
+            // the later deadline has the least remaining work and arrived first: only the deadline puts urgent first
             CompletableFuture<NodeAdmissionService.ManagerCharge> bulk = node.chargeManagerReadAsync(300, now + 20 * SECOND,
-                    30_000);
-            CompletableFuture<NodeAdmissionService.ManagerCharge> urgent = node.chargeManagerReadAsync(300, now + 10 * SECOND,
                     300);
+            CompletableFuture<NodeAdmissionService.ManagerCharge> urgent = node.chargeManagerReadAsync(300, now + 10 * SECOND,
+                    30_000);
             assertThat(bulk).isNotDone();
             assertThat(urgent).isNotDone();
             node.returnBytes(engine, a.lease(), 300, ReturnEvidence.TRANSPORT_PROGRESS);

@@ -63,6 +63,7 @@ final class FakeEngine implements TransferEngine {
             grant(r.blocks().stream().map(b -> (BlockResult) new BlockResult.Granted(b, 1, 0)).toList()));
     final List<Read> reads = new ArrayList<>();
     final AtomicInteger released = new AtomicInteger();
+    final AtomicInteger authorizeCalls = new AtomicInteger();
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger inFlightPeak = new AtomicInteger();
     /** When set, every READ completes as soon as it is submitted, its bytes {@code 0x60 + block} (prefetch tests). */
@@ -105,6 +106,7 @@ final class FakeEngine implements TransferEngine {
 
     @Override
     public CompletionStage<AuthorizeOutcome> authorize(GrantRequest request) {
+        authorizeCalls.incrementAndGet();
         return CompletableFuture.completedFuture(authorize.apply(request));
     }
 

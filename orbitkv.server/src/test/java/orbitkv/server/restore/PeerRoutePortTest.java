@@ -210,4 +210,103 @@ class PeerRoutePortTest {
         assertThat(RestorePorts.creditBytes(r, 900, 4)).isEqualTo(900);
         assertThat(RestorePorts.creditBytes(r, 600, 4)).isEqualTo(700);
     }
+
+    /** {@code t} with the node admission window {@code node} (the Manager's wiring: RestoreTransfer.of). */
+    private static RestoreTransfer admitted(RestoreTransfer t, orbitkv.server.admission.NodeAdmissionService node) {
+        return new RestoreTransfer() {
+            @Override
+            public orbitkv.membership.Incarnation self() {
+                return t.self();
+            }
+
+            @Override
+            public Optional<orbitkv.membership.Member> member(orbitkv.membership.Incarnation owner) {
+                return t.member(owner);
+            }
+
+            @Override
+            public orbitkv.transfer.TransferEngine engine() {
+                return t.engine();
+            }
+
+            @Override
+            public orbitkv.server.transfer.ReceiveCredits receiveCredits() {
+                return t.receiveCredits();
+            }
+
+            @Override
+            public Optional<orbitkv.server.admission.NodeAdmissionService> admission() {
+                return Optional.of(node);
+            }
+
+            @Override
+            public orbitkv.transfer.BackendPolicy defaultBackend() {
+                return t.defaultBackend();
+            }
+
+            @Override
+            public long authorizeTimeoutMs() {
+                return t.authorizeTimeoutMs();
+            }
+
+            @Override
+            public int readsInFlightPerRoute() {
+                return t.readsInFlightPerRoute();
+            }
+        };
+    }
+
+    @Test
+    @DisplayName("ROUTE-11 issue 39: a lane held by an engine refuses the route by name before its Authorize; then each READ is charged on its own, waits while the lane is full and starts when a finished READ returns its bytes")
+    void readsChargedOneByOne() throws Exception {
+        var options = new orbitkv.server.config.AdmissionOptions(true, java.util.Map.of("lo", 0L), 3 * SIZE, 0, SIZE,
+                30_000, 16, 60_000, 16, 64);
+        try (var node = orbitkv.server.admission.NodeAdmissionService.start(options, "127.0.0.1").orElseThrow()) {
+            RestoreTransfer t = admitted(engine.transfer(1 << 20, 3, true), node);
+            RestorePorts ports = ports(t);
+            long eng = ((orbitkv.recovery.AdmissionOutcome.Registered) node.register(
+                    orbitkv.recovery.SubmitterKind.ENGINE_WRITE, "pd-0")).submitter();
+            var lo = node.managerReadLane().orElseThrow();
+            List<Long> leases = new ArrayList<>();
+            for (long bytes : new long[] {SIZE, SIZE, SIZE / 2}) {
+                leases.add(((orbitkv.recovery.AdmissionOutcome.Granted) node.charge(eng, lo,
+                        orbitkv.recovery.NodeAdmission.LeaseRequest.now(bytes, System.nanoTime() + 10_000_000_000L), 0)).lease());
+            }
+            Route route = route(4);
+            var refused = ports.credits(route);
+            assertThat(refused).isInstanceOf(TransferPorts.CreditOutcome.Refused.class);
+            assertThat(((TransferPorts.CreditOutcome.Refused<RestoreRecords>) refused).detail())
+                    .contains("node admission refused 1000 bytes").contains("window-full");
+            assertThat(t.receiveCredits().heldBytes()).as("the receive window is given back").isZero();
+            assertThat(engine.authorizeCalls.get()).as("the source was never asked").isZero();
+
+            node.returnBytes(eng, leases.get(0), SIZE, orbitkv.recovery.ReturnEvidence.TRANSPORT_PROGRESS);
+            RestoreRecords dst = held(ports.credits(route));
+            var granted = (TransferPorts.GrantOutcome.Granted<RestoreRecords>) ports.authorize(route, 0);
+            TransferPorts.ReadSubmission sub = granted.grant().read(dst);
+            assertThat(engine.readsSubmitted()).as("one READ fits beside the engine's 1,500 bytes; two wait").isEqualTo(1);
+            assertThat(node.status().pending()).isEqualTo(2);
+            engine.read(0).complete((byte) 0x40);
+            // a grant may be answered by the admission pump thread: await it with a bound
+            orbitkv.testing.Await.until("READ 1 starts once READ 0 returned its bytes", java.time.Duration.ofSeconds(10),
+                    () -> engine.readsSubmitted() == 2);
+            assertThat(node.status().pending()).as("READ 2 waits, READ 3 joined it").isEqualTo(2);
+            node.returnBytes(eng, leases.get(1), SIZE, orbitkv.recovery.ReturnEvidence.TRANSPORT_PROGRESS);
+            orbitkv.testing.Await.until("READ 2 starts on the engine's returned bytes", java.time.Duration.ofSeconds(10),
+                    () -> engine.readsSubmitted() == 3);
+            for (int i = 1; i < 4; i++) {
+                int b = i;
+                orbitkv.testing.Await.until("READ " + b + " submitted", java.time.Duration.ofSeconds(10),
+                        () -> engine.readsSubmitted() > b);
+                engine.read(i).complete((byte) (0x40 + i));
+            }
+            assertThat(sub.ready().get()).isInstanceOf(TransferPorts.ReadyOutcome.Ready.class);
+            assertThat(sub.drained()).isDone();
+            assertThat(node.status().chargedByKind()).as("every READ's charge returned")
+                    .containsEntry(orbitkv.recovery.SubmitterKind.MANAGER_READ, 0L);
+            granted.grant().release();
+            dst.release();
+            dst.abandon();
+        }
+    }
 }
