@@ -159,6 +159,12 @@ final class FakeEngine implements TransferEngine {
 
     /** The requester's transfer ends over this engine: {@code source} admitted, the given window and pipeline. */
     RestoreTransfer transfer(long windowBytes, int readsPerRoute, boolean sourceAdmitted) {
+        return transfer(windowBytes, readsPerRoute, sourceAdmitted, Optional.empty());
+    }
+
+    /** As {@link #transfer(long, int, boolean)}, with the node admission window {@code admission} (issue 39). */
+    RestoreTransfer transfer(long windowBytes, int readsPerRoute, boolean sourceAdmitted,
+            Optional<orbitkv.server.admission.NodeAdmissionService> admission) {
         ReceiveCredits credits = new ReceiveCredits(windowBytes);
         FakeEngine engine = this;
         return new RestoreTransfer() {
@@ -181,6 +187,11 @@ final class FakeEngine implements TransferEngine {
             @Override
             public ReceiveCredits receiveCredits() {
                 return credits;
+            }
+
+            @Override
+            public Optional<orbitkv.server.admission.NodeAdmissionService> admission() {
+                return admission;
             }
 
             @Override

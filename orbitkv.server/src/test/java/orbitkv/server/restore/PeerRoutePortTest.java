@@ -211,58 +211,13 @@ class PeerRoutePortTest {
         assertThat(RestorePorts.creditBytes(r, 600, 4)).isEqualTo(700);
     }
 
-    /** {@code t} with the node admission window {@code node} (the Manager's wiring: RestoreTransfer.of). */
-    private static RestoreTransfer admitted(RestoreTransfer t, orbitkv.server.admission.NodeAdmissionService node) {
-        return new RestoreTransfer() {
-            @Override
-            public orbitkv.membership.Incarnation self() {
-                return t.self();
-            }
-
-            @Override
-            public Optional<orbitkv.membership.Member> member(orbitkv.membership.Incarnation owner) {
-                return t.member(owner);
-            }
-
-            @Override
-            public orbitkv.transfer.TransferEngine engine() {
-                return t.engine();
-            }
-
-            @Override
-            public orbitkv.server.transfer.ReceiveCredits receiveCredits() {
-                return t.receiveCredits();
-            }
-
-            @Override
-            public Optional<orbitkv.server.admission.NodeAdmissionService> admission() {
-                return Optional.of(node);
-            }
-
-            @Override
-            public orbitkv.transfer.BackendPolicy defaultBackend() {
-                return t.defaultBackend();
-            }
-
-            @Override
-            public long authorizeTimeoutMs() {
-                return t.authorizeTimeoutMs();
-            }
-
-            @Override
-            public int readsInFlightPerRoute() {
-                return t.readsInFlightPerRoute();
-            }
-        };
-    }
-
     @Test
     @DisplayName("ROUTE-11 issue 39: a lane held by an engine refuses the route by name before its Authorize; then each READ is charged on its own, waits while the lane is full and starts when a finished READ returns its bytes")
     void readsChargedOneByOne() throws Exception {
         var options = new orbitkv.server.config.AdmissionOptions(true, java.util.Map.of("lo", 0L), 3 * SIZE, 0, SIZE,
                 30_000, 16, 60_000, 16, 64);
         try (var node = orbitkv.server.admission.NodeAdmissionService.start(options, "127.0.0.1").orElseThrow()) {
-            RestoreTransfer t = admitted(engine.transfer(1 << 20, 3, true), node);
+            RestoreTransfer t = engine.transfer(1 << 20, 3, true, Optional.of(node));
             RestorePorts ports = ports(t);
             long eng = ((orbitkv.recovery.AdmissionOutcome.Registered) node.register(
                     orbitkv.recovery.SubmitterKind.ENGINE_WRITE, "pd-0")).submitter();
