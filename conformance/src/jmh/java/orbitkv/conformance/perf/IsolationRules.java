@@ -15,7 +15,10 @@ import java.util.SplittableRandom;
  *       lateness, publication gaps, source loop gaps and observer polling gaps ≤ 100 ms; an inter-burst interval below
  *       half the source period fails collection as catch-up; publications and observed install advances in all four
  *       quarters of the measured interval and an install advance in every observer window (foreground period);</li>
- *   <li>validity of an idle run: observer polling gaps ≤ 100 ms, no publication and no install advance.</li>
+ *   <li>validity of an idle run: observer polling gaps ≤ 100 ms, no publication and no install advance;</li>
+ *   <li>the calibration (issue 37 item 4): the same resampling over idle / idle pairs gives the statistic's noise
+ *       floor ({@link #noiseFloor}: the two-sided 95 % interval, the one-sided bound, the largest {@code |ln ratio|}
+ *       and the smallest bound that floor allows), reported and never judged.</li>
  * </ul>
  */
 public final class IsolationRules {
@@ -61,9 +64,19 @@ public final class IsolationRules {
      * replacement (seeded), the geometric mean of each, the nearest-rank {@link #UPPER_QUANTILE} quantile of those.
      */
     public static double bootstrapUpperBound(double[] pairRatios, long seed) {
+        return quantile(bootstrapMeans(pairRatios, seed), UPPER_QUANTILE);
+    }
+
+    /**
+     * The geometric means of {@link #RESAMPLES} resamples of the pairs with replacement (seeded), sorted ascending: the
+     * one resampling every bound of this class reads, so the one-sided bound and the calibration's interval of one
+     * seed come from the same resamples.
+     */
+    static double[] bootstrapMeans(double[] pairRatios, long seed) {
         if (pairRatios.length == 0) {
             throw new IllegalArgumentException("no pairs");
         }
+        geometricMean(pairRatios); // refuses a ratio that is not positive and finite, by name
         SplittableRandom random = new SplittableRandom(seed);
         double[] logs = new double[pairRatios.length];
         for (int i = 0; i < logs.length; i++) {
@@ -78,8 +91,56 @@ public final class IsolationRules {
             gm[b] = Math.exp(sum / logs.length);
         }
         Arrays.sort(gm);
-        int i = (int) Math.ceil(UPPER_QUANTILE * gm.length) - 1;
-        return gm[Math.max(0, Math.min(gm.length - 1, i))];
+        return gm;
+    }
+
+    /** The nearest-rank {@code q} quantile of ascending {@code sorted}. */
+    static double quantile(double[] sorted, double q) {
+        int i = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+    }
+
+    // ------------------------------------------------------------------ calibration (idle / idle)
+
+    /**
+     * The statistic's noise floor on this machine, from an idle-versus-idle calibration (issue 37 item 4): the same
+     * per-pair p99 ratios and the same seeded resampling as {@link #verdict}, when nothing differs between the runs
+     * of a pair. Reported, never judged.
+     *
+     * @param ratios the per-pair p99 ratios (second idle run / first idle run of a pair)
+     * @param geometricMean their geometric mean
+     * @param lower the two-sided 95 % bootstrap interval's lower end (nearest-rank {@value IsolationRules#LOWER_TWO_SIDED} quantile)
+     * @param upper its upper end (nearest-rank {@value IsolationRules#UPPER_TWO_SIDED} quantile)
+     * @param upperOneSided the bound the contract reads ({@value IsolationRules#UPPER_QUANTILE} quantile, {@link IsolationRules#bootstrapUpperBound})
+     * @param maxAbsLogRatio the largest {@code |ln ratio|} of one pair: how far one equal pair strays
+     */
+    public record NoiseFloor(double[] ratios, double geometricMean, double lower, double upper, double upperOneSided,
+            double maxAbsLogRatio) {
+        /**
+         * The smallest ratio bound, rounded up to 0.01, that this calibration itself meets in both of the contract's
+         * criteria: every per-run ratio (either direction: {@code exp(max |ln ratio|)}) and the one-sided bound. A
+         * contract bound below it fails runs in which nothing differs.
+         */
+        public double allowedBound() {
+            double floor = Math.max(Math.exp(maxAbsLogRatio), upperOneSided);
+            return Math.ceil(floor * 100 - 1e-9) / 100;
+        }
+    }
+
+    /** Lower end of the calibration's two-sided interval. */
+    public static final double LOWER_TWO_SIDED = 0.025;
+    /** Upper end of the calibration's two-sided interval. */
+    public static final double UPPER_TWO_SIDED = 0.975;
+
+    /** The noise floor of idle / idle pair ratios (see {@link NoiseFloor}); seeded like {@link #verdict}. */
+    public static NoiseFloor noiseFloor(double[] pairRatios, long seed) {
+        double[] gm = bootstrapMeans(pairRatios, seed);
+        double maxAbsLog = 0;
+        for (double r : pairRatios) {
+            maxAbsLog = Math.max(maxAbsLog, Math.abs(Math.log(r)));
+        }
+        return new NoiseFloor(pairRatios.clone(), geometricMean(pairRatios), quantile(gm, LOWER_TWO_SIDED), quantile(gm, UPPER_TWO_SIDED),
+                quantile(gm, UPPER_QUANTILE), maxAbsLog);
     }
 
     /** One endpoint's verdict over a medium's pairs. */
