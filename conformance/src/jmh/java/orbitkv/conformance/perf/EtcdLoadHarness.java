@@ -47,6 +47,7 @@ import orbitkv.inventory.Scope;
 import orbitkv.inventory.SessionConfig;
 import orbitkv.inventory.StateKey;
 import orbitkv.membership.Endpoint;
+import orbitkv.membership.Incarnation;
 import orbitkv.membership.EtcdEndpoints;
 import orbitkv.membership.Membership;
 import orbitkv.membership.MembershipAdmin;
@@ -100,7 +101,9 @@ public final class EtcdLoadHarness {
         /** The owners' inventory configuration: the defaults, or the pure window for the coalescing-only arm. */
         InventoryConfig inventory() {
             InventoryConfig d = InventoryConfig.defaults();
-            return this == STREAMING_COALESCING_ONLY ? d.withImmediateReadsPerWindow(0) : d;
+            // bench.p1.immediateReads: the stream arms' immediate-read budget, for an ablation of the default (issue 37)
+            int budget = Integer.getInteger("bench.p1.immediateReads", d.immediateReadsPerWindow());
+            return d.withImmediateReadsPerWindow(this == STREAMING_COALESCING_ONLY ? 0 : budget);
         }
 
         boolean etcd() {
@@ -403,6 +406,8 @@ public final class EtcdLoadHarness {
                 window[0] = System.nanoTime();
             });
             long minNanos = TimeUnit.SECONDS.toNanos(settings.minSeconds());
+            List<long[]> slow = Collections.synchronizedList(new ArrayList<>()); // {publication, install} of samples >= 1 ms
+            GcPauses gc = new GcPauses();
             ExecutorService pool = Executors.newFixedThreadPool(settings.owners());
             try {
                 List<Future<long[]>> loops = new ArrayList<>();
@@ -411,10 +416,12 @@ public final class EtcdLoadHarness {
                     loops.add(pool.submit(() -> {
                         long[] out = new long[measuredPerOwner * 64];
                         int n = 0;
-                        long next = System.nanoTime();
+                        long phase = phaseNanos(owner);
+                        long next = System.nanoTime() + phase;
                         for (int k = 0; ; k++) {
                             if (k == warmPerOwner) {
                                 warmDone.await(BOUND.toSeconds(), TimeUnit.SECONDS);
+                                next = System.nanoTime() + phase; // the barrier released every owner at once
                             }
                             if (k >= warmPerOwner && n >= measuredPerOwner && System.nanoTime() - window[0] >= minNanos) {
                                 break;
@@ -425,6 +432,9 @@ public final class EtcdLoadHarness {
                             long[] inst = awaitInstalled(d, owner, terminal, mode);
                             if (k >= warmPerOwner && n < out.length) {
                                 out[n++] = inst[1] - t.publishedMonoNanos();
+                                if (out[n - 1] >= SLOW_SAMPLE_NANOS) {
+                                    slow.add(new long[] {t.publishedMonoNanos(), inst[1]});
+                                }
                             }
                             next += TimeUnit.MILLISECONDS.toNanos(settings.cadenceMs());
                             long wait = next - System.nanoTime();
@@ -442,6 +452,7 @@ public final class EtcdLoadHarness {
                 }
             } finally {
                 pool.shutdownNow();
+                gc.close();
             }
             window[1] = System.nanoTime();
             scrapes[1] = scrape();
@@ -454,9 +465,49 @@ public final class EtcdLoadHarness {
                 run.report("  " + mode.label + " " + intentionalWait(sources));
             }
             long[] all = perOwner.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            run.report("  " + mode.label + " " + tailAttribution(all, slow, gc, window));
             return new Cell(mode, all, rates(scrapes[0], scrapes[1]), (cpu[1] - cpu[0]) / 1e9 / secs, mutations[1] - mutations[0],
                     (streamBytes[1] - streamBytes[0]) / secs, txns[1] - txns[0]);
         }
+    }
+
+    /**
+     * The owner's burst phase: 0 for every owner (the formal trace: all owners burst together each cadence), or with
+     * {@code bench.p1.stagger=true} (an ablation, never the formal cell) owner {@code i} bursts {@code i / owners} of
+     * a cadence later, which separates the queueing of simultaneous bursts from the per-burst path.
+     */
+    private long phaseNanos(int owner) {
+        return Boolean.getBoolean("bench.p1.stagger") ? TimeUnit.MILLISECONDS.toNanos(settings.cadenceMs()) * owner / settings.owners() : 0;
+    }
+
+    /** Samples at or above 1 ms are kept with their end points for {@link #tailAttribution}. */
+    private static final long SLOW_SAMPLE_NANOS = 1_000_000L;
+
+    /**
+     * Where the tail goes (issue 37): of the samples at or above the cell's p99, how many overlapped one of this JVM's
+     * GC pauses (every owner, the observer and the stream share the harness JVM), and the pauses of the window.
+     */
+    private static String tailAttribution(long[] all, List<long[]> slow, GcPauses gc, long[] window) {
+        if (all.length == 0) {
+            return "tail: no samples";
+        }
+        long[] sorted = all.clone();
+        java.util.Arrays.sort(sorted);
+        long p99 = Stats.rank(sorted, 0.99);
+        int tail = 0;
+        int inPause = 0;
+        synchronized (slow) {
+            for (long[] x : slow) {
+                if (x[1] - x[0] >= p99) {
+                    tail++;
+                    inPause += gc.overlaps(x[0], x[1]) ? 1 : 0;
+                }
+            }
+        }
+        long[] w = gc.within(window[0], window[1]);
+        return String.format("tail: %d samples at or above p99 %.3f ms, %d of them overlapping a GC pause of this JVM (within %d ms); "
+                + "GC pauses in the measured window: %d, summed %.1f ms, longest %.1f ms%s", tail, p99 / 1e6, inPause,
+                GcPauses.SLACK_NANOS / 1_000_000, w[0], w[1] / 1e6, w[2] / 1e6, gc.dropped() > 0 ? " (" + gc.dropped() + " pauses not kept)" : "");
     }
 
     /** DIAG-3: the owners' intentional coalescing wait, apart from transport (issue 37: where the stream's time goes). */
@@ -509,7 +560,7 @@ public final class EtcdLoadHarness {
         final Members members;
         volatile GlobalIndex index;
         final InventorySubscriber subscriber;
-        final List<String> ownerIds = new ArrayList<>();
+        final List<Incarnation> ownerIds = new ArrayList<>();
 
         Streaming(Mode mode, List<SignalledSource> sources, List<Namespace> namespaces) throws Exception {
             List<Integer> ports = new ArrayList<>();
@@ -530,7 +581,7 @@ public final class EtcdLoadHarness {
                 registries.get(i).addService(server.bindableService());
                 m.addListener(e -> server.onMembership(m.view()));
                 sessionServers.add(server);
-                ownerIds.add(m.incarnation().toString());
+                ownerIds.add(m.incarnation());
             }
             Membership obs = members.observer;
             Scope scope = mode == Mode.STREAMING_SCOPED ? Scope.of(List.of(namespaces.getFirst())) : Scope.all();
@@ -547,8 +598,15 @@ public final class EtcdLoadHarness {
             });
         }
 
-        /** The index's own install stamps, refreshed by one sampler thread (the stamps are the index's, not the poll's). */
-        private final Map<String, long[]> stamps = new java.util.concurrent.ConcurrentHashMap<>();
+        /**
+         * The index's own install stamps, refreshed by one sampler thread (the stamps are the index's, not the poll's,
+         * so the poll period bounds only how soon an owner starts its next burst, never a sample). The sampler keys
+         * owners by incarnation and polls every {@link #SAMPLER_POLL_NANOS} (each owner looks at the stamps every
+         * {@code Await.POLL}, 20 ms, before its next burst): an observer that polled every 0.5 ms and
+         * rendered each incarnation as a string made a third of the stream arm's garbage and its own GC pauses
+         * (issue 37, JFR allocation profile), a cost the frozen publisher's event-driven watch never paid.
+         */
+        private final Map<Incarnation, long[]> stamps = new java.util.concurrent.ConcurrentHashMap<>();
         private volatile boolean sampling = true;
         private final Thread sampler = Thread.ofPlatform().daemon(true).name("p1-index-sampler").start(() -> {
             while (sampling) {
@@ -556,13 +614,19 @@ public final class EtcdLoadHarness {
                 do {
                     orbitkv.index.StatusPage page = indexRef().ownerStatus(256, token);
                     for (OwnerViewStatus s : page.owners()) {
-                        stamps.put(s.owner().toString(), new long[] {s.installedSequence(), s.installedMonoNanos()});
+                        long[] was = stamps.get(s.owner());
+                        if (was == null || was[0] != s.installedSequence()) {
+                            stamps.put(s.owner(), new long[] {s.installedSequence(), s.installedMonoNanos()});
+                        }
                     }
                     token = page.nextPageToken();
                 } while (token.isPresent());
-                LockSupport.parkNanos(500_000);
+                LockSupport.parkNanos(SAMPLER_POLL_NANOS);
             }
         });
+
+        private static final long SAMPLER_POLL_NANOS = 2_000_000L;
+        private static final long[] NOT_INSTALLED = {-1, -1};
 
         private GlobalIndex indexRef() {
             GlobalIndex g = index;
@@ -575,7 +639,7 @@ public final class EtcdLoadHarness {
 
         @Override
         public long[] installed(int i) {
-            return stamps.getOrDefault(ownerIds.get(i), new long[] {-1, -1});
+            return stamps.getOrDefault(ownerIds.get(i), NOT_INSTALLED);
         }
 
         @Override

@@ -80,7 +80,7 @@ public enum Setting {
     COALESCING_WINDOW_MS("coalescing-window-ms", Kind.MS, "2", "coalescing window (0 disables coalescing)"),
     COALESCING_WAIT_MAX_MS("coalescing-wait-max-ms", Kind.MS, "5", "max intentional publication wait"),
     // issue 37 item 2: an idle stream publishes at once
-    COALESCING_IMMEDIATE_READS_MAX("coalescing-immediate-reads-max", Kind.COUNT, "4", "reads a publisher starts at once, without the coalescing wait, after its stream was idle for a window (0..64; 0 = every read waits for the window or the cap)"),
+    COALESCING_IMMEDIATE_READS_MAX("coalescing-immediate-reads-max", Kind.COUNT, "16", "reads a publisher starts at once, without the coalescing wait, after its stream was idle for a window (0..64; 0 = every read waits for the window or the cap)"),
     FRAME_INPUT_RECORDS_MAX("frame-input-records-max", Kind.COUNT, "1024", "input interval records per frame"),
     FRAME_INPUT_BYTES_MAX("frame-input-bytes-max", Kind.SIZE, "512KiB", "input interval bytes per frame"),
     FRAME_ENCODED_BYTES_MAX("frame-encoded-bytes-max", Kind.SIZE, "1MiB", "encoded bytes of one frame"),
