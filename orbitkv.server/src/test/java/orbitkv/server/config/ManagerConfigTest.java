@@ -27,7 +27,7 @@ class ManagerConfigTest {
         assertThat(c.http().awaitTimeoutMsMax()).isEqualTo(30_000);
         assertThat(c.http().awaitWaitersMax()).isEqualTo(64);
         assertThat(c.inventory()).isEqualTo(new ManagerConfig.Inventory(2, 5, 1024, 512 << 10, 1 << 20, 4 << 20,
-                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000, 1024, 4, true, java.util.Set.of(), 4));
+                8 << 20, 1024, 512 << 10, 64 << 20, 1_000_000, 10, 1000, 1024, 4, true, java.util.Set.of(), 16));
         assertThat(c.sessionConfig().sessionsPerSourceMax()).isEqualTo(orbitkv.inventory.SessionConfig.DEFAULT_SESSIONS_PER_SOURCE_MAX);
         assertThat(c.index()).isEqualTo(new ManagerConfig.Index(5000, 256L << 20, 128));
         assertThat(c.route()).isEqualTo(new ManagerConfig.Route(8, 128, 32, 2));
