@@ -500,7 +500,7 @@ public final class IsolationHarness {
         String peerInc = procs.peer.incarnation();
         long peerHead = procs.peer.readyHead();
         List<IsolationRules.ObserverPoll> polls = new ArrayList<>();
-        try (StatusSampler sampler = observer(api, peerInc, polls)) {
+        try (StatusSampler sampler = observer(procs.manager.httpBase(), peerInc, polls)) {
             sampler.await(peerInc, r -> "INSTALLED".equals(r.state()) && r.installedSequence() >= peerHead, BOUND,
                     "the Manager's installed view of the peer at " + peerHead);
             IsolationPeerForeground peerFg = procs.dataPeer == null ? null
@@ -525,15 +525,16 @@ public final class IsolationHarness {
             synchronized (polls) {
                 obs = new ArrayList<>(polls);
             }
+            obs.sort(java.util.Comparator.comparingLong(IsolationRules.ObserverPoll::startNs)); // answers may overtake
             return result(medium, pair, arm, order, raw, w, obs);
         }
     }
 
     /** The observer: every poll of the pressure peer's owner row goes to {@code polls} (bounded), in both arms. */
-    private StatusSampler observer(ManagerApi api, String peerInc, List<IsolationRules.ObserverPoll> polls) {
+    private StatusSampler observer(String httpBase, String peerInc, List<IsolationRules.ObserverPoll> polls) {
         int pollsMax = (int) Math.min(Integer.MAX_VALUE - 8, (settings.warmup() + settings.rounds() + 30L) * settings.foregroundMs()
                 / settings.observerMs() * 2 + 10_000);
-        return new StatusSampler(api, Duration.ofMillis(settings.observerMs()), p -> {
+        return new StatusSampler(httpBase, Duration.ofMillis(settings.observerMs()), p -> {
             for (JsonNode o : p.status().get("owners")) {
                 if (o.at("/owner/incarnation").asText().equals(peerInc) && polls.size() < pollsMax) {
                     JsonNode inst = o.get("installed");

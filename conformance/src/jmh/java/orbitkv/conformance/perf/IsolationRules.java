@@ -239,7 +239,7 @@ public final class IsolationRules {
         }
         long pollGap = pollGap(polls, start, end);
         if (pollGap > GAP_MAX_NANOS) {
-            fail.add(String.format("observer polling gap %.1f ms", pollGap / 1e6));
+            fail.add(String.format("observer polling gap %.1f ms%s", pollGap / 1e6, pollGapCause(polls, start, end)));
         }
         int[] qPub = new int[4];
         for (SourceTick t : in) {
@@ -289,7 +289,7 @@ public final class IsolationRules {
         }
         long pollGap = pollGap(polls, start, end);
         if (pollGap > GAP_MAX_NANOS) {
-            fail.add(String.format("observer polling gap %.1f ms", pollGap / 1e6));
+            fail.add(String.format("observer polling gap %.1f ms%s", pollGap / 1e6, pollGapCause(polls, start, end)));
         }
         int adv = advances(polls, start, end).size();
         if (adv > 0) {
@@ -314,6 +314,35 @@ public final class IsolationRules {
             prev = p.startNs();
         }
         return Math.max(gap, end - prev);
+    }
+
+    /**
+     * Where the largest gap came from, for the report: how long the poll before it took to be answered (a slow
+     * Manager) against how late the next poll started after that answer (the observer's own scheduling).
+     */
+    static String pollGapCause(List<ObserverPoll> polls, long start, long end) {
+        ObserverPoll before = null;
+        ObserverPoll worst = null;
+        long gap = -1;
+        for (ObserverPoll p : polls) {
+            if (p.startNs() < start) {
+                continue;
+            }
+            if (p.startNs() > end) {
+                break;
+            }
+            if (before != null && p.startNs() - before.startNs() > gap) {
+                gap = p.startNs() - before.startNs();
+                worst = before;
+            }
+            before = p;
+        }
+        if (worst == null) {
+            return "";
+        }
+        ObserverPoll next = polls.get(polls.indexOf(worst) + 1);
+        return String.format(" (the poll before it was answered in %.1f ms, the next started %.1f ms after that answer)",
+                (worst.endNs() - worst.startNs()) / 1e6, (next.startNs() - worst.endNs()) / 1e6);
     }
 
     /** The end times of polls inside {@code [start, end]} that saw a higher installed sequence than the poll before. */

@@ -411,7 +411,7 @@ public final class ScalingHarness {
             ClockDomain.Domain domain = ClockDomain.check(List.of(req.pid()));
             ManagerApi api = new ManagerApi(req.httpBase());
             String self = req.incarnation();
-            try (StatusSampler sampler = new StatusSampler(api, Duration.ofMillis(settings.pollMs()), p -> {})) {
+            try (StatusSampler sampler = new StatusSampler(req.httpBase(), Duration.ofMillis(settings.pollMs()), p -> {})) {
                 Duration bound = Duration.ofSeconds(settings.bootstrapSeconds());
                 Refusal refusal = switch (c.envelope()) {
                     case WITHIN -> within(c, peers, sampler, bound);

@@ -136,6 +136,20 @@ class IsolationRulesTest {
                 .anySatisfy(f -> assertThat(f).startsWith("observer polling gap"));
     }
 
+    @Test
+    @DisplayName("PERF-3 the largest polling gap names its cause: a slow answer or the observer's own late start")
+    void pollingGapCause() {
+        List<IsolationRules.ObserverPoll> slowAnswer = List.of(new IsolationRules.ObserverPoll(START, START + MS, 1, 1),
+                new IsolationRules.ObserverPoll(START + 25 * MS, START + 125 * MS, 1, 1),
+                new IsolationRules.ObserverPoll(START + 127 * MS, START + 128 * MS, 1, 1));
+        assertThat(IsolationRules.idle(List.of(), slowAnswer, START, START + 130 * MS, WINDOW).failures()).containsExactly(
+                "observer polling gap 102.0 ms (the poll before it was answered in 100.0 ms, the next started 2.0 ms after that answer)");
+        List<IsolationRules.ObserverPoll> lateStart = List.of(new IsolationRules.ObserverPoll(START, START + MS, 1, 1),
+                new IsolationRules.ObserverPoll(START + 105 * MS, START + 106 * MS, 1, 1));
+        assertThat(IsolationRules.idle(List.of(), lateStart, START, START + 110 * MS, WINDOW).failures()).containsExactly(
+                "observer polling gap 105.0 ms (the poll before it was answered in 1.0 ms, the next started 104.0 ms after that answer)");
+    }
+
     private static List<IsolationRules.ObserverPoll> idlePolls(List<IsolationRules.ObserverPoll> p) {
         return p.stream().map(x -> new IsolationRules.ObserverPoll(x.startNs(), x.endNs(), 100, 7)).toList();
     }
