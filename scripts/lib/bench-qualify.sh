@@ -89,7 +89,7 @@ if [ $smoke = 1 ]; then
     boot=(-Dbench.residences=100000 -Dbench.warmup=1 -Dbench.rounds=3)
     iso=(-Dbench.isolation.pairs=1 -Dbench.isolation.warmup=2 -Dbench.isolation.rounds=12 -Dbench.isolation.foregroundMs=150
          -Dbench.isolation.blocks=4 -Dbench.isolation.blockBytes=16384 -Dbench.isolation.pressureResidences=512)
-    restore=(-Dbench.restore.cases=1x65536,16x65536,16x1048576,16x4194304 -Dbench.restore.warmupExchanges=200
+    restore=(-Dbench.restore.cases=1x65536,16x65536,16x1048576,16x4194304 -Dbench.restore.warmupExchanges=200 -Dbench.restore.warmupCaseMs=200
              -Dbench.restore.warmup=1 -Dbench.restore.rounds=2)
     read=(-Dbench.blocks=65536,1048576 -Dbench.warmup=1 -Dbench.rounds=4 -Dbench.warmupReads=500)
     engine=(-Dbench.engine.smoke=true)

@@ -101,6 +101,11 @@ public final class RestoreHarness {
      *     over the first 1,500 requests, 5.2 / 3.1 / 2.0 / 1.5 / 1.0 ms over the next five 2,000, 0.8-1.1 ms after
      *     15,000; five rounds (the first default) measured a mostly interpreted Manager, 30 s (the second, 1,500-2,400
      *     exchanges) a half-compiled one
+     * @param warmupCaseMs then every other case runs all its arms, round after round, for this long, not recorded
+     *     (issue 37 item 5): with only the smallest case warmed, the formal sitting measured the Managers while C2
+     *     compiled the multi-block paths, and that compilation slowed every case on 2 cores. 1 x 64 KiB beside
+     *     16 x 64 KiB, under load (2026-12-05): peer TCP p50 3.68 ms after 5 warm-up rounds, 0.90 ms after 1,000
+     *     (0.77-1.02 ms with the 1 x 64 KiB case alone); 16 x 64 KiB peer TCP 4.67 ms against 1.99 ms
      * @param warmupRounds then rounds of every case run first and not recorded
      * @param rounds measured rounds (each runs every arm of every case once)
      * @param flightRecording true: each Manager runs a JFR recording ({@code bench.restore.jfrSettings}, default
@@ -110,12 +115,12 @@ public final class RestoreHarness {
      * @param managerArgs more Manager options for both Managers ({@code bench.restore.managerArgs}, space-separated,
      *     e.g. {@code --transfer-reads-per-connection-max 1}), printed in the report
      */
-    public record Settings(List<Case> cases, int warmupExchanges, int warmupRounds, int rounds, boolean flightRecording,
-            List<String> managerArgs) {
+    public record Settings(List<Case> cases, int warmupExchanges, long warmupCaseMs, int warmupRounds, int rounds,
+            boolean flightRecording, List<String> managerArgs) {
         public Settings {
             cases = List.copyOf(cases);
             managerArgs = List.copyOf(managerArgs);
-            if (cases.isEmpty() || warmupExchanges < 0 || warmupRounds < 0 || rounds < 1) {
+            if (cases.isEmpty() || warmupExchanges < 0 || warmupCaseMs < 0 || warmupRounds < 0 || rounds < 1) {
                 throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
                         + ", rounds " + rounds);
             }
@@ -128,6 +133,7 @@ public final class RestoreHarness {
         public static Settings fromProperties() {
             return new Settings(Arrays.stream(System.getProperty("bench.restore.cases", FORMAL_CASES).split(","))
                     .map(Case::parse).toList(), Integer.getInteger("bench.restore.warmupExchanges", 15_000),
+                    Long.getLong("bench.restore.warmupCaseMs", 20_000),
                     Integer.getInteger("bench.restore.warmup", 5),
                     Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"),
                     Arrays.stream(System.getProperty("bench.restore.managerArgs", "").trim().split("\\s+"))
@@ -165,11 +171,11 @@ public final class RestoreHarness {
                 throw new IllegalStateException("cluster " + cluster + " not formatted");
             }
         }
-        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d exchanges of every arm of the smallest case, then "
-                + "%d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
+        run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d exchanges of every arm of the smallest case, "
+                + "%d ms of rounds of every other case, then %d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
                 + "into a preallocated buffer; Manager options added: %s", Runtime.getRuntime().availableProcessors(),
                 Runtime.version(), settings.cases().stream().map(Case::label).toList(), settings.warmupExchanges(),
-                settings.warmupRounds(), settings.rounds(), settings.managerArgs().isEmpty() ? "none"
+                settings.warmupCaseMs(), settings.warmupRounds(), settings.rounds(), settings.managerArgs().isEmpty() ? "none"
                         : String.join(" ", settings.managerArgs())));
         List<ManagerProcess> started = new ArrayList<>();
         Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
@@ -227,6 +233,11 @@ public final class RestoreHarness {
                 }
                 run.report(String.format(Locale.ROOT, "warm-up: %d exchanges of every arm of %s in %.1f s",
                         settings.warmupExchanges(), smallest.k.label(), (System.nanoTime() - warmStart) / 1e9));
+                for (Exchange e : exchanges) {
+                    if (e != smallest) {
+                        warmUp(e, clients, toRaw, toR);
+                    }
+                }
                 for (int round = -settings.warmupRounds(); round < settings.rounds(); round++) {
                     for (Exchange e : exchanges) {
                         List<Arm> arms = new ArrayList<>(List.of(Arm.values()));
@@ -497,6 +508,25 @@ public final class RestoreHarness {
 
     private static String range(Stats s) {
         return String.format(Locale.ROOT, "min..max %.3f..%.3f ms", s.minMs(), s.maxMs());
+    }
+
+    /** Every arm of {@code e}, round after round, for {@code warmupCaseMs}; reported, not recorded. */
+    private void warmUp(Exchange e, Map<Arm, KeepAliveClient> clients, KeepAliveClient toRaw, KeepAliveClient toR)
+            throws IOException, CollectionFailed {
+        long start = System.nanoTime();
+        long end = start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(settings.warmupCaseMs());
+        int rounds = 0;
+        while (System.nanoTime() - end < 0) {
+            for (Arm a : Arm.values()) {
+                e.restore(a, clients.get(a));
+            }
+            for (SaveArm a : SaveArm.values()) {
+                e.save(a, a == SaveArm.RAW_SINK ? toRaw : toR);
+            }
+            rounds++;
+        }
+        run.report(String.format(Locale.ROOT, "warm-up: %d rounds of every arm of %s in %.1f s", rounds, e.k.label(),
+                (System.nanoTime() - start) / 1e9));
     }
 
     // ------------------------------------------------------------------ Managers

@@ -30,7 +30,7 @@ class RestoreHarnessSmokeTest {
             + "byte-exact on the arm's route, and saves against the raw sink, in ABBA rounds")
     void smoke() throws Exception {
         RestoreHarness.Settings s = new RestoreHarness.Settings(
-                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 1, 3, true,
+                List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 200, 1, 3, true,
                 List.of("--transfer-reads-per-connection-max", "2"));
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "orbitkv-restore-smoke-");
         try {
@@ -40,6 +40,10 @@ class RestoreHarnessSmokeTest {
             for (String node : List.of("s", "r")) { // bench.restore.jfr: each Manager's recording dumped at SIGTERM
                 assertThat(run.dir().resolve(node + ".jfr")).isNotEmptyFile();
             }
+            // issue 37 item 5: every case but the smallest is warmed for warmupCaseMs, not only the smallest
+            assertThat(Files.readString(run.dir().resolve("report.txt")))
+                    .containsPattern("warm-up: [1-9][0-9]* rounds of every arm of 4 x 256 KiB in")
+                    .doesNotContain("rounds of every arm of 1 x 64 KiB");
             assertThat(r.restore()).containsOnlyKeys(s.cases());
             r.restore().values().forEach(byArm -> {
                 assertThat(byArm).containsOnlyKeys(RestoreHarness.Arm.values());
