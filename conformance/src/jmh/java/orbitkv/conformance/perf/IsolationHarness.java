@@ -194,9 +194,9 @@ public final class IsolationHarness {
          */
         public String fingerprint() {
             return String.format(Locale.ROOT, "media=%s pairs=%d warmup=%d rounds=%d foregroundMs=%d sourceMs=%d observerMs=%d blocks=%d "
-                    + "blockBytes=%d pressureBurst=%d pressureResidences=%d seed=%d calibrate=%b peerRestore=%b",
+                    + "blockBytes=%d pressureBurst=%d pressureResidences=%d seed=%d calibrate=%b peerRestore=%b observer=%s",
                     media.stream().map(Enum::name).collect(Collectors.joining(",")), pairs, warmup, rounds, foregroundMs, sourceMs, observerMs,
-                    blocks, blockBytes, pressureBurst, pressureResidences, seed, calibrate, peerRestore);
+                    blocks, blockBytes, pressureBurst, pressureResidences, seed, calibrate, peerRestore, StatusSampler.METHOD);
         }
 
         /** The timed operations of every round. */

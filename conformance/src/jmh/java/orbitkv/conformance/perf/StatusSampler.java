@@ -59,6 +59,11 @@ final class StatusSampler implements AutoCloseable {
      * the measured system's effect, reported as {@link #maxAnswerNanos()}, not a gap in the observer's sampling.
      */
     static final int POLLS_IN_FLIGHT_MAX = 4;
+    /**
+     * How this sampler polls, part of the isolation matrix's fingerprint: pairs recorded with the earlier sampler (one
+     * poll at a time through the shared HttpClient) are refused by name, never mixed into a verdict with these.
+     */
+    static final String METHOD = "scheduled-own-connections-" + POLLS_IN_FLIGHT_MAX;
 
     private final InetSocketAddress manager;
     private final long periodNanos;
