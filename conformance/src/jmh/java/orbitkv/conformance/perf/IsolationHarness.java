@@ -526,6 +526,9 @@ public final class IsolationHarness {
                 obs = new ArrayList<>(polls);
             }
             obs.sort(java.util.Comparator.comparingLong(IsolationRules.ObserverPoll::startNs)); // answers may overtake
+            run.report(String.format(Locale.ROOT, "  observer of the %s %s run of pair %d: longest answer %.1f ms, %d ticks "
+                    + "with %d answers outstanding (no poll started), %d reconnects", medium, arm, pair + 1,
+                    sampler.maxAnswerNanos() / 1e6, sampler.skippedTicks(), StatusSampler.POLLS_IN_FLIGHT_MAX, sampler.reconnects()));
             return result(medium, pair, arm, order, raw, w, obs);
         }
     }

@@ -258,7 +258,9 @@ final class StatusSampler implements AutoCloseable {
                 r = open().exchange(REQUEST);
             } catch (IOException broken) {
                 close();
-                reconnects++;
+                synchronized (signal) { // poll threads reconnect concurrently
+                    reconnects++;
+                }
                 r = open().exchange(REQUEST);
             }
             byte[] body = new byte[r.bodyLength()];
