@@ -24,11 +24,12 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /**
- * Polls one Manager's paginated {@code /cache/metadata/status} on one platform thread at a declared period (an
- * absolute schedule: a late poll is not followed by a burst of catch-up polls) and keeps the latest owner rows. The
- * polls go over the sampler's own keep-alive connection, written and read by its own thread (a blocking socket, no
- * selector or executor shared with the foreground's HTTP client): a formal isolation run was invalid by one observer
- * gap of 100.5 ms while the harness's shared {@code HttpClient} also carried the foreground. The
+ * Polls one Manager's paginated {@code /cache/metadata/status} at a declared period (an absolute schedule kept by
+ * one scheduling thread: a late tick is not followed by a burst of catch-up polls) and keeps the latest owner rows.
+ * Each tick's poll runs on one of {@link #POLLS_IN_FLIGHT_MAX} poll threads, each with its own keep-alive connection
+ * (a blocking socket, no selector or executor shared with the foreground's HTTP client), so a late answer does not
+ * delay the next poll: a formal isolation run was invalid by one observer gap of 100.5 ms when the sampler waited
+ * for each answer through the harness's shared {@code HttpClient}. The
  * install stamps it hands out are the Manager's own ({@code owners[].installed}), never the poll's time; the poll
  * only decides when the harness sees them. Its own cost is reported: polls, response bytes, the sampler thread's
  * CPU time and the largest gap between poll starts (the isolation contract bounds observer polling gaps).
@@ -151,7 +152,10 @@ final class StatusSampler implements AutoCloseable {
         }
     }
 
-    /** The gap statistic is over poll starts in start order (answers may arrive out of order). */
+    /**
+     * The gap statistic over poll starts, noted as answers arrive: a poll answered after a later-started one is not
+     * counted, so with answers out of order it can only overstate the gap (the isolation rules sort by start).
+     */
     private void noteStart(long start) {
         if (lastStartNs >= 0 && start > lastStartNs) {
             maxGapNanos = Math.max(maxGapNanos, start - lastStartNs);
