@@ -35,6 +35,10 @@ import orbitkv.transfer.AuthorizeOutcome.AuthorizeFailure;
  * @param releasesFolded releases without a Release call (issue 37 item 5): the source honoured
  *     {@code release_after_last_read} and every granted block was READ complete over TCP, so the source ended the
  *     grant at its last send
+ * @param authorizesOnDataChannel Authorize answers received as AUTHORIZE frames on a data connection (issue 37 item
+ *     5): the source's data endpoint was known from an earlier grant of the same incarnation, so no gRPC call ran
+ * @param dataChannelAuthorizeFallbacks Authorizes asked on a data connection and then asked over gRPC: the
+ *     connection failed before the answer, or the source does not take the frame (then it is not asked so again)
  */
 public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted, long readsTerminated,
         Map<ReadRefusal, Long> readRefusals, Map<ReadFailure, Long> readFailures, long checksumFailures,
@@ -42,7 +46,8 @@ public record TransferEngineStatus(List<RouteStatus> routes, long readsAdmitted,
         long receiveInFlightBytes, long readsInFlight, long authorizeGranted, long authorizeNothingGranted,
         Map<RefusalReason, Long> authorizeRefusals, Map<AuthorizeFailure, Long> authorizeFailures,
         long grantsTracked, long releasesConfirmed, long releasesNotConfirmed, long arenasMapped,
-        long loadSummariesReceived, long loadSummariesRejected, long releasesFolded) {
+        long loadSummariesReceived, long loadSummariesRejected, long releasesFolded, long authorizesOnDataChannel,
+        long dataChannelAuthorizeFallbacks) {
     public TransferEngineStatus {
         routes = List.copyOf(routes);
         readRefusals = EnumCounts.copy(ReadRefusal.class, Objects.requireNonNull(readRefusals));

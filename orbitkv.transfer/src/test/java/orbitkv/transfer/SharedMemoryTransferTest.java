@@ -88,7 +88,11 @@ class SharedMemoryTransferTest extends AbstractTransferBackendTest {
             assertThat(TransferFixture.await(f.engine.release(g))).isInstanceOf(ReleaseOutcome.Released.class);
         }
         assertThat(f.engine.status().arenasMapped()).isEqualTo(1);
-        assertThat(f.source.status().dataConnections()).as("no TCP connection was needed").isZero();
+        assertThat(f.engine.status().route(Backend.TCP, PeerRouteClass.PEER_DRAM).reads()).as("no READ over TCP").isZero();
+        // issue 37 item 5: the first grant came over gRPC and named the data endpoint; the next two were asked on one
+        // data connection, which carried nothing else
+        assertThat(f.engine.status().authorizesOnDataChannel()).isEqualTo(2);
+        assertThat(f.source.status().dataConnections()).as("one connection, for the AUTHORIZEs").isEqualTo(1);
         assertNothingHeld();
     }
 }

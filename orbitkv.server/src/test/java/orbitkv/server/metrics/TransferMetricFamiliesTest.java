@@ -26,7 +26,7 @@ class TransferMetricFamiliesTest {
                 Map.of(), Map.of(), Map.of(), 0, 0, Map.of(GrantEnd.EXPIRED, 1L, GrantEnd.EXCLUDED, 2L), Map.of(),
                 Map.of(), Map.of(), 0);
         TransferEngineStatus engine = new TransferEngineStatus(List.of(), 0, 0, Map.of(), Map.of(), 0, 0, 0, Map.of(), 0,
-                0, 0, 0, Map.of(), Map.of(), 0, 0, 0, 0, 0, 0, 0);
+                0, 0, 0, Map.of(), Map.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0);
         ManagerMetrics metrics = ManagerMetrics.create();
         metrics.add(() -> new TransferMetricFamilies.Ends(source, engine), TransferMetricFamilies.FAMILIES);
         PrometheusRegistry registry = metrics.registry();

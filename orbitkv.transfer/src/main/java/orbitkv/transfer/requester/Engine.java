@@ -75,6 +75,16 @@ public final class Engine implements TransferEngine {
     private final SharedMemoryReader shm;
     private final AtomicLong readIds = new AtomicLong();
     private final MethodDescriptor<ReleaseRequest, ReleaseResponse> releaseMethod;
+    /**
+     * Where each source incarnation takes AUTHORIZE frames (issue 37 item 5): its data endpoint, learned from its
+     * first gRPC grant, or {@link #NO_DATA_AUTHORIZE} once it refused the frame. At most
+     * {@link #DATA_ENDPOINTS_KNOWN_MAX} entries: a full map is cleared (each source's next Authorize goes over gRPC
+     * once and is learned again), so restarted incarnations never accumulate.
+     */
+    private final ConcurrentHashMap<Incarnation, Endpoint> dataEndpoints = new ConcurrentHashMap<>();
+    static final int DATA_ENDPOINTS_KNOWN_MAX = 1024;
+    /** Marks a source incarnation that answered an AUTHORIZE with MALFORMED: asked over gRPC only. */
+    private static final Endpoint NO_DATA_AUTHORIZE = new Endpoint("no-data-authorize.invalid", 1);
     /** The group this engine built for itself and stops on close; null when a test lent one. */
     private final EventLoopGroup ownedGroup;
     private volatile boolean closed;
@@ -139,21 +149,90 @@ public final class Engine implements TransferEngine {
         }
         Incarnation me = self.get();
         AuthorizeRequest wire = AuthorizeCalls.request(request, me, cluster, bootId);
-        MethodDescriptor<AuthorizeRequest, BoundedMessage<AuthorizeResponse>> method =
-                TransferAuthorizationGrpc.getAuthorizeMethod().toBuilder(ProtoUtils.marshaller(AuthorizeRequest.getDefaultInstance()),
-                        BoundedMessage.marshaller(AuthorizeResponse.parser(),
-                                AuthorizeCalls.responseBytesMax(request.blocks().size()))).build();
+        MethodDescriptor<AuthorizeRequest, BoundedMessage<AuthorizeResponse>> method = authorizeMethod(request);
         long sentAt = clock.getAsLong();
         CompletableFuture<AuthorizeOutcome> out = new CompletableFuture<>();
+        Endpoint data = dataEndpoints.get(request.source().incarnation());
+        if (data != null && data != NO_DATA_AUTHORIZE && authorizeOnDataChannel(request, wire, me, sentAt, data, out)) {
+            return out;
+        }
+        authorizeOverGrpc(request, wire, method, me, sentAt, request.timeout().toNanos(), out);
+        return out;
+    }
+
+    /**
+     * Asks on a data connection to {@code data} (issue 37 item 5): one round trip on the data plane's event loops,
+     * and the connection answered is bound to the grant, so the READs that follow on it need no BIND. False when
+     * every connection to the source is busy (then gRPC is asked). A source that answers MALFORMED does not take the
+     * frame: it is asked over gRPC, now and from then on; a connection lost before the answer is asked over gRPC
+     * with the time left (a grant the source issued meanwhile ends at its expiry, as after a failed gRPC call).
+     */
+    private boolean authorizeOnDataChannel(GrantRequest request, AuthorizeRequest wire, Incarnation me, long sentAt,
+            Endpoint data, CompletableFuture<AuthorizeOutcome> out) {
+        long deadline = sentAt + request.timeout().toNanos();
+        DataAuthorize a = new DataAuthorize(wire.toByteArray(), AuthorizeCalls.responseBytesMax(request.blocks().size()),
+                request.source().incarnation().nodeId(), sentAt, deadline, readIds.incrementAndGet());
+        if (!tcp.authorize(data, a)) {
+            return false;
+        }
+        a.outcome().thenAccept(o -> {
+            switch (o) {
+                case DataAuthorize.Outcome.Answered an -> {
+                    counters.authorizesOnDataChannel.incrementAndGet();
+                    out.complete(outcome(new BoundedMessage.Parsed<>(an.response()), request, me, sentAt));
+                }
+                case DataAuthorize.Outcome.Stopped s when s.why() instanceof ReadResult.TimedOut -> {
+                    counters.authorizeFailures.increment(AuthorizeFailure.DEADLINE_EXCEEDED);
+                    out.complete(new AuthorizeOutcome.Failed(AuthorizeFailure.DEADLINE_EXCEEDED,
+                            "no answer on the data connection to " + data + " within " + request.timeout()));
+                }
+                case DataAuthorize.Outcome.Stopped s -> fallBack(request, wire, me, sentAt, data, s.why().toString(), out);
+                case DataAuthorize.Outcome.Unsupported u -> {
+                    dataEndpoints.put(request.source().incarnation(), NO_DATA_AUTHORIZE);
+                    fallBack(request, wire, me, sentAt, data, u.detail(), out);
+                }
+            }
+        });
+        return true;
+    }
+
+    private void fallBack(GrantRequest request, AuthorizeRequest wire, Incarnation me, long sentAt, Endpoint data,
+            String why, CompletableFuture<AuthorizeOutcome> out) {
+        counters.dataChannelAuthorizeFallbacks.incrementAndGet();
+        dataEndpoints.remove(request.source().incarnation(), data);
+        long left = sentAt + request.timeout().toNanos() - clock.getAsLong();
+        if (left <= 0) {
+            counters.authorizeFailures.increment(AuthorizeFailure.DEADLINE_EXCEEDED);
+            out.complete(new AuthorizeOutcome.Failed(AuthorizeFailure.DEADLINE_EXCEEDED, "the data connection to "
+                    + data + " gave no answer (" + why + ") and no time is left for gRPC"));
+            return;
+        }
+        authorizeOverGrpc(request, wire, authorizeMethod(request), me, sentAt, left, out);
+    }
+
+    private static MethodDescriptor<AuthorizeRequest, BoundedMessage<AuthorizeResponse>> authorizeMethod(
+            GrantRequest request) {
+        return TransferAuthorizationGrpc.getAuthorizeMethod().toBuilder(
+                ProtoUtils.marshaller(AuthorizeRequest.getDefaultInstance()),
+                BoundedMessage.marshaller(AuthorizeResponse.parser(),
+                        AuthorizeCalls.responseBytesMax(request.blocks().size()))).build();
+    }
+
+    private void authorizeOverGrpc(GrantRequest request, AuthorizeRequest wire,
+            MethodDescriptor<AuthorizeRequest, BoundedMessage<AuthorizeResponse>> method, Incarnation me, long sentAt,
+            long timeoutNanos, CompletableFuture<AuthorizeOutcome> out) {
         io.grpc.Channel channel;
         try {
             channel = peerChannels.apply(request.source().peer());
         } catch (RuntimeException e) {
-            return failed(AuthorizeFailure.UNAVAILABLE, "no channel to " + request.source().peer() + ": " + e);
+            counters.authorizeFailures.increment(AuthorizeFailure.UNAVAILABLE);
+            out.complete(new AuthorizeOutcome.Failed(AuthorizeFailure.UNAVAILABLE, "no channel to "
+                    + request.source().peer() + ": " + e));
+            return;
         }
         // The answer is decoded and the stage completed on the event loop: outcome() only checks, counts and records.
         ClientCalls.asyncUnaryCall(channel.newCall(method, CallOptions.DEFAULT.withExecutor(MoreExecutors.directExecutor())
-                .withDeadlineAfter(request.timeout().toNanos(), TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
+                .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)), wire, new StreamObserver<>() {
                     @Override
                     public void onNext(BoundedMessage<AuthorizeResponse> value) {
                         out.complete(outcome(value, request, me, sentAt));
@@ -171,7 +250,6 @@ public final class Engine implements TransferEngine {
                     @Override
                     public void onCompleted() {}
                 });
-        return out;
     }
 
     private AuthorizeOutcome outcome(BoundedMessage<AuthorizeResponse> value, GrantRequest request, Incarnation me,
@@ -210,6 +288,7 @@ public final class Engine implements TransferEngine {
             return new AuthorizeOutcome.NothingGranted(a.blocks().stream()
                     .map(b -> (BlockResult.Refused) b).toList(), load);
         }
+        learnDataEndpoint(request.source().incarnation(), a.data());
         long deadline = sentAt + a.expiry().toNanos() - TimeUnit.MILLISECONDS.toNanos(config.grantSafetyMarginMs());
         boolean sameHost = bootId != null && bootId.equals(a.sourceBootId());
         IssuedGrant g = new IssuedGrant(this, a.grantId(), a.secret(), request.source(), a.data(), a.expiry(), deadline, a.blocks(),
@@ -217,6 +296,14 @@ public final class Engine implements TransferEngine {
         grants.put(g.id(), g);
         counters.authorizeGranted.incrementAndGet();
         return new AuthorizeOutcome.Granted(g, load);
+    }
+
+    /** Remembers where {@code source} takes AUTHORIZE frames, unless it refused them; bounded (see the map). */
+    private void learnDataEndpoint(Incarnation source, Endpoint data) {
+        if (dataEndpoints.size() >= DATA_ENDPOINTS_KNOWN_MAX) {
+            dataEndpoints.clear();
+        }
+        dataEndpoints.putIfAbsent(source, data);
     }
 
     /**
@@ -458,7 +545,8 @@ public final class Engine implements TransferEngine {
                 counters.authorizeGranted.get(), counters.authorizeNothingGranted.get(),
                 counters.authorizeRefusals.snapshot(), counters.authorizeFailures.snapshot(), grants.size(),
                 counters.releasesConfirmed.get(), counters.releasesNotConfirmed.get(), arenas.mapped(),
-                counters.loadSummariesReceived.get(), counters.loadSummariesRejected.get(), counters.releasesFolded.get());
+                counters.loadSummariesReceived.get(), counters.loadSummariesRejected.get(), counters.releasesFolded.get(),
+                counters.authorizesOnDataChannel.get(), counters.dataChannelAuthorizeFallbacks.get());
     }
 
     @Override

@@ -32,6 +32,10 @@ final class EngineCounters {
     final AtomicLong releasesConfirmed = new AtomicLong();
     final AtomicLong releasesNotConfirmed = new AtomicLong();
     final AtomicLong releasesFolded = new AtomicLong();
+    /** Authorize answers that came on the data channel (issue 37 item 5). */
+    final AtomicLong authorizesOnDataChannel = new AtomicLong();
+    /** Authorizes asked on the data channel and then asked over gRPC (no answer there, or a source without the frame). */
+    final AtomicLong dataChannelAuthorizeFallbacks = new AtomicLong();
     /** Well-formed load summaries delivered with an Authorize outcome (ROUTE-9). */
     final AtomicLong loadSummariesReceived = new AtomicLong();
     /** Load summaries dropped as malformed (wrong node, window or widths); the outcome itself stands. */

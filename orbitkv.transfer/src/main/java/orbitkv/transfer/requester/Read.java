@@ -16,19 +16,15 @@ import orbitkv.transfer.SharedMemoryFallback;
  * {@code Completed} and {@code Refused} (so nothing partial is ever exposed), then returns the admission
  * resources, then completes the outcome.
  */
-final class Read implements ReadHandle {
+final class Read extends Exchange implements ReadHandle {
     final Engine engine;
     final IssuedGrant grant;
     final int index;
     final Destination destination;
-    final long length;
     final int crc32c;
     final PeerRouteClass route;
     final Backend backend;
     final SharedMemoryFallback fallback;
-    final long admittedNanos;
-    final long deadlineNanos;
-    final long readId;
     private final CompletableFuture<ReadResult> outcome = new CompletableFuture<>();
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile boolean cancelRequested;
@@ -38,18 +34,15 @@ final class Read implements ReadHandle {
     Read(Engine engine, IssuedGrant grant, int index, Destination destination, long length, int crc32c,
             PeerRouteClass route, Backend backend, SharedMemoryFallback fallback, long admittedNanos, long deadlineNanos,
             long readId) {
+        super(length, admittedNanos, deadlineNanos, readId);
         this.engine = engine;
         this.grant = grant;
         this.index = index;
         this.destination = destination;
-        this.length = length;
         this.crc32c = crc32c;
         this.route = route;
         this.backend = backend;
         this.fallback = fallback;
-        this.admittedNanos = admittedNanos;
-        this.deadlineNanos = deadlineNanos;
-        this.readId = readId;
     }
 
     @Override
@@ -66,11 +59,12 @@ final class Read implements ReadHandle {
         }
     }
 
+    @Override
     boolean cancelRequested() {
         return cancelRequested;
     }
 
-    /** Installs how to stop this READ; runs it at once if cancel was already asked. */
+    @Override
     void onCancel(Runnable s) {
         stopper = s;
         if (cancelRequested) {
@@ -82,7 +76,13 @@ final class Read implements ReadHandle {
         return finished.get();
     }
 
+    @Override
+    orbitkv.membership.NodeId sourceNode() {
+        return grant.source.incarnation().nodeId();
+    }
+
     /** The one terminal transition; later calls do nothing. Call only once the READ physically stopped. */
+    @Override
     void finish(ReadResult o) {
         if (!finished.compareAndSet(false, true)) {
             return;

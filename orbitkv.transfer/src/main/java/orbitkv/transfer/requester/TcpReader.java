@@ -72,6 +72,12 @@ final class TcpReader implements AutoCloseable {
      */
     static final long PIPELINE_AHEAD_BYTES_MAX = PAYLOAD_SLICE_BYTES;
 
+    /**
+     * The grant id an AUTHORIZE's connection is assigned to while the AUTHORIZE is out: no READ joins it (READs join
+     * connections of their own grant), so an AUTHORIZE always has its connection to itself and is the head.
+     */
+    static final UUID AUTHORIZING = new UUID(0, 0);
+
     private final EventLoopGroup group;
     private final Class<? extends Channel> channelType;
     private final int connectionsPerSourceMax;
@@ -130,7 +136,7 @@ final class TcpReader implements AutoCloseable {
         }
         Pool p = pools.computeIfAbsent(endpoint, Pool::new);
         for (Connection c : p.busy) {
-            if (grantId.equals(c.grantId) && c.assigned < readsPerConnectionMax
+            if (grantId != AUTHORIZING && grantId.equals(c.grantId) && c.assigned < readsPerConnectionMax
                     && c.assignedBytes < PIPELINE_AHEAD_BYTES_MAX && c.connectFailure == null
                     && (c.connected ? c.channel.isActive() : c.connecting)) {
                 c.assigned++;
@@ -214,8 +220,21 @@ final class TcpReader implements AutoCloseable {
         return copiedBytes.get();
     }
 
-    /** Runs {@code read} on the leased connection, or on a new one. */
-    void run(Read read, Lease lease) {
+    /**
+     * Sends {@code a} (issue 37 item 5) on an idle or new connection to {@code endpoint}, which it has to itself until
+     * answered; false, and nothing sent, when {@code connectionsPerSourceMax} connections are busy.
+     */
+    boolean authorize(Endpoint endpoint, DataAuthorize a) {
+        Lease lease = reserve(endpoint, AUTHORIZING, 0);
+        if (lease == null) {
+            return false;
+        }
+        run(a, lease);
+        return true;
+    }
+
+    /** Runs {@code read} (a READ or an AUTHORIZE) on the leased connection, or on a new one. */
+    void run(Exchange read, Lease lease) {
         try {
             runOrThrow(read, lease);
         } catch (RuntimeException e) { // e.g. the event loop group is shutting down
@@ -230,7 +249,7 @@ final class TcpReader implements AutoCloseable {
         }
     }
 
-    private void runOrThrow(Read read, Lease lease) {
+    private void runOrThrow(Exchange read, Lease lease) {
         Connection c = lease.connection();
         if (!lease.fresh()) {
             c.start(read);
@@ -248,7 +267,7 @@ final class TcpReader implements AutoCloseable {
         } else {
             // The socket carries ciphertext: it must not land in the destination, so the receive buffers are the
             // transport's and the decrypted payload is copied (docs/transfer.md "Transport security").
-            NodeId expected = read.grant.source.incarnation().nodeId();
+            NodeId expected = read.sourceNode();
             b.handler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
@@ -267,13 +286,13 @@ final class TcpReader implements AutoCloseable {
             if (!f.isSuccess()) {
                 boolean late = f.cause() instanceof ConnectTimeoutException
                         && clock.getAsLong() - read.deadlineNanos >= 0;
-                List<Read> waiting = notConnected(c, late ? null : new ReadResult.Failed(ReadFailure.CONNECT_FAILED,
+                List<Exchange> waiting = notConnected(c, late ? null : new ReadResult.Failed(ReadFailure.CONNECT_FAILED,
                         "connect to " + lease.pool().endpoint + " failed: " + f.cause()));
                 read.finish(late ? timedOut(read) : c.connectFailure);
                 waiting.forEach(w -> w.finish(late ? timedOut(w) : c.connectFailure));
                 return;
             }
-            List<Read> waiting = c.attach(f.channel());
+            List<Exchange> waiting = c.attach(f.channel());
             if (waiting == null) {
                 f.channel().close();
                 read.finish(c.connectFailure);
@@ -285,7 +304,7 @@ final class TcpReader implements AutoCloseable {
         });
     }
 
-    private ReadResult timedOut(Read r) {
+    private ReadResult timedOut(Exchange r) {
         return new ReadResult.TimedOut(clock.getAsLong() - r.admittedNanos);
     }
 
@@ -293,14 +312,14 @@ final class TcpReader implements AutoCloseable {
      * A connection that will not connect: it leaves the pool and its READs waiting for it end with
      * {@code failure} (a timed-out connect when null); returns those READs.
      */
-    private synchronized List<Read> notConnected(Connection c, ReadResult failure) {
+    private synchronized List<Exchange> notConnected(Connection c, ReadResult failure) {
         if (c.connectFailure == null) {
             c.connectFailure = failure != null ? failure : new ReadResult.Failed(ReadFailure.CONNECT_FAILED,
                     "connect to " + c.pool.endpoint + " timed out");
             c.pool.busy.remove(c);
             dropPermit(c.pool);
         }
-        List<Read> waiting = List.copyOf(c.waiting);
+        List<Exchange> waiting = List.copyOf(c.waiting);
         c.waiting.clear();
         return waiting;
     }
@@ -309,7 +328,7 @@ final class TcpReader implements AutoCloseable {
      * A connected connection joins the open set; returns the READs pipelined on it while it connected, or null
      * once the reader closed (then {@code connectFailure} says why).
      */
-    private synchronized List<Read> opened(Connection c) {
+    private synchronized List<Exchange> opened(Connection c) {
         if (closed) {
             c.connectFailure = new ReadResult.Refused(ReadRefusal.ENGINE_CLOSED, "the engine closed");
             c.pool.busy.remove(c);
@@ -318,7 +337,7 @@ final class TcpReader implements AutoCloseable {
         }
         open.add(c);
         c.connected = true;
-        List<Read> waiting = List.copyOf(c.waiting);
+        List<Exchange> waiting = List.copyOf(c.waiting);
         c.waiting.clear();
         return waiting;
     }
@@ -347,15 +366,23 @@ final class TcpReader implements AutoCloseable {
         }
     }
 
-    /** A READ whose request was sent on a connection and whose response has not passed yet. */
+    /** A request (READ or AUTHORIZE) sent on a connection whose response has not passed yet. */
     static final class Pending {
-        final Read read;
+        final Exchange read;
         ScheduledFuture<?> timeout;
         /** The READ ended before its payload began; its response is skipped when it arrives. */
         boolean skipped;
+        /** An AUTHORIZE's answer bytes, allocated once its header announced a length within the bound. */
+        byte[] answer;
+        int answerCrc;
 
-        Pending(Read read) {
+        Pending(Exchange read) {
             this.read = read;
+        }
+
+        /** The payload bytes the response carries after its header (known once the header arrived). */
+        long payloadBytes() {
+            return answer != null ? answer.length : read.length;
         }
     }
 
@@ -372,7 +399,7 @@ final class TcpReader implements AutoCloseable {
         boolean connected;
         boolean connecting;
         /** READs pipelined on this connection while it connects (at most {@code readsPerConnectionMax - 1}). */
-        final List<Read> waiting = new ArrayList<>();
+        final List<Exchange> waiting = new ArrayList<>();
         /** Why this connection never connected; its waiting READs end with it. */
         ReadResult connectFailure;
         /** READs sent and not yet answered, in request order: the source answers in this order. */
@@ -395,9 +422,9 @@ final class TcpReader implements AutoCloseable {
         }
 
         /** The READs that waited for the connection, or null when the reader closed meanwhile. */
-        List<Read> attach(Channel ch) {
+        List<Exchange> attach(Channel ch) {
             this.channel = ch;
-            List<Read> waiting = opened(this);
+            List<Exchange> waiting = opened(this);
             if (waiting != null) {
                 ch.closeFuture().addListener(f -> onClosed());
             }
@@ -405,7 +432,7 @@ final class TcpReader implements AutoCloseable {
         }
 
         /** Sends {@code read} on this connection, once it is connected. */
-        void start(Read read) {
+        void start(Exchange read) {
             ReadResult failed;
             synchronized (TcpReader.this) {
                 if (!connected && connectFailure == null) {
@@ -421,7 +448,7 @@ final class TcpReader implements AutoCloseable {
             channel.eventLoop().execute(() -> begin(read));
         }
 
-        private void begin(Read read) {
+        private void begin(Exchange read) {
             if (closedSeen || closing) {
                 unassign(this, read.length);
                 read.finish(sourceRefused != null ? new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, sourceRefused)
@@ -439,6 +466,22 @@ final class TcpReader implements AutoCloseable {
             long delay = read.deadlineNanos - clock.getAsLong();
             p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadResult.TimedOut(
                     clock.getAsLong() - read.admittedNanos)), Math.max(0, delay), TimeUnit.NANOSECONDS);
+            switch (read) {
+                case DataAuthorize a -> sendAuthorize(a);
+                case Read r -> sendRead(p, r);
+            }
+        }
+
+        /** The AUTHORIZE header and body in one write; the source's answer binds the connection or unbinds it. */
+        private void sendAuthorize(DataAuthorize a) {
+            bound = null; // until the answer names the grant it bound
+            ByteBuf req = channel.alloc().buffer(DataFrames.REQUEST_BYTES + a.request.length);
+            DataFrames.writeAuthorize(req, a.request.length, a.readId);
+            req.writeBytes(a.request);
+            channel.writeAndFlush(req).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        }
+
+        private void sendRead(Pending p, Read read) {
             if (!read.grant.id().equals(bound)) { // the source READs a grant only on a connection bound to it
                 ByteBuf bind = channel.alloc().buffer(DataFrames.REQUEST_BYTES);
                 DataFrames.writeBind(bind, read.grant.id(), read.grant.secret);
@@ -500,7 +543,7 @@ final class TcpReader implements AutoCloseable {
             handedOut = null;
             Pending head = sent.peekFirst();
             String progress = headerFill < header.length ? headerFill + " header bytes"
-                    : head == null ? "a complete response" : received + " of " + head.read.length + " payload bytes";
+                    : head == null ? "a complete response" : received + " of " + head.payloadBytes() + " payload bytes";
             Pending p;
             while ((p = sent.pollFirst()) != null) {
                 p.timeout.cancel(false);
@@ -520,8 +563,10 @@ final class TcpReader implements AutoCloseable {
             if (p == null || headerFill < header.length || closing) {
                 return alloc.directBuffer(header.length - (p == null ? 0 : Math.min(headerFill, header.length - 1)));
             }
-            Read r = p.read;
-            int n = (int) Math.min(PAYLOAD_SLICE_BYTES, Math.max(1, r.length - received));
+            int n = (int) Math.min(PAYLOAD_SLICE_BYTES, Math.max(1, p.payloadBytes() - received));
+            if (!(p.read instanceof Read r)) {
+                return alloc.directBuffer(n); // an AUTHORIZE's answer is copied into its array
+            }
             MemorySegment dst = r.destination.segment();
             if (!p.skipped && dst.isNative() && received + n <= r.length) {
                 handedOut = Unpooled.wrappedBuffer(dst.asSlice(received, n).asByteBuffer()).clear();
@@ -557,8 +602,16 @@ final class TcpReader implements AutoCloseable {
                     if (headerFill == header.length) {
                         onHeader(p);
                     }
+                } else if (p.answer != null) {
+                    int n = (int) Math.min(buf.readableBytes(), p.answer.length - received);
+                    buf.readBytes(p.answer, (int) received, n);
+                    crc.update(p.answer, (int) received, n);
+                    received += n;
+                    if (received == p.answer.length) {
+                        onAnswer(p, (DataAuthorize) p.read);
+                    }
                 } else {
-                    Read r = p.read;
+                    Read r = (Read) p.read;
                     int n = (int) Math.min(buf.readableBytes(), r.length - received);
                     if (!p.skipped) {
                         MemorySegment dst = r.destination.segment();
@@ -579,7 +632,6 @@ final class TcpReader implements AutoCloseable {
         }
 
         private void onHeader(Pending p) {
-            Read r = p.read;
             DataFrames.ResponseHeader h;
             try {
                 h = DataFrames.readResponseHeader(header);
@@ -587,6 +639,11 @@ final class TcpReader implements AutoCloseable {
                 closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, "response header: " + e.getMessage()));
                 return;
             }
+            if (p.read instanceof DataAuthorize a) {
+                onAnswerHeader(p, a, h);
+                return;
+            }
+            Read r = (Read) p.read;
             if (h.status() == DataStatus.BAD_SECRET || h.status() == DataStatus.PEER_IDENTITY_MISMATCH) {
                 // the answer to our BIND (read id 0); the source closes the connection after it
                 closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, "the source refused our BIND of grant "
@@ -632,6 +689,80 @@ final class TcpReader implements AutoCloseable {
             }
         }
 
+        /**
+         * The header of an AUTHORIZE's answer: OK with the answer's length (bounded before the array is allocated),
+         * or MALFORMED from a source without the frame (read id 0; it closes the connection after it).
+         */
+        private void onAnswerHeader(Pending p, DataAuthorize a, DataFrames.ResponseHeader h) {
+            if (h.status() == DataStatus.MALFORMED) {
+                finishAuthorize(p, a, new DataAuthorize.Outcome.Unsupported("the source " + pool.endpoint
+                        + " answered MALFORMED to an AUTHORIZE"), false);
+                return;
+            }
+            if (h.readId() != a.readId) {
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                        "response to request " + h.readId() + ", expected AUTHORIZE " + a.readId));
+                return;
+            }
+            if (h.status() != DataStatus.OK) {
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION,
+                        "the source answered " + h.status() + " to an AUTHORIZE"));
+                return;
+            }
+            if (h.length() > a.answerBytesMax) {
+                closeWith(new ReadResult.Failed(ReadFailure.PROTOCOL_VIOLATION, "an Authorize answer of " + h.length()
+                        + " bytes exceeds its bound of " + a.answerBytesMax));
+                return;
+            }
+            p.answer = new byte[(int) h.length()];
+            p.answerCrc = h.crc32c();
+            if (h.length() == 0) {
+                onAnswer(p, a);
+            }
+        }
+
+        /**
+         * Every byte of an AUTHORIZE's answer arrived: checked and parsed here, so that the connection knows which
+         * grant the source bound it to (the granted one, or none). An answer that fails its checksum or does not parse
+         * leaves that unknown: the connection closes.
+         */
+        private void onAnswer(Pending p, DataAuthorize a) {
+            if ((int) crc.getValue() != p.answerCrc) {
+                finishAuthorize(p, a, new DataAuthorize.Outcome.Stopped(new ReadResult.Failed(
+                        ReadFailure.PROTOCOL_VIOLATION, "the Authorize answer fails its CRC32C")), false);
+                return;
+            }
+            orbitkv.transfer.wire.AuthorizeResponse r;
+            try {
+                r = orbitkv.transfer.wire.AuthorizeResponse.parseFrom(p.answer);
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                finishAuthorize(p, a, new DataAuthorize.Outcome.Stopped(new ReadResult.Failed(
+                        ReadFailure.PROTOCOL_VIOLATION, "unparseable Authorize answer: " + e.getMessage())), false);
+                return;
+            }
+            bound = r.hasAuthorized() && r.getAuthorized().hasGrantId()
+                    ? new UUID(r.getAuthorized().getGrantId().getMsb(), r.getAuthorized().getGrantId().getLsb()) : null;
+            finishAuthorize(p, a, new DataAuthorize.Outcome.Answered(r), true);
+        }
+
+        /** An AUTHORIZE's answer passed: its slot is free (the connection idle) before its outcome is delivered. */
+        private void finishAuthorize(Pending p, DataAuthorize a, DataAuthorize.Outcome o, boolean reusable) {
+            if (sent.pollFirst() != p) {
+                throw new IllegalStateException("answered an AUTHORIZE that is not the head of its connection");
+            }
+            p.timeout.cancel(false);
+            headerFill = 0;
+            received = 0;
+            crc.reset();
+            handedOut = null;
+            if (!reusable) {
+                closeWith(null);
+            } else {
+                unassign(this, 0);
+            }
+            a.answered(o);
+        }
+
         private static ReadResult.Refused refused(ReadRefusal reason, DataFrames.ResponseHeader h) {
             return new ReadResult.Refused(reason, "the source answered " + h.status());
         }
@@ -641,7 +772,7 @@ final class TcpReader implements AutoCloseable {
                 answered(p, null, true);
                 return;
             }
-            Read r = p.read;
+            Read r = (Read) p.read;
             int actual = (int) crc.getValue();
             if (actual != r.crc32c) {
                 answered(p, new ReadResult.Failed(ReadFailure.CHECKSUM_MISMATCH,

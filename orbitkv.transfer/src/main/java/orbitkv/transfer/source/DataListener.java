@@ -19,7 +19,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.handler.codec.FixedLengthFrameDecoder;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
@@ -36,7 +36,9 @@ import java.net.InetSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.concurrent.RejectedExecutionException;
@@ -47,6 +49,10 @@ import orbitkv.transfer.DataReadPause;
 import orbitkv.transfer.DataRefusal;
 import orbitkv.transfer.EgressAccount;
 import orbitkv.inventory.PeerIdentity;
+import orbitkv.membership.NodeId;
+import orbitkv.transfer.frame.BoundedMessage;
+import orbitkv.transfer.wire.AuthorizeRequest;
+import orbitkv.transfer.wire.AuthorizeResponse;
 import orbitkv.transfer.PayloadSource.PayloadLocation;
 import orbitkv.transfer.PeerRouteClass;
 import orbitkv.transfer.TransferConfig;
@@ -102,6 +108,23 @@ final class DataListener implements AutoCloseable {
     private final SslContext tls;
     /** The node-wide account of the NIC's egress every send is charged to beside {@link #egress} (issue 39). */
     private final NicEgress nicEgress;
+    /**
+     * Answers AUTHORIZE frames (issue 37 item 5): the source's whole Authorize decision, as the gRPC call makes it.
+     * Null until {@link #authorizer(DataAuthorizer)} installs it; until then an AUTHORIZE is refused MALFORMED and
+     * its connection closed, as a source without the frame would.
+     */
+    private volatile DataAuthorizer authorizer;
+
+    /** The Authorize decision the data channel's AUTHORIZE frames get: the gRPC service's own (never blocks). */
+    @FunctionalInterface
+    interface DataAuthorizer {
+        AuthorizeResponse authorize(BoundedMessage<AuthorizeRequest> request, Optional<NodeId> peerNodeId);
+    }
+
+    /** Installs the decision AUTHORIZE frames get (once the authorization service, which names this listener, exists). */
+    void authorizer(DataAuthorizer a) {
+        this.authorizer = a;
+    }
 
     private DataListener(TransferConfig config, GrantTable grants, CountBytesWindow egress, SourceCounters counters,
             SslContext tls, NicEgress nicEgress) {
@@ -195,11 +218,11 @@ final class DataListener implements AutoCloseable {
         ch.pipeline().addLast(
                 // no input and no output progress (pending output observed) for the idle deadline: closed
                 new IdleStateHandler(true, 0, 0, config.dataIdleTimeoutMs(), TimeUnit.MILLISECONDS),
-                new RequestDecoder(config.dataHeaderTimeoutMs(), counters),
+                new RequestDecoder(config.dataHeaderTimeoutMs(), config.authorizeRequestBytesMax(), counters),
                 // holds the frames of one socket read and hands them on one per read() request
                 new FlowControlHandler(),
                 new BlockSender(grants, egress, nicEgress, counters, config.dataReadsQueuedPerConnectionMax(),
-                        tls != null));
+                        tls != null, () -> authorizer, config.authorizeRequestBytesMax()));
     }
 
     InetSocketAddress boundAddress() {
@@ -314,20 +337,46 @@ final class DataListener implements AutoCloseable {
     }
 
     /**
-     * Fixed 40-byte READ frames, plus the partial-request deadline: a frame's first bytes must be followed by the rest
-     * within {@code dataHeaderTimeoutMs} (measured from the socket read that left a partial frame; a read that
-     * completes a frame starts the deadline anew), else the connection is closed (counted as
-     * {@link DataConnectionTimeout#HEADER}).
+     * Request frames: 40 bytes, or for an AUTHORIZE 40 bytes and its body, each passed on as one buffer. The body's
+     * length is checked against {@code authorizeRequestBytesMax} before anything waits for it (BND-1): beyond it the
+     * header alone is passed on (the sender refuses it by name and closes) and nothing after it is decoded. Plus
+     * the partial-request deadline: a frame's first bytes must be followed by the rest within
+     * {@code dataHeaderTimeoutMs} (measured from the socket read that left a partial frame; a read that completes a
+     * frame starts the deadline anew), else the connection is closed (counted as {@link DataConnectionTimeout#HEADER}).
      */
-    static final class RequestDecoder extends FixedLengthFrameDecoder {
+    static final class RequestDecoder extends ByteToMessageDecoder {
         private final long headerTimeoutMs;
+        private final int authorizeBytesMax;
         private final SourceCounters counters;
         private ScheduledFuture<?> deadline;
+        /** An oversized AUTHORIZE was passed on: what follows is its body, never decoded as frames. */
+        private boolean discarding;
 
-        RequestDecoder(long headerTimeoutMs, SourceCounters counters) {
-            super(DataFrames.REQUEST_BYTES);
+        RequestDecoder(long headerTimeoutMs, int authorizeBytesMax, SourceCounters counters) {
             this.headerTimeoutMs = headerTimeoutMs;
+            this.authorizeBytesMax = authorizeBytesMax;
             this.counters = counters;
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+            if (discarding) {
+                in.skipBytes(in.readableBytes());
+                return;
+            }
+            if (in.readableBytes() < DataFrames.REQUEST_BYTES) {
+                return;
+            }
+            long body = DataFrames.authorizeBodyBytes(in);
+            if (body < 0) {
+                out.add(in.readRetainedSlice(DataFrames.REQUEST_BYTES));
+            } else if (body > authorizeBytesMax) {
+                discarding = true;
+                out.add(in.readRetainedSlice(DataFrames.REQUEST_BYTES));
+                in.skipBytes(in.readableBytes());
+            } else if (in.readableBytes() >= DataFrames.REQUEST_BYTES + body) {
+                out.add(in.readRetainedSlice(DataFrames.REQUEST_BYTES + (int) body));
+            }
         }
 
         @Override
@@ -403,8 +452,15 @@ final class DataListener implements AutoCloseable {
          */
         private UUID bound;
 
+        /** The listener's AUTHORIZE decision, read per frame (installed after the listener bound). */
+        private final java.util.function.Supplier<DataAuthorizer> authorizer;
+        private final int authorizeBytesMax;
+
         BlockSender(GrantTable grants, CountBytesWindow egress, NicEgress nicEgress, SourceCounters counters,
-                int readsQueuedMax, boolean tls) {
+                int readsQueuedMax, boolean tls, java.util.function.Supplier<DataAuthorizer> authorizer,
+                int authorizeBytesMax) {
+            this.authorizer = authorizer;
+            this.authorizeBytesMax = authorizeBytesMax;
             this.tls = tls;
             this.nicEgress = nicEgress;
             this.grants = grants;
@@ -544,6 +600,13 @@ final class DataListener implements AutoCloseable {
                         }
                         return;
                     }
+                    case DataFrames.AuthorizeHeader a -> {
+                        authorize(ctx, a, frame);
+                        if (!draining) {
+                            requestFrame(ctx);
+                        }
+                        return;
+                    }
                 }
             } catch (DataFrames.MalformedFrame e) {
                 closing = true; // nothing decoded behind it is served
@@ -576,6 +639,60 @@ final class DataListener implements AutoCloseable {
                     closing = true;
                     refuse(ctx, r.status(), 0).addListener(ChannelFutureListener.CLOSE);
                 }
+            }
+        }
+
+        /**
+         * An AUTHORIZE (issue 37 item 5): the gRPC call's decision, answered in request order with the
+         * AuthorizeResponse bytes. A granted answer binds the connection to its grant (the requester learned the secret
+         * from it); any other answer leaves it unbound. A body beyond {@code authorizeRequestBytesMax} (the decoder
+         * passed the header alone) is answered REQUEST_TOO_LARGE and the connection closed: its body was never read.
+         * Under TLS a certificate that names no node is answered {@link DataStatus#PEER_IDENTITY_MISMATCH} and closed.
+         */
+        private void authorize(ChannelHandlerContext ctx, DataFrames.AuthorizeHeader a, ByteBuf body) {
+            DataAuthorizer decide = authorizer.get();
+            if (decide == null) { // as a source without the frame: refused by name, nothing behind it served
+                closing = true;
+                refuse(ctx, DataStatus.MALFORMED, a.requestId()).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            Optional<NodeId> peer = Optional.empty();
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            if (ssl != null) {
+                if (!(PeerIdentity.of(ssl.engine().getSession()) instanceof PeerIdentity.Named.Node n)) {
+                    closing = true;
+                    refuse(ctx, DataStatus.PEER_IDENTITY_MISMATCH, a.requestId()).addListener(ChannelFutureListener.CLOSE);
+                    return;
+                }
+                peer = Optional.of(n.nodeId());
+            }
+            boolean whole = a.bodyBytes() >= 0 && a.bodyBytes() <= authorizeBytesMax
+                    && body.readableBytes() == a.bodyBytes();
+            AuthorizeResponse answer = decide.authorize(whole ? parse(body)
+                    : new BoundedMessage.Oversized<>(Integer.toUnsignedLong(a.bodyBytes()), authorizeBytesMax), peer);
+            counters.dataAuthorizes.incrementAndGet();
+            bound = answer.hasAuthorized() && answer.getAuthorized().hasGrantId()
+                    ? new UUID(answer.getAuthorized().getGrantId().getMsb(), answer.getAuthorized().getGrantId().getLsb())
+                    : null;
+            byte[] bytes = answer.toByteArray();
+            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(bytes);
+            ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
+            DataFrames.writeResponseHeader(header, DataStatus.OK, a.requestId(), bytes.length, (int) crc.getValue());
+            ctx.write(header, ctx.voidPromise());
+            ChannelFuture written = emit(ctx, Unpooled.wrappedBuffer(bytes));
+            track(ctx, written);
+            if (!whole) {
+                closing = true; // the body was not read: the stream has no framing left
+                written.addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+
+        private static BoundedMessage<AuthorizeRequest> parse(ByteBuf body) {
+            try {
+                return new BoundedMessage.Parsed<>(AuthorizeRequest.parseFrom(body.nioBuffer()));
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                return new BoundedMessage.Unparseable<>(String.valueOf(e.getMessage()));
             }
         }
 

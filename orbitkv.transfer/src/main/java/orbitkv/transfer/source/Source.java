@@ -62,6 +62,7 @@ public final class Source implements TransferSource {
         this.service = new AuthorizationService(cluster, self, membership, () -> state, config, grants, payloads,
                 counters, () -> dataEndpoint, bootId, load);
         this.bindable = service.bindable();
+        listener.authorizer(service::authorize); // issue 37 item 5: AUTHORIZE frames get the gRPC call's decision
         this.sweep = group.next().scheduleAtFixedRate(this::sweep, config.expirySweepIntervalMs(),
                 config.expirySweepIntervalMs(), TimeUnit.MILLISECONDS);
     }
@@ -101,6 +102,11 @@ public final class Source implements TransferSource {
             EventLoops.shutdown(group);
             throw e;
         }
+    }
+
+    /** For tests: from now on AUTHORIZE frames are refused MALFORMED, as by a source without them (issue 37 item 5). */
+    public void refuseDataAuthorizeForTest() {
+        listener.authorizer(null);
     }
 
     /**

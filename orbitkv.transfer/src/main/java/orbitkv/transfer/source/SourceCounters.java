@@ -27,6 +27,8 @@ final class SourceCounters {
     final EnumCounter<DataConnectionTimeout> dataConnectionTimeouts = new EnumCounter<>(DataConnectionTimeout.class);
     /** Times a data connection stopped reading its socket (backpressure), by cause. */
     final EnumCounter<DataReadPause> dataReadPauses = new EnumCounter<>(DataReadPause.class);
+    /** AUTHORIZE frames answered on the data channel (issue 37 item 5), refusals included. */
+    final AtomicLong dataAuthorizes = new AtomicLong();
     /** Failed accepts on the data listener (file descriptors exhausted, ...). */
     final AtomicLong dataAcceptFailures = new AtomicLong();
 }

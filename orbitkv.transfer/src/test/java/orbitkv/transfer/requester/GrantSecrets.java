@@ -15,6 +15,12 @@ public final class GrantSecrets {
         return ((IssuedGrant) grant).secret.clone();
     }
 
+    /** The AuthorizeRequest the engine would send for {@code request}, encoded (another host's boot id: no arena). */
+    public static byte[] authorizeRequest(orbitkv.transfer.GrantRequest request, orbitkv.membership.Incarnation self,
+            orbitkv.membership.ClusterIdentity cluster) {
+        return AuthorizeCalls.request(request, self, cluster, java.util.UUID.randomUUID()).toByteArray();
+    }
+
     /** The 40-byte BIND frame of {@code grant} with its secret. */
     public static ByteBuffer bindFrame(Grant grant) {
         ByteBuf b = Unpooled.buffer(DataFrames.REQUEST_BYTES);
