@@ -174,6 +174,53 @@ class DataChannelTlsTest {
         assertThat(f.source.status().readsServed().getOrDefault(PeerRouteClass.PEER_DRAM, 0L)).isZero();
     }
 
+    @Test
+    @DisplayName("issue 37 item 5 under TLS the engine asks later grants with AUTHORIZE on its mutual-TLS data connection and READs them there")
+    void authorizeOnTheDataChannelUnderTls() throws Exception {
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()).withTls(source, requester));
+        try (Arena arena = Arena.ofShared()) {
+            for (int i = 1; i <= 2; i++) {
+                byte[] bytes = TransferFixture.payload(5000, 1, i);
+                long seq = f.payloads.putDram(TransferFixture.key(i), bytes);
+                Grant g = f.grant(List.of(new BlockRef(TransferFixture.key(i), Medium.DRAM, seq)));
+                MemorySegment[] dst = new MemorySegment[1];
+                assertThat(read(g, 0, 5000, arena, dst)).isInstanceOf(ReadResult.Completed.class);
+                assertThat(dst[0].toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).isEqualTo(bytes);
+            }
+        }
+        assertThat(f.engine.status().authorizesOnDataChannel()).as("the second grant").isEqualTo(1);
+        assertThat(f.engine.status().dataChannelAuthorizeFallbacks()).isZero();
+    }
+
+    @Test
+    @DisplayName("issue 37 item 5 under TLS an AUTHORIZE claiming another requester than the connection's certificate names is refused REQUESTER_IDENTITY_MISMATCH; nothing is pinned")
+    void authorizeFromAnotherCertificateIsRefused() throws Exception {
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()).withTls(source, requester));
+        long a = f.payloads.putDram(TransferFixture.key(1), TransferFixture.payload(5000, 1, 1));
+        byte[] body = GrantSecrets.authorizeRequest(f.request(Intent.FOREGROUND,
+                List.of(new BlockRef(TransferFixture.key(1), Medium.DRAM, a))), f.requesterIncarnation, f.cluster);
+        try (SSLSocket s = (SSLSocket) context(intruder).getSocketFactory().createSocket("127.0.0.1",
+                f.source.boundDataAddress().getPort())) {
+            s.setSoTimeout(20_000);
+            s.startHandshake();
+            ByteBuf req = Unpooled.buffer(DataFrames.REQUEST_BYTES + body.length);
+            DataFrames.writeAuthorize(req, body.length, 5);
+            req.writeBytes(body);
+            s.getOutputStream().write(ByteBufUtilArray.of(req));
+            s.getOutputStream().flush();
+            DataFrames.ResponseHeader h = DataFrames.readResponseHeader(
+                    s.getInputStream().readNBytes(DataFrames.RESPONSE_HEADER_BYTES));
+            assertThat(h.status()).isEqualTo(DataStatus.OK);
+            assertThat(h.readId()).isEqualTo(5);
+            orbitkv.transfer.wire.AuthorizeResponse r = orbitkv.transfer.wire.AuthorizeResponse.parseFrom(
+                    s.getInputStream().readNBytes((int) h.length()));
+            assertThat(r.getRefused().getReason())
+                    .isEqualTo(orbitkv.transfer.wire.RefusalReason.REQUESTER_IDENTITY_MISMATCH);
+        }
+        assertThat(f.source.status().pinsHeld()).isZero();
+        assertThat(f.source.status().grantsIssued()).isZero();
+    }
+
     private static byte[] readUntilClosed(InputStream in) {
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
         byte[] b = new byte[4096];

@@ -29,6 +29,28 @@ class DataFramesTest {
     }
 
     @Test
+    @DisplayName("issue 37 item 5: an AUTHORIZE header is 40 bytes with the body length (unsigned, read before the body) and the request id; nonzero grant or reserved bytes are malformed")
+    void authorizeHeaderRoundTrip() throws Exception {
+        ByteBuf b = Unpooled.buffer();
+        DataFrames.writeAuthorize(b, 1234, 77);
+        assertThat(b.readableBytes()).isEqualTo(DataFrames.REQUEST_BYTES);
+        assertThat(DataFrames.authorizeBodyBytes(b)).isEqualTo(1234);
+        assertThat(DataFrames.readRequest(b.copy())).isEqualTo(new DataFrames.AuthorizeHeader(1234, 77));
+        ByteBuf huge = b.copy();
+        huge.setInt(DataFrames.AUTHORIZE_LENGTH_OFFSET, -1);
+        assertThat(DataFrames.authorizeBodyBytes(huge)).as("unsigned: 2^32 - 1, never negative").isEqualTo(0xFFFF_FFFFL);
+        ByteBuf read = Unpooled.buffer();
+        DataFrames.writeRequest(read, UUID.randomUUID(), 1, 2);
+        assertThat(DataFrames.authorizeBodyBytes(read)).as("not an AUTHORIZE").isEqualTo(-1);
+        for (int at : new int[] {6, 8, 16, 28}) {
+            ByteBuf bad = b.copy();
+            bad.setByte(at, 1);
+            assertThatThrownBy(() -> DataFrames.readRequest(bad)).as("byte %d", at)
+                    .isInstanceOf(DataFrames.MalformedFrame.class);
+        }
+    }
+
+    @Test
     @DisplayName("issue 33: a BIND request is 40 bytes (grant id and its 16-byte secret) and round-trips; a BIND with a nonzero reserved field is malformed")
     void bindRoundTrip() throws Exception {
         UUID id = UUID.randomUUID();
