@@ -113,6 +113,12 @@ public final class TransferMetricFamilies {
                         }),
                 gauge("orbitkv_transfer_arenas_mapped", "requester: source arenas mapped read-only",
                         TransferEngineStatus::arenasMapped),
+                counter("orbitkv_transfer_data_channel_authorizes",
+                        "requester: Authorizes asked as AUTHORIZE frames on a data connection (issue 37 item 5), by outcome (answered; fell_back: asked over gRPC after a lost connection or a source without the frame)",
+                        List.of("outcome"), (s, out) -> {
+                            out.value(s.authorizesOnDataChannel(), "answered");
+                            out.value(s.dataChannelAuthorizeFallbacks(), "fell_back");
+                        }),
                 counter("orbitkv_transfer_load_summaries",
                         "requester: source load summaries on Authorize answers (ROUTE-9), by outcome (received; rejected: malformed, dropped)",
                         List.of("outcome"), (s, out) -> {
