@@ -201,7 +201,10 @@ class DataChannelAuthorizeTest {
             assertThat(closedByPeer(s)).isTrue();
         }
         try (SocketChannel s = connect()) { // 2^32 - 1 announced: the unsigned length is bounded, not wrapped
-            authorize(s, new byte[0], -1 >>> 1, 22);
+            ByteBuf b = Unpooled.buffer(DataFrames.REQUEST_BYTES);
+            DataFrames.writeAuthorize(b, 0, 22);
+            b.setInt(DataFrames.AUTHORIZE_LENGTH_OFFSET, -1);
+            s.write(b.nioBuffer());
             assertThat(answer(s, 22).getRefused().getReason()).isEqualTo(orbitkv.transfer.wire.RefusalReason.REQUEST_TOO_LARGE);
             assertThat(closedByPeer(s)).isTrue();
         }

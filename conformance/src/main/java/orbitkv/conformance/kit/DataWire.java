@@ -22,8 +22,8 @@ import orbitkv.membership.Endpoint;
 
 /**
  * One kit connection to a target's transfer data listener (docs/transfer.md, "Data channel"), spoken byte by
- * byte as the contract lays it out: 40-byte {@code BIND} and {@code READ} requests, 32-byte response headers, big
- * endian. Blocking socket I/O with a timeout on every read; a payload beyond {@link #PAYLOAD_BYTES_MAX} is refused
+ * byte as the contract lays it out: 40-byte {@code BIND} and {@code READ} requests, 40-byte {@code AUTHORIZE} headers
+ * followed by their AuthorizeRequest body, 32-byte response headers, big endian. Blocking socket I/O with a timeout on every read; a payload beyond {@link #PAYLOAD_BYTES_MAX} is refused
  * before it is buffered. Under peer mutual TLS the connection presents the kit member's certificate (the target
  * binds a grant only from a connection whose certificate names the grant's requester).
  */
@@ -93,7 +93,17 @@ final class DataWire implements AutoCloseable {
                 .putLong(readId).array());
     }
 
-    /** Any 40 bytes (a malformed frame). */
+    /**
+     * {@code AUTHORIZE} (issue 37 item 5): a header announcing {@code announced} body bytes (unsigned 32-bit on the
+     * wire), then {@code body} (which need not be as long as announced), in one write; echoing {@code requestId}.
+     */
+    void authorize(long announced, byte[] body, long requestId) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(REQUEST_BYTES + body.length).putInt(MAGIC).put((byte) 1).put((byte) 3).putShort((short) 0)
+                .putLong(0).putLong(0).putInt((int) announced).putInt(0).putLong(requestId);
+        send(b.put(body).array());
+    }
+
+    /** Any bytes, in one write (e.g. a malformed 40-byte frame). */
     void send(byte[] frame) throws IOException {
         out.write(frame);
         out.flush();

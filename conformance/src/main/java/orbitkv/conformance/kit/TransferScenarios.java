@@ -1,6 +1,7 @@
 package orbitkv.conformance.kit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -26,7 +27,8 @@ import orbitkv.transfer.wire.BlockResult;
 /**
  * The {@code transfer} rows (issue 40 item 5; {@code transfer.table}): the kit is a requester of the target's
  * transfer protocol {@code orbitkv.transfer.v1}, black-box: Authorize and Release on the target's peer listener
- * ({@link TransferCalls}), BIND and READ on the data listener the Authorize answer names ({@link DataWire}). It
+ * ({@link TransferCalls}), BIND and READ on the data listener the Authorize answer names ({@link DataWire}), and
+ * Authorize asked on that listener itself (the AUTHORIZE frame, issue 37 item 5; optional for a target: N/A without it). It
  * speaks as the kit's registered requester members (admitted by the target, MEM-11) about the kit's saved blocks,
  * whose residency sequences it reads from {@code /cache/query} (evidence only: INV-2, the target validates). After
  * each row the kit releases what it was granted and compares the target's {@code orbitkv_transfer_grants_outstanding}
@@ -38,10 +40,16 @@ final class TransferScenarios {
             "authorize_wrong_source", "authorize_unknown_requester", "authorize_no_blocks", "authorize_unknown_intent",
             "authorize_duplicate_key", "stale_generation", "not_resident", "read_granted", "already_read", "block_not_granted",
             "grant_unknown", "not_bound", "bad_secret", "malformed_frame", "release_then_read", "release_other_requester",
-            "grant_expiry");
+            "grant_expiry", "data_authorize_read", "data_authorize_oversized", "data_authorize_malformed_body");
     static final String GRANTS_OUTSTANDING = "orbitkv_transfer_grants_outstanding";
     /** How long after the answer's expiry_ms the grant_expiry row waits before its READ (the source's sweep interval). */
     static final Duration EXPIRY_SLACK = Duration.ofSeconds(1);
+    /** The body length data_authorize_oversized announces: 2^31 - 1, beyond any sane authorizeRequestBytesMax. */
+    static final long AUTHORIZE_ANNOUNCED_OVERSIZED = Integer.MAX_VALUE;
+    private static final byte[] GARBAGE = {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01}; // a tag of wire type 7: unparseable
+    /** The N/A reason of the AUTHORIZE rows against a data channel that answers the frame MALFORMED and closes. */
+    static final String NO_AUTHORIZE_FRAME = "the target's data channel has no AUTHORIZE frame (it answered MALFORMED and closed "
+            + "the connection); the frame is optional: requesters ask over the gRPC Authorize call";
 
     private final KitSettings settings;
     private final TargetApi api;
@@ -126,6 +134,7 @@ final class TransferScenarios {
             case "authorize_duplicate_key" -> refusal(ok.addBlocks(block(0, sequence0)));
             case "stale_generation" -> blockRefusal(ok.setBlocks(0, block(0, sequence0 + 1000)), sequence0);
             case "not_resident" -> blockRefusal(ok.setBlocks(0, TransferCalls.block(namespace, HexFormat.of().parseHex("fffe"), 1)), 0);
+            case "data_authorize_read", "data_authorize_oversized", "data_authorize_malformed_body" -> authorizeFrame(name, r1, ok.build());
             default -> dataScenario(name, r1, ok.build());
         };
     }
@@ -158,18 +167,90 @@ final class TransferScenarios {
                 default -> throw new IllegalArgumentException("no transfer scenario named " + name);
             };
         } finally {
-            try {
-                calls.release(clusterUuid, r1, grant, deadline.bound(wait)); // GRANT_UNKNOWN when the row ended it already
-            } catch (StatusRuntimeException | IllegalStateException ended) {
-                // the row's channels were closed by its deadline; the grant's expiry is its owner
-            }
+            releaseQuietly(r1, grant);
         }
     }
 
+    /** Releases {@code grant} of {@code who}: GRANT_UNKNOWN when the row ended it already. */
+    private void releaseQuietly(Incarnation who, UUID grant) {
+        try {
+            calls.release(clusterUuid, who, grant, deadline.bound(wait));
+        } catch (StatusRuntimeException | IllegalStateException ended) {
+            // the row's channels were closed by its deadline; the grant's expiry is its owner
+        }
+    }
+
+    /** The AUTHORIZE rows (issue 37 item 5) on a fresh data connection, whose endpoint a gRPC grant names (released at once). */
+    private String authorizeFrame(String name, Incarnation r1, AuthorizeRequest request) throws Exception {
+        connect(r1, dataEndpointOf(granted(request), r1, true));
+        long id = nextId();
+        return switch (name) {
+            case "data_authorize_read" -> authorizeThenRead(r1, request, id);
+            case "data_authorize_oversized" -> {
+                data.authorize(AUTHORIZE_ANNOUNCED_OVERSIZED, new byte[0], id); // the header alone: no body follows
+                String refusal = refusal(dataAnswer(id), r1.nodeId().value());
+                yield (data.closesWithin(deadline.bound(wait)) ? "closed-" : "") + refusal;
+            }
+            case "data_authorize_malformed_body" -> {
+                data.authorize(GARBAGE.length, GARBAGE, id);
+                String refusal = refusal(dataAnswer(id), r1.nodeId().value());
+                long probe = nextId(); // the connection still serves: a READ behind the refusal is answered with its id
+                data.read(UUID.randomUUID(), 0, probe);
+                DataWire.Response r = data.response(deadline.bound(wait));
+                seen.saw("READ", r.statusName());
+                Expect.equal(r.readId(), probe, "the read id of a READ behind the refused AUTHORIZE (the connection still serves)");
+                yield refusal;
+            }
+            default -> throw new IllegalArgumentException("no transfer scenario named " + name);
+        };
+    }
+
+    /** AUTHORIZE of the kit's block on the data connection, then its READ there with no BIND: the granted answer bound it. */
+    private String authorizeThenRead(Incarnation r1, AuthorizeRequest request, long id) throws Exception {
+        byte[] body = request.toByteArray();
+        data.authorize(body.length, body, id);
+        Authorized a = grantOf(dataAnswer(id));
+        UUID grant = TransferCalls.uuid(a.getGrantId());
+        try {
+            return readGranted(grant, a, false);
+        } finally {
+            releaseQuietly(r1, grant);
+        }
+    }
+
+    /**
+     * The answer to AUTHORIZE {@code id}: status OK, {@code id} echoed, the CRC32C of the AuthorizeResponse bytes after it.
+     * MALFORMED (read id 0 or {@code id}) and a close: the target has no such frame (optional), the row is N/A.
+     */
+    private AuthorizeResponse dataAnswer(long id) throws Exception {
+        DataWire.Response r = data.response(deadline.bound(wait));
+        if (r.statusName().equals("MALFORMED") && (r.readId() == 0 || r.readId() == id) && data.closesWithin(deadline.bound(wait))) {
+            seen.saw("AUTHORIZE frame", "MALFORMED, closed");
+            throw ScenarioSkipped.notApplicable(NO_AUTHORIZE_FRAME);
+        }
+        Expect.equal(r.statusName(), "OK", "the AUTHORIZE answer's status");
+        Expect.equal(r.readId(), id, "the AUTHORIZE answer's read id (the request id)");
+        CRC32C crc = new CRC32C();
+        crc.update(r.payload());
+        Expect.equal((int) crc.getValue(), r.crc32c(), "the AUTHORIZE answer's CRC32C over its " + r.payload().length + " bytes");
+        AuthorizeResponse answer;
+        try {
+            answer = AuthorizeResponse.parseFrom(r.payload());
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("the AUTHORIZE answer's bytes are no AuthorizeResponse: " + e.getMessage());
+        }
+        seen.saw("AUTHORIZE frame", answer.getOutcomeCase() + (answer.hasRefused() ? " " + answer.getRefused().getReason() : ""));
+        return answer;
+    }
+
     private String refusal(AuthorizeRequest.Builder request) {
-        AuthorizeResponse r = authorize(request.build());
+        return refusal(authorize(request.build()), request.getRequester().getNodeId());
+    }
+
+    /** {@code refused:REASON}, or {@code authorized} (its grant released) for an answer that should have refused. */
+    private String refusal(AuthorizeResponse r, String requester) {
         if (r.hasAuthorized()) {
-            release(request.getRequester().getNodeId(), r.getAuthorized());
+            release(requester, r.getAuthorized());
             return "authorized";
         }
         Expect.that(r.hasRefused(), "the Authorize answer is authorized or refused");
@@ -199,7 +280,11 @@ final class TransferScenarios {
     }
 
     private Authorized granted(AuthorizeRequest request) {
-        AuthorizeResponse r = authorize(request);
+        return grantOf(authorize(request));
+    }
+
+    /** The answer's grant of the kit's one 64-byte block (secret, length checked). */
+    private static Authorized grantOf(AuthorizeResponse r) {
         Expect.that(r.hasAuthorized(), "a well-formed Authorize of a resident block is authorized, got " + r.getRefused());
         Authorized a = r.getAuthorized();
         Expect.that(a.hasGrantId() && a.getBlocksCount() == 1 && a.getBlocks(0).hasGranted(),
@@ -228,6 +313,11 @@ final class TransferScenarios {
 
     private String bindAndRead(UUID grant, byte[] secret, Authorized a, boolean twice) throws IOException {
         data.bind(grant, secret);
+        return readGranted(grant, a, twice);
+    }
+
+    /** READ of block 0 of {@code grant} on the bound connection: OK with the saved block's bytes; {@code twice}: again. */
+    private String readGranted(UUID grant, Authorized a, boolean twice) throws IOException {
         data.read(grant, 0, 41);
         DataWire.Response first = data.response(deadline.bound(wait));
         seen.saw("READ", first.statusName());
@@ -246,8 +336,13 @@ final class TransferScenarios {
         Expect.that(Arrays.equals(r.payload(), TargetApi.payload(1, 0, 64)), "the payload is the block the kit saved");
     }
 
+    /** A random positive read or request id (never 0: a refusal's read id). */
+    private long nextId() {
+        return random.nextLong() & Long.MAX_VALUE | 1;
+    }
+
     private String readStatus(UUID grant, int index) throws IOException {
-        long id = random.nextLong() & Long.MAX_VALUE | 1;
+        long id = nextId();
         data.read(grant, index, id);
         DataWire.Response r = data.response(deadline.bound(wait));
         seen.saw("READ", r.statusName());

@@ -107,7 +107,7 @@ class ConformanceCommandTest {
         assertThat(rows).isEqualTo(ScenarioRow.parse(file));
         assertThat(rows).hasSize(48);
         assertThat(all.subList(48, all.size())).as("the transfer table follows the session table (issue 40 item 5)")
-                .hasSize(20).allSatisfy(r -> assertThat(r.side()).isEqualTo("transfer"));
+                .hasSize(23).allSatisfy(r -> assertThat(r.side()).isEqualTo("transfer"));
         assertThat(rows).allSatisfy(r -> assertThat(r.rules()).isNotEmpty());
         assertThat(rows.stream().filter(r -> !r.policies().isEmpty()).map(ScenarioRow::id))
                 .containsExactly("requester/oversized_decoded");
@@ -226,8 +226,30 @@ class ConformanceCommandTest {
         assertThat(transfer).allSatisfy(r -> {
             assertThat(r.rules()).isNotEmpty();
             assertThat(r.policies()).isEmpty();
-            assertThat(r.expected()).matches("(refused|block|read|closed|release):[A-Z_]+");
+            assertThat(r.expected()).matches("(refused|block|read|closed|release|closed-refused):[A-Z_]+");
         });
+    }
+
+    @Test
+    @DisplayName("BND-1 the kit's AUTHORIZE frame is the documented 40-byte header (type 3, the announced length unsigned at offset 24, the request id at 32), then the body")
+    void authorizeFrameLayout() throws IOException {
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                DataWire wire = DataWire.connect(new orbitkv.membership.Endpoint("127.0.0.1", server.getLocalPort()),
+                        java.util.Optional.empty(), "kit", java.time.Duration.ofSeconds(5));
+                java.net.Socket accepted = server.accept()) {
+            wire.authorize(TransferScenarios.AUTHORIZE_ANNOUNCED_OVERSIZED, new byte[] {9, 8}, 0x0102030405060708L);
+            wire.authorize(0xffff_fffeL, new byte[0], 7);
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(accepted.getInputStream().readNBytes(DataWire.REQUEST_BYTES * 2 + 2));
+            assertThat(b.getInt()).isEqualTo(DataWire.MAGIC);
+            assertThat(new byte[] {b.get(), b.get(), b.get(), b.get()}).containsExactly(1, 3, 0, 0);
+            assertThat(new long[] {b.getLong(), b.getLong()}).containsOnly(0L);
+            assertThat(Integer.toUnsignedLong(b.getInt())).isEqualTo(Integer.MAX_VALUE);
+            assertThat(b.getInt()).isZero();
+            assertThat(b.getLong()).isEqualTo(0x0102030405060708L);
+            assertThat(new byte[] {b.get(), b.get()}).containsExactly(9, 8);
+            assertThat(Integer.toUnsignedLong(b.getInt(DataWire.REQUEST_BYTES + 2 + 24))).as("unsigned 32-bit length").isEqualTo(0xffff_fffeL);
+            assertThat(b.getLong(DataWire.REQUEST_BYTES + 2 + 32)).isEqualTo(7);
+        }
     }
 
     @Test
@@ -241,7 +263,7 @@ class ConformanceCommandTest {
         assertThat(s.rowDeadline()).isEqualTo(java.time.Duration.ofMillis(KitSettings.ROW_DEADLINE_MS_DEFAULT)).hasSeconds(30);
         assertThat(s.runDeadline()).isEqualTo(java.time.Duration.ofMinutes(10));
         List<ScenarioRow> ordered = KitRun.ordered(ScenarioRow.load());
-        assertThat(ordered).hasSize(68);
-        assertThat(ordered.subList(66, 68).stream().map(ScenarioRow::id)).containsExactlyElementsOf(KitRun.FENCING_ROWS);
+        assertThat(ordered).hasSize(71);
+        assertThat(ordered.subList(69, 71).stream().map(ScenarioRow::id)).containsExactlyElementsOf(KitRun.FENCING_ROWS);
     }
 }

@@ -100,12 +100,16 @@ final class DataRewriteProxy implements AutoCloseable {
         }
     }
 
-    /** Requester → source: whole 40-byte frames shown to the rewrite; a partial frame at the end is relayed as is. */
+    /**
+     * Requester → source: whole 40-byte frames shown to the rewrite, an AUTHORIZE's body (its unsigned length at offset
+     * 24) relayed as it arrives; a partial frame at the end is relayed as is.
+     */
     private static void requests(Socket requester, Socket source, TransferMutant.DataRewrite rewrite) {
         try {
             InputStream in = requester.getInputStream();
             OutputStream out = source.getOutputStream();
             byte[] frame = new byte[40];
+            byte[] body = new byte[8192];
             while (true) {
                 int n = in.readNBytes(frame, 0, frame.length);
                 if (n < frame.length) {
@@ -116,6 +120,16 @@ final class DataRewriteProxy implements AutoCloseable {
                 rewrite.request(frame.clone());
                 out.write(frame);
                 out.flush();
+                for (long left = frame[5] == 3 ? Integer.toUnsignedLong(ByteBuffer.wrap(frame).getInt(24)) : 0; left > 0; ) {
+                    int got = in.read(body, 0, (int) Math.min(body.length, left));
+                    if (got < 0) {
+                        source.shutdownOutput();
+                        return;
+                    }
+                    out.write(body, 0, got);
+                    out.flush();
+                    left -= got;
+                }
             }
         } catch (IOException e) {
             closeQuietly(source);

@@ -64,7 +64,8 @@ class TransferMutantKitTest {
             TransferMutant.RELEASE_BY_ANYONE, Set.of("transfer/release_other_requester"),
             TransferMutant.DATA_SERVES_TWICE, Set.of("transfer/already_read"),
             TransferMutant.DATA_CORRUPT_PAYLOAD, Set.of("transfer/read_granted", "transfer/already_read",
-                    "transfer/release_other_requester"),
+                    "transfer/release_other_requester", "transfer/data_authorize_read", "transfer/data_authorize_oversized",
+                    "transfer/data_authorize_malformed_body"),
             TransferMutant.DATA_GRANT_UNKNOWN_UNNAMED, Set.of("transfer/grant_unknown", "transfer/release_then_read",
                     "transfer/grant_expiry"),
             TransferMutant.DATA_MALFORMED_STAYS_OPEN, Set.of("transfer/malformed_frame")));
