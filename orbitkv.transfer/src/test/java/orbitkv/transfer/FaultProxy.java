@@ -136,6 +136,9 @@ public final class FaultProxy implements AutoCloseable {
         private boolean holding;
         private final List<ByteBuf> held = new ArrayList<>();
         private boolean stalled;
+        /** A CUT reached while responses are held: the connections close once the held bytes went out. */
+        private boolean cutAfterHeld;
+        private Channel sourceSide;
 
         /** The source-side channel's event loop: reads, held bytes and their release all run on it. */
         private io.netty.util.concurrent.EventExecutor loop;
@@ -147,6 +150,7 @@ public final class FaultProxy implements AutoCloseable {
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             loop = ctx.executor();
+            sourceSide = ctx.channel();
             downstreams.add(this);
             requester.closeFuture().addListener(f -> downstreams.remove(this));
         }
@@ -180,6 +184,11 @@ public final class FaultProxy implements AutoCloseable {
                             forward(in.readRetainedSlice(keep));
                             in.skipBytes(n - keep);
                             payloadLeft -= n;
+                            if (fault == Fault.CUT && (holding || holdingAll)) {
+                                cutAfterHeld = true; // the cut keeps its place in the held stream
+                                stalled = true;
+                                return;
+                            }
                             if (fault == Fault.CUT) {
                                 requester.close();
                                 ctx.close();
@@ -242,6 +251,10 @@ public final class FaultProxy implements AutoCloseable {
             }
             held.clear();
             requester.flush();
+            if (cutAfterHeld) {
+                requester.close();
+                sourceSide.close();
+            }
         }
 
         @Override

@@ -195,6 +195,10 @@ class PipelinedReadTest {
         warm();
         List<byte[]> expected = new ArrayList<>();
         Grant g = grant(50, 3, expected);
+        // Held until all three READs chose the connection: else the head's fault could close it before the test
+        // thread admits READ 1, which would then open a connection of its own (since the AUTHORIZE frame binds the
+        // connection, READ 0 needs no BIND and its answer comes back fast enough to lose that race).
+        f.proxy.holdAll();
         f.proxy.arm(fault, Duration.ZERO);
         List<MemorySegment> dst = new ArrayList<>();
         List<ReadHandle> handles = new ArrayList<>();
@@ -203,6 +207,7 @@ class PipelinedReadTest {
             // the head's own timeout ends a stall; the others would wait far longer
             handles.add(read(g, i, dst.get(i), i == 0 ? Duration.ofMillis(300) : READ_TIMEOUT));
         }
+        f.proxy.releaseAll();
         ReadResult head = TransferFixture.await(handles.get(0));
         switch (fault) {
             case STALL -> assertThat(head).isInstanceOf(ReadResult.TimedOut.class);

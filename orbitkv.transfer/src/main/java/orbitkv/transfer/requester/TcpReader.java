@@ -747,20 +747,25 @@ final class TcpReader implements AutoCloseable {
 
         /** An AUTHORIZE's answer passed: its slot is free (the connection idle) before its outcome is delivered. */
         private void finishAuthorize(Pending p, DataAuthorize a, DataAuthorize.Outcome o, boolean reusable) {
-            if (sent.pollFirst() != p) {
-                throw new IllegalStateException("answered an AUTHORIZE that is not the head of its connection");
-            }
-            p.timeout.cancel(false);
-            headerFill = 0;
-            received = 0;
-            crc.reset();
-            handedOut = null;
+            passHead(p);
             if (!reusable) {
                 closeWith(null);
             } else {
                 unassign(this, 0);
             }
             a.answered(o);
+        }
+
+        /** The head's response has passed ({@code p} must be the head): the receive state starts a new response. */
+        private void passHead(Pending p) {
+            if (sent.pollFirst() != p) {
+                throw new IllegalStateException("answered a request that is not the head of its connection");
+            }
+            p.timeout.cancel(false);
+            headerFill = 0;
+            received = 0;
+            crc.reset();
+            handedOut = null;
         }
 
         private static ReadResult.Refused refused(ReadRefusal reason, DataFrames.ResponseHeader h) {
@@ -789,14 +794,7 @@ final class TcpReader implements AutoCloseable {
          * READs pipelined behind it end as lost.
          */
         private void answered(Pending p, ReadResult outcome, boolean reusable) {
-            if (sent.pollFirst() != p) {
-                throw new IllegalStateException("answered a READ that is not the head of its connection");
-            }
-            p.timeout.cancel(false);
-            headerFill = 0;
-            received = 0;
-            crc.reset();
-            handedOut = null;
+            passHead(p);
             if (!reusable) {
                 p.read.finish(outcome);
                 closeWith(null);
