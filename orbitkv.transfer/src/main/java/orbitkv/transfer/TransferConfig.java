@@ -53,6 +53,9 @@ package orbitkv.transfer;
  * @param dataReadsQueuedPerConnectionMax source: READs of one data connection decoded and not yet answered (their
  *     answer not yet written to the socket); at the bound the listener stops reading that socket until answers
  *     drain (counted, {@code DataReadPause.READS_QUEUED_MAX}); at least {@code readsPerConnectionMax}
+ * @param dataChannelAuthorize requester: ask a source incarnation's Authorizes as AUTHORIZE frames on a data
+ *     connection once its first gRPC grant named its data endpoint (issue 37 item 5; no gRPC call per route); false:
+ *     every Authorize over gRPC
  */
 public record TransferConfig(
         int authorizeKeysMax,
@@ -82,7 +85,8 @@ public record TransferConfig(
         int dataConnectionsPerAddressMax,
         long dataHeaderTimeoutMs,
         long dataIdleTimeoutMs,
-        int dataReadsQueuedPerConnectionMax) {
+        int dataReadsQueuedPerConnectionMax,
+        boolean dataChannelAuthorize) {
 
     /** Default: 128 blocks per Authorize, the candidate bound of a lookup (DESIGN §9). */
     public static final int DEFAULT_AUTHORIZE_KEYS_MAX = 128;
@@ -140,6 +144,8 @@ public record TransferConfig(
     public static final long DEFAULT_DATA_IDLE_TIMEOUT_MS = 120_000;
     /** Default: 64 READs decoded and unanswered per data connection (the largest requester pipelining depth). */
     public static final int DEFAULT_DATA_READS_QUEUED_PER_CONNECTION_MAX = 64;
+    /** Default: Authorizes on the data channel once the endpoint is known (issue 37 item 5). */
+    public static final boolean DEFAULT_DATA_CHANNEL_AUTHORIZE = true;
     /** Upper bound of either event loop count. */
     public static final int EVENT_LOOP_THREADS_MAX = 64;
 
@@ -196,7 +202,7 @@ public record TransferConfig(
                 DEFAULT_SHARED_MEMORY_CHUNK_BYTES, DEFAULT_SOURCE_EVENT_LOOP_THREADS,
                 DEFAULT_REQUESTER_EVENT_LOOP_THREADS, DEFAULT_DATA_CONNECTIONS_MAX,
                 DEFAULT_DATA_CONNECTIONS_PER_ADDRESS_MAX, DEFAULT_DATA_HEADER_TIMEOUT_MS, DEFAULT_DATA_IDLE_TIMEOUT_MS,
-                DEFAULT_DATA_READS_QUEUED_PER_CONNECTION_MAX);
+                DEFAULT_DATA_READS_QUEUED_PER_CONNECTION_MAX, DEFAULT_DATA_CHANNEL_AUTHORIZE);
     }
 
     /** This configuration with other pin bounds. */
@@ -208,7 +214,7 @@ public record TransferConfig(
                 readsPerConnectionMax, connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax,
                 sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads,
                 dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
-                dataReadsQueuedPerConnectionMax);
+                dataReadsQueuedPerConnectionMax, dataChannelAuthorize);
     }
 
     /**
@@ -224,7 +230,7 @@ public record TransferConfig(
                 grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes, sourceEventLoopThreads,
                 requesterEventLoopThreads,
                 Math.max(dataConnectionsMax, connectionsMax), Math.max(dataConnectionsPerAddressMax, connectionsMax),
-                dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax);
+                dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax, dataChannelAuthorize);
     }
 
     /** This configuration with other grant timing. */
@@ -236,7 +242,7 @@ public record TransferConfig(
                 authorizeTimeoutMs, safetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
                 sourceEventLoopThreads, requesterEventLoopThreads,
                 dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
-                dataReadsQueuedPerConnectionMax);
+                dataReadsQueuedPerConnectionMax, dataChannelAuthorize);
     }
 
     /** This configuration with other request bounds. */
@@ -248,7 +254,7 @@ public record TransferConfig(
                 grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax, sharedMemoryChunkBytes,
                 sourceEventLoopThreads, requesterEventLoopThreads,
                 dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
-                dataReadsQueuedPerConnectionMax);
+                dataReadsQueuedPerConnectionMax, dataChannelAuthorize);
     }
 
     /**
@@ -263,7 +269,7 @@ public record TransferConfig(
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
                 sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads,
                 dataConnectionsMax, dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs,
-                Math.max(dataReadsQueuedPerConnectionMax, readsPerConnection));
+                Math.max(dataReadsQueuedPerConnectionMax, readsPerConnection), dataChannelAuthorize);
     }
 
     /** This configuration with other data-plane event loop counts. */
@@ -274,7 +280,7 @@ public record TransferConfig(
                 receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
                 sharedMemoryChunkBytes, sourceThreads, requesterThreads, dataConnectionsMax,
-                dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax);
+                dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax, dataChannelAuthorize);
     }
 
     /** This configuration with other data listener bounds (source side). */
@@ -286,7 +292,18 @@ public record TransferConfig(
                 receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
                 connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
                 sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads, connectionsMax,
-                connectionsPerAddressMax, headerTimeoutMs, idleTimeoutMs, readsQueuedPerConnectionMax);
+                connectionsPerAddressMax, headerTimeoutMs, idleTimeoutMs, readsQueuedPerConnectionMax, dataChannelAuthorize);
+    }
+
+    /** This configuration with Authorizes on the data channel on ({@code true}) or off (requester side). */
+    public TransferConfig withDataChannelAuthorize(boolean on) {
+        return new TransferConfig(authorizeKeysMax, authorizeRequestBytesMax, pinsPerRequesterMax,
+                pinnedBytesPerRequesterMax, pinsTotalMax, pinnedBytesTotalMax, prefetchPinnedBytesTotalMax,
+                blockBytesMax, grantExpiryMs, expirySweepIntervalMs, sourceEgressInFlightBytesMax,
+                receiveInFlightBytesMax, readsInFlightMax, connectionsPerSourceMax, readsPerConnectionMax,
+                connectTimeoutMs, authorizeTimeoutMs, grantSafetyMarginMs, grantsTrackedMax, sharedArenasMappedMax,
+                sharedMemoryChunkBytes, sourceEventLoopThreads, requesterEventLoopThreads, dataConnectionsMax,
+                dataConnectionsPerAddressMax, dataHeaderTimeoutMs, dataIdleTimeoutMs, dataReadsQueuedPerConnectionMax, on);
     }
 
     private static void atLeast(String name, long value, String boundName, long bound) {

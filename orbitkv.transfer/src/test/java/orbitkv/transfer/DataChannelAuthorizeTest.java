@@ -83,6 +83,19 @@ class DataChannelAuthorizeTest {
     }
 
     @Test
+    @DisplayName("issue 37 item 5 with dataChannelAuthorize off (--transfer-data-channel-authorize-disabled) every Authorize goes over gRPC")
+    void switchedOffEveryAuthorizeGoesOverGrpc() throws Exception {
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect())
+                .withConfig(TransferFixture.testConfig().withDataChannelAuthorize(false)));
+        for (int i = 1; i <= 3; i++) {
+            readAndCheck(f.grant(List.of(block(i, 4000))), i, 4000);
+        }
+        assertThat(f.engine.status().authorizeGranted()).isEqualTo(3);
+        assertThat(f.engine.status().authorizesOnDataChannel()).isZero();
+        assertThat(f.engine.status().dataChannelAuthorizeFallbacks()).isZero();
+    }
+
+    @Test
     @DisplayName("issue 37 item 5 a source that answers AUTHORIZE with MALFORMED (one without the frame) is asked over gRPC, then and from then on")
     void sourceWithoutTheFrameIsAskedOverGrpc() throws Exception {
         f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()));

@@ -134,7 +134,7 @@ public final class TransferFixture implements AutoCloseable {
                 d.grantsTrackedMax(), d.sharedArenasMappedMax(),
                 64 << 10, d.sourceEventLoopThreads(), d.requesterEventLoopThreads(), d.dataConnectionsMax(),
                 d.dataConnectionsPerAddressMax(), d.dataHeaderTimeoutMs(), d.dataIdleTimeoutMs(),
-                d.dataReadsQueuedPerConnectionMax());
+                d.dataReadsQueuedPerConnectionMax(), d.dataChannelAuthorize());
     }
 
     public TransferFixture(Options o) throws IOException {

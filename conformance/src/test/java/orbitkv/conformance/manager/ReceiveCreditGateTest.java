@@ -52,7 +52,10 @@ class ReceiveCreditGateTest {
         cluster = ManagerCluster.format(ETCD, "credit");
         int sPort = ManagerProcess.freeLoopbackPort();
         sData = cluster.own(new FaultProxy(new Endpoint("127.0.0.1", sPort)));
-        r = launch("r", List.of("--transfer-receive-in-flight-bytes-max", Long.toString(WINDOW_BYTES)));
+        // s's data port is stalled to hold READs in flight: r asks over gRPC, else its Authorize (an AUTHORIZE frame
+        // on the data channel, issue 37 item 5) would stall with them
+        r = launch("r", List.of("--transfer-receive-in-flight-bytes-max", Long.toString(WINDOW_BYTES),
+                "--transfer-data-channel-authorize-disabled"));
         s = launch("s", List.of("--transfer-data-port", Integer.toString(sPort), "--transfer-data-advertise",
                 sData.endpoint().host() + ":" + sData.endpoint().port()));
         cluster.awaitMembers();

@@ -70,7 +70,8 @@ final class LibraryConfigs {
                         d.grantSafetyMarginMs())
                 .withReadsPerConnection(x.readsPerConnectionMax())
                 .withDataListener(x.dataConnectionsMax(), x.dataConnectionsPerAddressMax(), x.dataHeaderTimeoutMs(),
-                        x.dataIdleTimeoutMs(), x.dataReadsQueuedPerConnectionMax());
+                        x.dataIdleTimeoutMs(), x.dataReadsQueuedPerConnectionMax())
+                .withDataChannelAuthorize(x.dataChannelAuthorize());
     }
 
     static MembershipConfig membershipConfig(ManagerConfig.Lease l) {

@@ -177,7 +177,7 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                            long receiveInFlightBytesMax, int readsPerConnectionMax, int dataConnectionsMax,
                            int dataConnectionsPerAddressMax, long dataHeaderTimeoutMs, long dataIdleTimeoutMs,
                            int dataReadsQueuedPerConnectionMax, TlsProvider tlsProvider,
-                           int restoreRouteReadsInFlightMax) {
+                           int restoreRouteReadsInFlightMax, boolean dataChannelAuthorize) {
         public Transfer {
             Objects.requireNonNull(dataAdvertise, "dataAdvertise");
             Objects.requireNonNull(backend, "backend");
@@ -343,7 +343,8 @@ public record ManagerConfig(String cluster, NodeId nodeId, Optional<EtcdEndpoint
                         TransferConfig.DEFAULT_CONNECTIONS_PER_SOURCE_MAX, 1_000_000),
                 v.ms(TRANSFER_DATA_HEADER_TIMEOUT_MS, 1, 3_600_000), v.ms(TRANSFER_DATA_IDLE_TIMEOUT_MS, 1, 86_400_000),
                 v.count(TRANSFER_DATA_READS_QUEUED_PER_CONNECTION_MAX, 1, 1_000_000), ListenerOptions.tlsProvider(v),
-                v.count(RESTORE_ROUTE_READS_IN_FLIGHT_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX));
+                v.count(RESTORE_ROUTE_READS_IN_FLIGHT_MAX, 1, TransferConfig.DEFAULT_READS_IN_FLIGHT_MAX),
+                !v.flag(TRANSFER_DATA_CHANNEL_AUTHORIZE_DISABLED));
     }
 
     /**

@@ -153,7 +153,8 @@ public final class Engine implements TransferEngine {
         long sentAt = clock.getAsLong();
         CompletableFuture<AuthorizeOutcome> out = new CompletableFuture<>();
         Endpoint data = dataEndpoints.get(request.source().incarnation());
-        if (data != null && data != NO_DATA_AUTHORIZE && authorizeOnDataChannel(request, wire, me, sentAt, data, out)) {
+        if (config.dataChannelAuthorize() && data != null && data != NO_DATA_AUTHORIZE
+                && authorizeOnDataChannel(request, wire, me, sentAt, data, out)) {
             return out;
         }
         authorizeOverGrpc(request, wire, method, me, sentAt, request.timeout().toNanos(), out);
