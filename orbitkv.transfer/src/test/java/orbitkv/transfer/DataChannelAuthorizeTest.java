@@ -124,6 +124,47 @@ class DataChannelAuthorizeTest {
         assertThat(s.authorizeFailures().values()).as("no Authorize failed").containsOnly(0L);
     }
 
+    /** The payload of a forged answer starts after the 32-byte response header (length at 16, CRC32C at 24). */
+    private static final int PAYLOAD_AT = DataFrames.RESPONSE_HEADER_BYTES;
+
+    private static byte[] payloadByteFlipped(byte[] r) {
+        r[PAYLOAD_AT + (r.length - PAYLOAD_AT) / 2] ^= 0x5A; // the CRC32C in the header no longer matches
+        return r;
+    }
+
+    private static byte[] lengthBeyondTheBound(byte[] r) {
+        ByteBuffer.wrap(r).putLong(16, Integer.MAX_VALUE); // announced; the real bytes follow
+        return r;
+    }
+
+    private static byte[] garbageWithItsChecksum(byte[] r) {
+        java.util.Arrays.fill(r, PAYLOAD_AT, r.length, (byte) 0xff);
+        CRC32C crc = new CRC32C();
+        crc.update(r, PAYLOAD_AT, r.length - PAYLOAD_AT);
+        ByteBuffer.wrap(r).putInt(24, (int) crc.getValue());
+        return r;
+    }
+
+    @Test
+    @DisplayName("issue 37 item 5 BND-1 a forged AUTHORIZE answer (bad CRC32C, a length beyond its bound, unparseable) closes the connection and is asked over gRPC")
+    void forgedAnswersAreRefusedByTheRequester() throws Exception {
+        f = new TransferFixture(TransferFixture.Options.defaults(NativeIo.detect()).withFaults());
+        readAndCheck(f.grant(List.of(block(1, 4000))), 1, 4000);
+        List<java.util.function.UnaryOperator<byte[]>> forgeries = List.of(DataChannelAuthorizeTest::payloadByteFlipped,
+                DataChannelAuthorizeTest::lengthBeyondTheBound, DataChannelAuthorizeTest::garbageWithItsChecksum);
+        for (int i = 0; i < forgeries.size(); i++) {
+            f.proxy.forge(forgeries.get(i)); // the next response: the AUTHORIZE's answer
+            Grant g = f.grant(List.of(block(2 + i, 4000)));
+            readAndCheck(g, 2 + i, 4000);
+            assertThat(f.engine.status().dataChannelAuthorizeFallbacks()).as("forgery " + i + " fell back to gRPC")
+                    .isEqualTo(i + 1);
+        }
+        TransferEngineStatus s = f.engine.status();
+        assertThat(s.authorizesOnDataChannel()).as("no forged answer was taken").isZero();
+        assertThat(s.authorizeGranted()).isEqualTo(4);
+        assertThat(s.readFailures().values()).as("the READs after the fallbacks").containsOnly(0L);
+    }
+
     // ------------------------------------------------------------------ raw frames against the source
 
     private SocketChannel connect() throws IOException {

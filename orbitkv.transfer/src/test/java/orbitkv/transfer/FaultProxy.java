@@ -3,6 +3,7 @@ package orbitkv.transfer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,7 +24,8 @@ import orbitkv.transfer.frame.DataFrames;
  * suite's fault decorator). Requests pass unchanged; the next response after {@link #arm} gets the fault:
  * DELAY holds the whole response (and any pipelined behind it) for a while, CUT forwards the header and half the
  * payload then closes both connections, STALL forwards the same and then nothing more on that connection (later
- * pipelined responses included), CORRUPT flips the payload byte in the middle.
+ * pipelined responses included), CORRUPT flips the payload byte in the middle, FORGE (armed by {@link #forge})
+ * collects the whole response, header and payload, and forwards what its rewrite returns instead.
  * It follows the response framing (32-byte header, u64 length at offset 16) to find payload bytes.
  */
 public final class FaultProxy implements AutoCloseable {
@@ -32,7 +34,8 @@ public final class FaultProxy implements AutoCloseable {
         DELAY,
         CUT,
         STALL,
-        CORRUPT
+        CORRUPT,
+        FORGE
     }
 
     private final EventLoopGroup group;
@@ -41,6 +44,7 @@ public final class FaultProxy implements AutoCloseable {
     private volatile InetSocketAddress target;
     private volatile Fault armed = Fault.NONE;
     private volatile Duration delay = Duration.ZERO;
+    private volatile java.util.function.UnaryOperator<byte[]> rewrite = b -> b;
     /** While true every response byte on every connection is held (in order) until {@link #releaseAll}. */
     private volatile boolean holdingAll;
     private final java.util.Set<Downstream> downstreams = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -70,6 +74,15 @@ public final class FaultProxy implements AutoCloseable {
     public void arm(Fault fault, Duration d) {
         this.delay = d;
         this.armed = fault;
+    }
+
+    /**
+     * The next response is collected whole (its 32-byte header and its payload) and {@code rewrite}'s bytes are
+     * forwarded in its place: a source's answer forged byte for byte (the proxy keeps following the true framing).
+     */
+    public void forge(java.util.function.UnaryOperator<byte[]> rewrite) {
+        this.rewrite = rewrite;
+        this.armed = Fault.FORGE;
     }
 
     /** Holds every response on every connection, open or opened later, until {@link #releaseAll}. */
@@ -133,6 +146,8 @@ public final class FaultProxy implements AutoCloseable {
         private long payloadLeft;
         private long payloadLength;
         private Fault fault = Fault.NONE;
+        /** The response FORGE collects, forwarded rewritten once complete. */
+        private final java.io.ByteArrayOutputStream forging = new java.io.ByteArrayOutputStream();
         private boolean holding;
         private final List<ByteBuf> held = new ArrayList<>();
         private boolean stalled;
@@ -167,12 +182,12 @@ public final class FaultProxy implements AutoCloseable {
                         int n = Math.min(in.readableBytes(), header.length - headerFill);
                         in.getBytes(in.readerIndex(), header, headerFill, n);
                         headerFill += n;
-                        forward(in.readRetainedSlice(n));
+                        emit(in.readRetainedSlice(n));
                         if (headerFill == header.length) {
                             payloadLength = java.nio.ByteBuffer.wrap(header).getLong(16);
                             payloadLeft = payloadLength;
                             if (payloadLeft == 0) {
-                                headerFill = 0;
+                                responseEnded();
                             }
                         }
                     } else {
@@ -205,16 +220,41 @@ public final class FaultProxy implements AutoCloseable {
                                 slice.setByte(i, slice.getByte(i) ^ 0x5A);
                                 fault = Fault.NONE;
                             }
-                            forward(slice);
+                            emit(slice);
                             payloadLeft -= n;
                         }
                         if (payloadLeft == 0) {
-                            headerFill = 0;
+                            responseEnded();
                         }
                     }
                 }
             } finally {
                 in.release();
+            }
+        }
+
+        /** Bytes of the current response: collected while FORGE is on, else forwarded. */
+        private void emit(ByteBuf b) {
+            if (fault != Fault.FORGE) {
+                forward(b);
+                return;
+            }
+            try {
+                b.readBytes(forging, b.readableBytes());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } finally {
+                b.release();
+            }
+        }
+
+        private void responseEnded() {
+            headerFill = 0;
+            if (fault == Fault.FORGE) {
+                fault = Fault.NONE;
+                byte[] whole = forging.toByteArray();
+                forging.reset();
+                forward(Unpooled.wrappedBuffer(rewrite.apply(whole)));
             }
         }
 

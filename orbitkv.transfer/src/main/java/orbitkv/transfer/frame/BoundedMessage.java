@@ -42,9 +42,20 @@ public sealed interface BoundedMessage<T> {
                         in.skip(size);
                         return new Oversized<>(size, boundBytes);
                     }
-                    byte[] bytes = in.readNBytes(boundBytes + 1);
-                    if (bytes.length > boundBytes) {
-                        return new Oversized<>(bytes.length, boundBytes);
+                    byte[] bytes;
+                    if (size >= 0) {
+                        // gRPC's streams know their length: one array of exactly that size (readNBytes(bound + 1)
+                        // grows its own chunks of 8-16 KiB and copies them, per message: garbage on every call)
+                        bytes = new byte[(int) size];
+                        int n = in.readNBytes(bytes, 0, bytes.length);
+                        if (n != bytes.length) {
+                            return new Unparseable<>("the message ended after " + n + " of its " + size + " bytes");
+                        }
+                    } else {
+                        bytes = in.readNBytes(boundBytes + 1);
+                        if (bytes.length > boundBytes) {
+                            return new Oversized<>(bytes.length, boundBytes);
+                        }
                     }
                     return new Parsed<>(parser.parseFrom(bytes));
                 } catch (InvalidProtocolBufferException e) {
