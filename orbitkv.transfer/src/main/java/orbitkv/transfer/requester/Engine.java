@@ -189,7 +189,7 @@ public final class Engine implements TransferEngine {
                 }
                 case DataAuthorize.Outcome.Stopped s -> fallBack(request, wire, me, sentAt, data, s.why().toString(), out);
                 case DataAuthorize.Outcome.Unsupported u -> {
-                    dataEndpoints.put(request.source().incarnation(), NO_DATA_AUTHORIZE);
+                    rememberEndpoint(request.source().incarnation(), NO_DATA_AUTHORIZE, true);
                     fallBack(request, wire, me, sentAt, data, u.detail(), out);
                 }
             }
@@ -301,10 +301,24 @@ public final class Engine implements TransferEngine {
 
     /** Remembers where {@code source} takes AUTHORIZE frames, unless it refused them; bounded (see the map). */
     private void learnDataEndpoint(Incarnation source, Endpoint data) {
-        if (dataEndpoints.size() >= DATA_ENDPOINTS_KNOWN_MAX) {
-            dataEndpoints.clear();
+        rememberEndpoint(source, data, false);
+    }
+
+    /**
+     * Every insertion into {@link #dataEndpoints}, under one lock: a check of the size and the insertion that follows
+     * it cannot interleave with another learner's, so the map never holds more than {@link #DATA_ENDPOINTS_KNOWN_MAX}.
+     */
+    private void rememberEndpoint(Incarnation source, Endpoint data, boolean replace) {
+        synchronized (dataEndpoints) {
+            if (!dataEndpoints.containsKey(source) && dataEndpoints.size() >= DATA_ENDPOINTS_KNOWN_MAX) {
+                dataEndpoints.clear();
+            }
+            if (replace) {
+                dataEndpoints.put(source, data);
+            } else {
+                dataEndpoints.putIfAbsent(source, data);
+            }
         }
-        dataEndpoints.putIfAbsent(source, data);
     }
 
     /**
