@@ -59,7 +59,7 @@ final class CacheApi {
     /** Replicas per medium in a candidate list (IDX-9). */
     static final int REPLICAS_PER_MEDIUM_MAX = 4;
 
-    private static final ObjectMapper JSON = new ObjectMapper()
+    private static final ObjectMapper JSON = JsonRequests.newMapper()
             .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     private final LocalTiers tiers;

@@ -32,7 +32,7 @@ import orbitkv.server.tier.LocalTiers;
  * {@code {"restored": n, "stop": "...", "route": "r=n stop=... routes=..."}} (docs/api.md "Streamed restore").
  */
 public final class StreamedRestore {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = orbitkv.server.api.JsonRequests.newMapper();
 
     /** Where a streamed restore's records go, in order. */
     public interface RecordSink {
