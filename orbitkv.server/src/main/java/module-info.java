@@ -29,6 +29,7 @@ module orbitkv.server {
     requires org.slf4j;
     requires java.net.http; // orbitkv demo talks to its Managers and its etcd over HTTP
     requires jul.to.slf4j;
+    requires jdk.jfr; // the HTTP API's flight-recorder event (HttpRequest), off unless a recording asks for it
     requires jdk.unsupported; // sun.misc.Signal: SIGTERM drains and exits 0 instead of the JVM default 143
 
     // picocli instantiates command classes and injects @Option/@Parameters fields reflectively.

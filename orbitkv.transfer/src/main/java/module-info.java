@@ -35,4 +35,5 @@ module orbitkv.transfer {
     requires io.netty.tcnative.classes.openssl; // issue 33: netty-handler requires it only statically; OpenSSL for data TLS
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.classes.io_uring;
+    requires jdk.jfr; // flight-recorder events of the data path (DataExchange, DataServe), off unless a recording asks
 }

@@ -146,7 +146,8 @@ class DocCodeNamesTest {
             Map.entry("--user", "unshare"),
             Map.entry("--map-root-user", "unshare"),
             Map.entry("--net", "unshare"),
-            Map.entry("--mount", "unshare"));
+            Map.entry("--mount", "unshare"),
+            Map.entry("--events", "jfr (the JDK's flight-recording tool: jfr print --events)"));
 
     private static CodeIndex code;
     private static List<Path> pages;

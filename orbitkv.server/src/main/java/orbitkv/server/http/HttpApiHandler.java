@@ -261,9 +261,11 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(InFlightRequest r) {
+        r.dispatchedNanos = System.nanoTime();
         try {
             executor.execute(() -> execute(r));
         } catch (RejectedExecutionException e) {
+            r.executingNanos = r.dispatchedNanos;
             r.abortSave();
             respond(r, CacheApi.error(new ApiException(ApiError.SHUTTING_DOWN, "the Manager is shutting down")), false);
         }
@@ -271,6 +273,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs on a virtual thread. Every outcome, an Error included, is answered: nothing is dropped silently. */
     private void execute(InFlightRequest r) {
+        r.executingNanos = System.nanoTime();
         respond(r, EndpointCalls.answer(api, limits, metrics, r, ctx.alloc()), r.keepAlive);
     }
 
@@ -309,11 +312,14 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         // once shutdown began, every answer ends its connection: nothing new will be admitted on it
         boolean keepAlive = keepAliveAsked && admission.accepting();
         metrics.answered(r.endpoint.label, response.status());
+        r.respondedNanos = System.nanoTime();
+        r.answeredStatus = response.status();
         if (response.streamed() != null) {
             respondStreamed(r, response, keepAlive);
             return;
         }
         FullHttpResponse http = RequestRouting.httpResponse(response);
+        r.answeredBytes = http.content().readableBytes();
         HttpUtil.setKeepAlive(http, keepAlive);
         ctx.writeAndFlush(http).addListener(answered(r, keepAlive));
     }
@@ -321,6 +327,7 @@ final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     /** After an answer was written (or not): the request's slot returns, the connection idles, closes or drains. */
     private ChannelFutureListener answered(InFlightRequest r, boolean keepAlive) {
         return f -> {
+            HttpRequestEvent.record(r, f.isSuccess());
             r.release(admission, client);
             if (current == r) {
                 current = null;

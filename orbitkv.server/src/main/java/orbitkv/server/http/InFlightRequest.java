@@ -20,6 +20,14 @@ final class InFlightRequest {
     long received;
     long reservedBytes;
     boolean slot;
+    /** Stage stamps (System.nanoTime) for {@link HttpRequestEvent}: headers decoded, dispatched, running, answered. */
+    final long headersNanos = System.nanoTime();
+    long dispatchedNanos;
+    long executingNanos;
+    long respondedNanos;
+    int answeredStatus;
+    /** The answer's body bytes; -1 for a streamed answer. */
+    long answeredBytes = -1;
 
     InFlightRequest(ApiEndpoint endpoint, boolean keepAlive, RequestTarget target, Namespace saveNamespace,
             CacheApi.SaveStream save, CompositeByteBuf bytes, long declaredBytes) {

@@ -38,11 +38,13 @@ final class SharedMemoryReader {
         try {
             thread.execute(() -> {
                 ReadResult o;
+                long started = clock.getAsLong();
                 try {
                     o = copy(read, mapping);
                 } finally {
                     arenas.release(mapping);
                 }
+                DataExchangeEvent.recordCopy(read, started, clock, o);
                 read.finish(o);
             });
         } catch (RejectedExecutionException e) {

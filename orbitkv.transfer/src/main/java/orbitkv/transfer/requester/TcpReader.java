@@ -375,6 +375,9 @@ final class TcpReader implements AutoCloseable {
         /** An AUTHORIZE's answer bytes, allocated once its header announced a length within the bound. */
         byte[] answer;
         int answerCrc;
+        /** When the event loop sent the request, and when its answer's header had arrived (DataExchangeEvent). */
+        long sentNanos;
+        long headerNanos;
 
         Pending(Exchange read) {
             this.read = read;
@@ -463,7 +466,8 @@ final class TcpReader implements AutoCloseable {
             }
             Pending p = new Pending(read);
             sent.addLast(p);
-            long delay = read.deadlineNanos - clock.getAsLong();
+            p.sentNanos = clock.getAsLong();
+            long delay = read.deadlineNanos - p.sentNanos;
             p.timeout = channel.eventLoop().schedule(() -> stop(p, new ReadResult.TimedOut(
                     clock.getAsLong() - read.admittedNanos)), Math.max(0, delay), TimeUnit.NANOSECONDS);
             switch (read) {
@@ -632,6 +636,7 @@ final class TcpReader implements AutoCloseable {
         }
 
         private void onHeader(Pending p) {
+            p.headerNanos = clock.getAsLong();
             DataFrames.ResponseHeader h;
             try {
                 h = DataFrames.readResponseHeader(header);
@@ -748,6 +753,7 @@ final class TcpReader implements AutoCloseable {
         /** An AUTHORIZE's answer passed: its slot is free (the connection idle) before its outcome is delivered. */
         private void finishAuthorize(Pending p, DataAuthorize a, DataAuthorize.Outcome o, boolean reusable) {
             passHead(p);
+            DataExchangeEvent.record(p, clock, o);
             if (!reusable) {
                 closeWith(null);
             } else {
@@ -795,6 +801,7 @@ final class TcpReader implements AutoCloseable {
          */
         private void answered(Pending p, ReadResult outcome, boolean reusable) {
             passHead(p);
+            DataExchangeEvent.record(p, clock, outcome);
             if (!reusable) {
                 p.read.finish(outcome);
                 closeWith(null);

@@ -614,9 +614,10 @@ final class DataListener implements AutoCloseable {
                 return;
             }
             Channel ch = ctx.channel();
+            DataServeEvent served = DataServeEvent.start("READ");
             switch (grants.beginSend(req.grantId(), req.blockIndex(), req.grantId().equals(bound), () -> cut(ch))) {
                 case GrantTable.SendStart.Refuse r -> refuse(ctx, r.status(), req.readId());
-                case GrantTable.SendStart.Start s -> send(ctx, s, req.readId());
+                case GrantTable.SendStart.Start s -> send(ctx, s, req.readId(), served);
             }
             if (!draining) { // the first frame of a socket read: the drain serves the frames held behind it
                 requestFrame(ctx);
@@ -650,6 +651,7 @@ final class DataListener implements AutoCloseable {
          * Under TLS a certificate that names no node is answered {@link DataStatus#PEER_IDENTITY_MISMATCH} and closed.
          */
         private void authorize(ChannelHandlerContext ctx, DataFrames.AuthorizeHeader a, ByteBuf body) {
+            DataServeEvent served = DataServeEvent.start("AUTHORIZE");
             DataAuthorizer decide = authorizer.get();
             if (decide == null) { // as a source without the frame: refused by name, nothing behind it served
                 closing = true;
@@ -680,8 +682,14 @@ final class DataListener implements AutoCloseable {
             ByteBuf header = ctx.alloc().buffer(DataFrames.RESPONSE_HEADER_BYTES);
             DataFrames.writeResponseHeader(header, DataStatus.OK, a.requestId(), bytes.length, (int) crc.getValue());
             ctx.write(header, ctx.voidPromise());
+            if (served != null) {
+                served.handedOut(bytes.length);
+            }
             ChannelFuture written = emit(ctx, Unpooled.wrappedBuffer(bytes));
             track(ctx, written);
+            if (served != null) {
+                written.addListener(f -> served.written(f.isSuccess()));
+            }
             if (!whole) {
                 closing = true; // the body was not read: the stream has no framing left
                 written.addListener(ChannelFutureListener.CLOSE);
@@ -696,7 +704,8 @@ final class DataListener implements AutoCloseable {
             }
         }
 
-        private void send(ChannelHandlerContext ctx, GrantTable.SendStart.Start s, long readId) {
+        /** Sends a granted block; {@code served} is its flight-recorder event, null when none is recording. */
+        private void send(ChannelHandlerContext ctx, GrantTable.SendStart.Start s, long readId, DataServeEvent served) {
             long length = s.pin().sizeBytes();
             if (egress.tryAdd(1, length) != CountBytesWindow.Full.NONE) {
                 grants.abortSend(s);
@@ -724,9 +733,15 @@ final class DataListener implements AutoCloseable {
             DataFrames.writeResponseHeader(header, DataStatus.OK, readId, length, s.pin().crc32c());
             ctx.write(header, ctx.voidPromise());
             PeerRouteClass route = PeerRouteClass.of(s.pin().medium());
+            if (served != null) {
+                served.handedOut(length);
+            }
             ChannelFuture written = emit(ctx, payload);
             track(ctx, written);
             written.addListener((ChannelFutureListener) f -> {
+                if (served != null) {
+                    served.written(f.isSuccess());
+                }
                 nic.complete(); // written out or failed: the physical end of the send
                 egress.release(1, length);
                 grants.endSend(s); // the pin outlives the bytes on the wire (DRAINING)
