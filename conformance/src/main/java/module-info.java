@@ -24,6 +24,7 @@ module orbitkv.conformance {
     requires com.fasterxml.jackson.databind; // ... and read their JSON answers
     requires io.grpc.netty; // the adversarial peer's own channels and server
     requires java.management; // the performance harnesses read thread CPU time (ThreadMXBean)
+    requires jdk.jfr; // ... and the Managers' flight recordings (the restore harness's per-stage report)
     requires info.picocli; // `orbitkv conformance`, the kit's command line
     requires java.xml; // the kit's JUnit XML report
     requires jetcd.core; // the kit's --allow-fencing: revoke the target's member lease (docs/conformance-kit.md)

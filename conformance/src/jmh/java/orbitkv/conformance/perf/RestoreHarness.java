@@ -111,18 +111,26 @@ public final class RestoreHarness {
      * @param flightRecording true: each Manager runs a JFR recording ({@code bench.restore.jfrSettings}, default
      *     {@code profile}; a {@code .jfc} path from {@code jfr configure} for finer events) dumped into the run
      *     directory as {@code <node>.jfr} when the harness stops it with SIGTERM at the end (the profile that
-     *     explains a floor; it costs a few percent, so a recorded run's figures are not the formal ones)
+     *     explains a floor; it costs a few percent, so a recorded run's figures are not the formal ones), with the
+     *     Managers' data-path events enabled and their stages over the measured rounds reported ({@link FlightStages})
      * @param managerArgs more Manager options for both Managers ({@code bench.restore.managerArgs}, space-separated,
      *     e.g. {@code --transfer-reads-per-connection-max 1}), printed in the report
+     * @param sweepBytes before each case of every round, the harness writes this many bytes of its own memory
+     *     ({@code bench.restore.sweepBytes}, 0 = none, at most 1 GiB): a control for the cold one-block premium
+     *     (issue 37 item 5), which evicts caches the way a 16 x 4 MiB case does without touching the Managers' state
      */
     public record Settings(List<Case> cases, int warmupExchanges, long warmupCaseMs, int warmupRounds, int rounds,
-            boolean flightRecording, List<String> managerArgs) {
+            boolean flightRecording, List<String> managerArgs, long sweepBytes) {
+        /** The largest {@link #sweepBytes}. */
+        public static final long SWEEP_BYTES_MAX = 1L << 30;
+
         public Settings {
             cases = List.copyOf(cases);
             managerArgs = List.copyOf(managerArgs);
-            if (cases.isEmpty() || warmupExchanges < 0 || warmupCaseMs < 0 || warmupRounds < 0 || rounds < 1) {
+            if (cases.isEmpty() || warmupExchanges < 0 || warmupCaseMs < 0 || warmupRounds < 0 || rounds < 1
+                    || sweepBytes < 0 || sweepBytes > SWEEP_BYTES_MAX) {
                 throw new IllegalArgumentException("bad restore harness settings: " + cases + ", warm-up " + warmupRounds
-                        + ", rounds " + rounds);
+                        + ", rounds " + rounds + ", sweep " + sweepBytes + " B (at most " + SWEEP_BYTES_MAX + ")");
             }
         }
 
@@ -137,7 +145,7 @@ public final class RestoreHarness {
                     Integer.getInteger("bench.restore.warmup", 5),
                     Integer.getInteger("bench.restore.rounds", 30), Boolean.getBoolean("bench.restore.jfr"),
                     Arrays.stream(System.getProperty("bench.restore.managerArgs", "").trim().split("\\s+"))
-                            .filter(a -> !a.isEmpty()).toList());
+                            .filter(a -> !a.isEmpty()).toList(), Long.getLong("bench.restore.sweepBytes", 0));
         }
     }
 
@@ -149,6 +157,8 @@ public final class RestoreHarness {
     private final EtcdFixture etcd;
     private final Path work;
     private final ContractVerdicts verdicts;
+    /** When the first measured round began (the flight recordings' stages are reported from here). */
+    private java.time.Instant measuredFrom;
 
     public RestoreHarness(Settings settings, BenchRun run, EtcdFixture etcd, Path work) {
         this.settings = settings;
@@ -173,10 +183,11 @@ public final class RestoreHarness {
         }
         run.report(String.format(Locale.ROOT, "host: %d cores, java %s; cases %s; warm-up %d exchanges of every arm of the smallest case, "
                 + "%d ms of rounds of every other case, then %d warm-up + %d measured rounds, arms in ABBA order per round; one keep-alive client per server reading "
-                + "into a preallocated buffer; Manager options added: %s", Runtime.getRuntime().availableProcessors(),
+                + "into a preallocated buffer; Manager options added: %s; harness memory swept before each case: %d B",
+                Runtime.getRuntime().availableProcessors(),
                 Runtime.version(), settings.cases().stream().map(Case::label).toList(), settings.warmupExchanges(),
                 settings.warmupCaseMs(), settings.warmupRounds(), settings.rounds(), settings.managerArgs().isEmpty() ? "none"
-                        : String.join(" ", settings.managerArgs())));
+                        : String.join(" ", settings.managerArgs()), settings.sweepBytes()));
         List<ManagerProcess> started = new ArrayList<>();
         Map<Case, Map<Arm, long[]>> restore = new LinkedHashMap<>();
         Map<Case, Map<SaveArm, long[]>> save = new LinkedHashMap<>();
@@ -238,8 +249,13 @@ public final class RestoreHarness {
                         warmUp(e, clients, toRaw, toR);
                     }
                 }
+                Runnable sweep = sweeper(settings.sweepBytes());
                 for (int round = -settings.warmupRounds(); round < settings.rounds(); round++) {
+                    if (round == 0) {
+                        measuredFrom = java.time.Instant.now();
+                    }
                     for (Exchange e : exchanges) {
+                        sweep.run();
                         List<Arm> arms = new ArrayList<>(List.of(Arm.values()));
                         List<SaveArm> saveArms = new ArrayList<>(List.of(SaveArm.values()));
                         if (Math.floorMod(round, 2) == 1) {
@@ -267,6 +283,7 @@ public final class RestoreHarness {
         } finally {
             if (settings.flightRecording()) {
                 stopForRecordings(started);
+                reportStages(started);
             }
             started.forEach(ManagerProcess::close);
         }
@@ -541,12 +558,27 @@ public final class RestoreHarness {
         args.addAll(extra);
         args.addAll(settings.managerArgs());
         List<String> jvm = settings.flightRecording() ? List.of("-XX:StartFlightRecording=settings="
-                + System.getProperty("bench.restore.jfrSettings", "profile") + ",dumponexit=true,filename="
-                + run.dir().resolve(node + ".jfr")) : List.of();
+                + System.getProperty("bench.restore.jfrSettings", "profile") + "," + FlightStages.ENABLE
+                + ",dumponexit=true,filename=" + run.dir().resolve(node + ".jfr")) : List.of();
         ManagerProcess m = ManagerProcess.launchAsImage(node, run.dir().resolve("logs"), jvm, args);
         started.add(m);
         m.awaitReady();
         return m;
+    }
+
+    /** Writes {@code bytes} of a buffer allocated once, a cache line at a time (nothing when 0). */
+    private static Runnable sweeper(long bytes) {
+        if (bytes == 0) {
+            return () -> { };
+        }
+        java.lang.foreign.MemorySegment buffer = java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
+        long[] pass = {0};
+        return () -> {
+            byte v = (byte) ++pass[0];
+            for (long at = 0; at < bytes; at += 64) {
+                buffer.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, v);
+            }
+        };
     }
 
     /** SIGTERM and a bounded wait, so each recording is dumped on exit (a SIGKILL would lose it). */
@@ -563,6 +595,23 @@ public final class RestoreHarness {
                 return;
             } catch (AssertionError e) {
                 run.report("flight recording of " + m + " not dumped: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Each recording's data-path stages over the measured rounds (issue 37 item 5), into the report. */
+    private void reportStages(List<ManagerProcess> started) {
+        if (measuredFrom == null) {
+            return;
+        }
+        run.report("");
+        run.report("stages over the measured rounds (flight-recorder events; HTTP at r mixes the peer TCP and shm arms):");
+        for (ManagerProcess m : started) {
+            Path jfr = run.dir().resolve(m.name() + ".jfr");
+            try {
+                FlightStages.summarize(m.name(), jfr, measuredFrom).forEach(run::report);
+            } catch (IOException e) {
+                run.report("stages of " + jfr + " not read: " + e.getMessage());
             }
         }
     }

@@ -31,7 +31,7 @@ class RestoreHarnessSmokeTest {
     void smoke() throws Exception {
         RestoreHarness.Settings s = new RestoreHarness.Settings(
                 List.of(new RestoreHarness.Case(1, 64 << 10), new RestoreHarness.Case(4, 256 << 10)), 1, 200, 1, 3, true,
-                List.of("--transfer-reads-per-connection-max", "2"));
+                List.of("--transfer-reads-per-connection-max", "2"), 1 << 20);
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "orbitkv-restore-smoke-");
         try {
             BenchRun run = BenchRun.create("restore-smoke");
@@ -43,7 +43,13 @@ class RestoreHarnessSmokeTest {
             // issue 37 item 5: every case but the smallest is warmed for warmupCaseMs, not only the smallest
             assertThat(Files.readString(run.dir().resolve("report.txt")))
                     .containsPattern("warm-up: [1-9][0-9]* rounds of every arm of 4 x 256 KiB in")
-                    .doesNotContain("rounds of every arm of 1 x 64 KiB");
+                    .doesNotContain("rounds of every arm of 1 x 64 KiB")
+                    // issue 37 item 5: the Managers' data-path events, per stage, over the measured rounds
+                    .containsPattern("r http restore 200 answer [0-9]+ B: n [1-9][0-9]*, p50/p90 us \\{receive=")
+                    .containsPattern("r exchange READ 65536 B Completed: n [1-9]")
+                    .containsPattern("r exchange READ-SHM 65536 B Completed: n [1-9]")
+                    .containsPattern("s serve READ 65536 B: n [1-9]")
+                    .containsPattern("s http restore 200 answer [0-9]+ B: n [1-9]");
             assertThat(r.restore()).containsOnlyKeys(s.cases());
             r.restore().values().forEach(byArm -> {
                 assertThat(byArm).containsOnlyKeys(RestoreHarness.Arm.values());
