@@ -32,9 +32,15 @@ import orbitkv.server.tier.LocalTiers;
  * {@code {"restored": n, "stop": "...", "route": "r=n stop=... routes=..."}} (docs/api.md "Streamed restore").
  */
 public final class StreamedRestore {
+    /**
+     * Recyclers kept for the end records' mapper: one per streamed restore writing its end record at once (a small
+     * JSON object); beyond it a released recycler is garbage-collected (a cache bound, nothing is lost).
+     */
+    static final int END_RECORD_RECYCLERS_MAX = 16;
     /** Buffers recycled across the handlers' virtual threads, as JsonRequests.newMapper() does one floor up. */
     private static final ObjectMapper JSON = new ObjectMapper(com.fasterxml.jackson.core.JsonFactory.builder()
-            .recyclerPool(com.fasterxml.jackson.core.util.JsonRecyclerPools.newBoundedPool(16)).build());
+            .recyclerPool(com.fasterxml.jackson.core.util.JsonRecyclerPools.newBoundedPool(END_RECORD_RECYCLERS_MAX))
+            .build());
 
     /** Where a streamed restore's records go, in order. */
     public interface RecordSink {
