@@ -15,15 +15,15 @@ import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Issue 37 item 5: where a restore's time goes, stage by stage, from a Manager's flight recording. The Manager's
- * data-path events ({@code orbitkv.HttpRequest}, {@code orbitkv.DataExchange}, {@code orbitkv.DataServe}, off by
- * default) are enabled by {@link #ENABLE}; {@link #summarize} groups the events that started at or after a given
+ * data-path events ({@code orbitkv.HttpRequest}, {@code orbitkv.DataExchange}, {@code orbitkv.DataServe},
+ * {@code orbitkv.Restore}, off by default) are enabled by {@link #ENABLE}; {@link #summarize} groups the events that started at or after a given
  * instant by event, kind and size and reports each stage's p50 and p90 in microseconds. Durations only: each stage is
  * timed within one process, so the two Managers' clocks never need aligning.
  */
 final class FlightStages {
-    /** Recording options that enable the three events (appended to {@code -XX:StartFlightRecording}). */
+    /** Recording options that enable the four events (appended to {@code -XX:StartFlightRecording}). */
     static final String ENABLE = "+orbitkv.HttpRequest#enabled=true,+orbitkv.DataExchange#enabled=true,"
-            + "+orbitkv.DataServe#enabled=true";
+            + "+orbitkv.DataServe#enabled=true,+orbitkv.Restore#enabled=true";
     /** Samples kept per group; later ones are counted, not kept. */
     static final int SAMPLES_MAX = 1 << 20;
 
@@ -31,7 +31,9 @@ final class FlightStages {
     static final Map<String, List<String>> STAGES = Map.of(
             "orbitkv.HttpRequest", List.of("receiveNanos", "queueNanos", "executeNanos", "writeNanos"),
             "orbitkv.DataExchange", List.of("handoffNanos", "answerWaitNanos", "bodyNanos"),
-            "orbitkv.DataServe", List.of("prepareNanos", "writeNanos"));
+            "orbitkv.DataServe", List.of("prepareNanos", "writeNanos"),
+            "orbitkv.Restore", List.of("evidenceNanos", "planNanos", "creditsNanos", "grantWaitNanos", "grantWakeNanos",
+                    "readNanos", "afterReadyNanos", "assembleNanos", "otherNanos", "totalNanos"));
 
     private FlightStages() {}
 
@@ -91,6 +93,8 @@ final class FlightStages {
                     + e.getLong("answerBytes") + " B";
             case "orbitkv.DataExchange" -> "exchange " + e.getString("kind") + " " + e.getLong("payloadBytes") + " B "
                     + e.getString("outcome");
+            case "orbitkv.Restore" -> "restore routes " + e.getInt("routes") + " grants " + e.getInt("peerGrants")
+                    + " keys " + e.getInt("keys") + " " + e.getLong("payloadBytes") + " B";
             default -> "serve " + e.getString("kind") + " " + e.getLong("payloadBytes") + " B"
                     + (e.getBoolean("written") ? "" : " unwritten");
         };

@@ -1,6 +1,7 @@
 package orbitkv.conformance.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,9 @@ class RestoreHarnessSmokeTest {
                     .containsPattern("r exchange READ 65536 B Completed: n [1-9]")
                     .containsPattern("r exchange READ-SHM 65536 B Completed: n [1-9]")
                     .containsPattern("s serve READ 65536 B: n [1-9]")
-                    .containsPattern("s http restore 200 answer [0-9]+ B: n [1-9]");
+                    .containsPattern("s http restore 200 answer [0-9]+ B: n [1-9]")
+                    .containsPattern("r restore routes 1 grants 1 keys 1 65536 B: n [1-9][0-9]*, p50/p90 us \\{evidence=")
+                    .containsPattern("s restore routes 1 grants 0 keys 1 65536 B: n [1-9]");
             assertThat(r.restore()).containsOnlyKeys(s.cases());
             r.restore().values().forEach(byArm -> {
                 assertThat(byArm).containsOnlyKeys(RestoreHarness.Arm.values());
@@ -65,6 +68,19 @@ class RestoreHarnessSmokeTest {
     private static void threePositiveSamples(long[] nanos) {
         assertThat(nanos).hasSize(3);
         assertThat(java.util.Arrays.stream(nanos).min().orElseThrow()).isPositive();
+    }
+
+    @Test
+    @DisplayName("a cache sweep beyond 1 GiB or below zero is refused by name, with both sides of the bound")
+    void sweepBound() {
+        List<RestoreHarness.Case> one = List.of(new RestoreHarness.Case(1, 64 << 10));
+        assertThat(new RestoreHarness.Settings(one, 0, 0, 0, 1, false, List.of(), RestoreHarness.Settings.SWEEP_BYTES_MAX)
+                .sweepBytes()).isEqualTo(1L << 30);
+        for (long bad : new long[] {RestoreHarness.Settings.SWEEP_BYTES_MAX + 1, -1}) {
+            assertThatThrownBy(() -> new RestoreHarness.Settings(one, 0, 0, 0, 1, false,
+                    List.of(), bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("sweep " + bad + " B (at most 1073741824)");
+        }
     }
 
     @Test

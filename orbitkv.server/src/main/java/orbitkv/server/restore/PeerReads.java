@@ -52,8 +52,12 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     /** Route READ bytes not yet charged to the node window (its remaining work in the window's scheduling order). */
     private long unchargedBytes;
     private final Optional<NodeAdmissionService> node;
+    private final RestoreStages stages;
+    /** When {@link #read} was called, for {@link RestoreStages#ready} (0 when no recording times the restore). */
+    private long submittedNanos;
 
-    PeerReads(RestoreTransfer t, Grant grant, BackendPolicy policy, RestoreNotes notes, LongSupplier remainingMs) {
+    PeerReads(RestoreTransfer t, Grant grant, BackendPolicy policy, RestoreNotes notes, LongSupplier remainingMs,
+            RestoreStages stages) {
         this.t = t;
         this.grant = grant;
         this.policy = policy;
@@ -61,11 +65,13 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
         this.remainingMs = remainingMs;
         this.readsMax = t.readsInFlightPerRoute();
         this.node = t.admission();
+        this.stages = stages;
     }
 
     @Override
     public TransferPorts.ReadSubmission read(RestoreRecords destination) {
         synchronized (this) {
+            submittedNanos = stages.now();
             dst = destination;
             for (int b = 0; b < dst.records.size(); b++) {
                 unchargedBytes += size(b);
@@ -185,6 +191,7 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
         cancel.forEach(ReadHandle::cancel);
         if (isReady) {
             dst.ready();
+            stages.ready(submittedNanos);
             ready.complete(new TransferPorts.ReadyOutcome.Ready());
         }
         if (isFailed) {

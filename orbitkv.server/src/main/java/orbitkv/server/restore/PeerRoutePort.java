@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import orbitkv.inventory.StateKey;
@@ -39,15 +40,17 @@ final class PeerRoutePort {
     private final RestoreNotes notes;
     private final BackendPolicy policy;
     private final LongSupplier remainingMs;
+    private final RestoreStages stages;
 
     /** @param remainingMs milliseconds left until the request's deadline, never negative */
     PeerRoutePort(RestoreTransfer t, RouteSelection routes, RestoreNotes notes, BackendPolicy policy,
-            LongSupplier remainingMs) {
+            LongSupplier remainingMs, RestoreStages stages) {
         this.t = t;
         this.routes = routes;
         this.notes = notes;
         this.policy = policy;
         this.remainingMs = remainingMs;
+        this.stages = stages;
     }
 
     TransferPorts.GrantOutcome<RestoreRecords> authorize(Route route, RouteSource.Peer peer) {
@@ -65,9 +68,12 @@ final class PeerRoutePort {
         }
         Duration timeout = Duration.ofMillis(Math.min(t.authorizeTimeoutMs(), remaining));
         AuthorizeOutcome outcome;
+        RestoreStages.Grant timing = stages.grantAsked();
         try {
-            outcome = t.engine().authorize(new GrantRequest(member.get(), Intent.FOREGROUND, refs, timeout))
-                    .toCompletableFuture().get(timeout.toMillis() + AUTHORIZE_SLACK_MS, TimeUnit.MILLISECONDS);
+            CompletableFuture<AuthorizeOutcome> answer = t.engine().authorize(new GrantRequest(member.get(),
+                    Intent.FOREGROUND, refs, timeout)).toCompletableFuture();
+            outcome = timing.watch(answer).get(timeout.toMillis() + AUTHORIZE_SLACK_MS, TimeUnit.MILLISECONDS);
+            timing.resumed();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return refused("cancelled", List.of(), "interrupted");
@@ -86,7 +92,7 @@ final class PeerRoutePort {
                 List<BlockResult> blocks = g.grant().blocks();
                 if (blocks.stream().allMatch(b -> b instanceof BlockResult.Granted)) {
                     yield new TransferPorts.GrantOutcome.Granted<>(new PeerReads(t, g.grant(), policy, notes,
-                            remainingMs));
+                            remainingMs, stages));
                 }
                 t.engine().release(g.grant()); // nothing was READ: released at once
                 yield refusedBlocks(route, blocks);

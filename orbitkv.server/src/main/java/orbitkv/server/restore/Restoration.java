@@ -41,6 +41,7 @@ public final class Restoration {
     private final long deadlineNanos;
     private final RestoreNotes notes = new RestoreNotes();
     private final RestorePorts ports;
+    private final RestoreStages stages;
     private Speculation speculation;
 
     /**
@@ -48,13 +49,22 @@ public final class Restoration {
      */
     public Restoration(LocalTiers tiers, RestoreView view, RouteSelection routes, long bodyBytesMax,
             ByteBufAllocator alloc, RestoreRequest req) {
-        this(tiers, view.evidence(req.namespace(), req.keys()), view.transfer(), routes, bodyBytesMax, alloc, req,
-                System.nanoTime() + req.deadlineMs() * 1_000_000L);
+        RestoreStages stages = RestoreStages.begin(); // the evidence lookup is the restore's first stage
+        IndexEvidence evidence = view.evidence(req.namespace(), req.keys());
+        stages.evidenced();
+        this(tiers, evidence, view.transfer(), routes, bodyBytesMax, alloc, req,
+                System.nanoTime() + req.deadlineMs() * 1_000_000L, stages);
     }
 
     /** One restore of {@code req} on given evidence by {@code deadlineNanos} (a window of a streamed restore). */
     Restoration(LocalTiers tiers, IndexEvidence index, Optional<RestoreTransfer> transfer, RouteSelection routes,
             long bodyBytesMax, ByteBufAllocator alloc, RestoreRequest req, long deadlineNanos) {
+        this(tiers, index, transfer, routes, bodyBytesMax, alloc, req, deadlineNanos, RestoreStages.begin());
+    }
+
+    private Restoration(LocalTiers tiers, IndexEvidence index, Optional<RestoreTransfer> transfer,
+            RouteSelection routes, long bodyBytesMax, ByteBufAllocator alloc, RestoreRequest req, long deadlineNanos,
+            RestoreStages stages) {
         this.tiers = tiers;
         this.routes = routes;
         this.req = req;
@@ -63,11 +73,13 @@ public final class Restoration {
         this.bodyBytesMax = bodyBytesMax;
         this.budget = tiers.copyOut();
         this.deadlineNanos = deadlineNanos;
+        this.stages = stages;
         BackendPolicy policy = req.backend().orElseGet(() -> transfer.map(RestoreTransfer::defaultBackend)
                 .orElse(BackendPolicy.SHARED_MEMORY_PREFERRED));
-        Optional<PeerRoutePort> peer = transfer.map(t -> new PeerRoutePort(t, routes, notes, policy, this::remainingMs));
+        Optional<PeerRoutePort> peer = transfer.map(t -> new PeerRoutePort(t, routes, notes, policy, this::remainingMs,
+                stages));
         this.ports = new RestorePorts(tiers, transfer, alloc, bodyBytesMax, notes, new LocalRoutePort(tiers, notes),
-                peer);
+                peer, stages);
     }
 
     /** Framing bytes of every record of the demand (the payload capacity is the body bound minus these). */
@@ -125,6 +137,7 @@ public final class Restoration {
             ports.abandonAll(Set.of());
             throw e;
         }
+        stages.plannerReturned();
         List<RestoreResult.DeliveredRoute> out = new ArrayList<>(r.delivered().size());
         List<RouteHeader.Served> served = new ArrayList<>(r.restoredKeys());
         Set<RestoreRecords> delivered = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -153,7 +166,10 @@ public final class Restoration {
         if (r.stop() == PrefixStop.DESTINATION_CAPACITY && r.restoredKeys() < req.keys().size()) {
             countResponseMemory(r.restoredKeys());
         }
-        return new RestoreResult(out, r.restoredKeys(), notes.stop(r.stop()), served, r.trace().header(), budget);
+        RestoreResult result = new RestoreResult(out, r.restoredKeys(), notes.stop(r.stop()), served,
+                r.trace().header(), budget);
+        stages.assembled(out.size(), r.restoredKeys(), served);
+        return result;
     }
 
     /**

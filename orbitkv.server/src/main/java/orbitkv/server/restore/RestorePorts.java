@@ -34,11 +34,12 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
     private final RestoreNotes notes;
     private final LocalRoutePort local;
     private final Optional<PeerRoutePort> peer;
+    private final RestoreStages stages;
     /** Every destination this request created, by route (identity: the executor hands back the same Route). */
     private final Map<Route, RestoreRecords> destinations = new IdentityHashMap<>();
 
     RestorePorts(LocalTiers tiers, Optional<RestoreTransfer> transfer, ByteBufAllocator alloc, long bodyBytesMax,
-            RestoreNotes notes, LocalRoutePort local, Optional<PeerRoutePort> peer) {
+            RestoreNotes notes, LocalRoutePort local, Optional<PeerRoutePort> peer, RestoreStages stages) {
         this.tiers = tiers;
         this.transfer = transfer;
         this.alloc = alloc;
@@ -47,6 +48,7 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
         this.notes = notes;
         this.local = local;
         this.peer = peer;
+        this.stages = stages;
     }
 
     /**
@@ -82,6 +84,16 @@ final class RestorePorts implements TransferPorts<RestoreRecords> {
 
     @Override
     public CreditOutcome<RestoreRecords> credits(Route route) {
+        long asked = stages.portCalled();
+        try {
+            return take(route);
+        } finally {
+            stages.credited(asked);
+        }
+    }
+
+    /** The route's receive credits (a peer's), node room and record memory, in that order; all or nothing. */
+    private CreditOutcome<RestoreRecords> take(Route route) {
         long bytes = 0;
         for (RouteBlock b : route.blocks()) {
             bytes += RecordHeader.recordBytes(b.key().key().length, b.sizeBytes());

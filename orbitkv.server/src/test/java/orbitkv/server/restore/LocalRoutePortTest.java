@@ -55,7 +55,7 @@ class LocalRoutePortTest {
                 SsdTier.open(dir.resolve("ssd"), 1 << 20, 64, 64, 1 << 20, sequence), sequence,
                 new CopyOutBudget(1 << 20));
         ports = new RestorePorts(tiers, Optional.empty(), UnpooledByteBufAllocator.DEFAULT, 1 << 20, notes,
-                new LocalRoutePort(tiers, notes), Optional.empty());
+                new LocalRoutePort(tiers, notes), Optional.empty(), RestoreStages.OFF);
     }
 
     @AfterEach

@@ -76,9 +76,9 @@ class PeerRoutePortTest {
     private RestorePorts ports(RestoreTransfer t) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         PeerRoutePort peer = new PeerRoutePort(t, null, notes, t.defaultBackend(),
-                () -> Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+                () -> Math.max(0, (deadline - System.nanoTime()) / 1_000_000), RestoreStages.OFF);
         return new RestorePorts(tiers, Optional.of(t), UnpooledByteBufAllocator.DEFAULT, 1 << 20, notes,
-                new LocalRoutePort(tiers, notes), Optional.of(peer));
+                new LocalRoutePort(tiers, notes), Optional.of(peer), RestoreStages.OFF);
     }
 
     private static RestoreRecords held(TransferPorts.CreditOutcome<RestoreRecords> c) {
