@@ -69,6 +69,13 @@ final class FakeEngine implements TransferEngine {
     /** When set, every READ completes as soon as it is submitted, its bytes {@code 0x60 + block} (prefetch tests). */
     volatile boolean autoComplete;
 
+    /** Grants every block asked at {@code sizeBytes} and completes every READ at once ({@link #autoComplete}). */
+    void grantEveryBlock(long sizeBytes) {
+        autoComplete = true;
+        authorize = r -> new AuthorizeOutcome.Granted(grant(r.blocks().stream()
+                .map(b -> (BlockResult) new BlockResult.Granted(b, sizeBytes, 0)).toList()));
+    }
+
     static Grant grant(List<BlockResult> blocks) {
         UUID id = UUID.randomUUID();
         return new Grant() {

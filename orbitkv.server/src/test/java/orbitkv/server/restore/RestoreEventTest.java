@@ -2,35 +2,19 @@ package orbitkv.server.restore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import jdk.jfr.consumer.RecordingStream;
-import orbitkv.index.Coverage;
-import orbitkv.index.Replica;
-import orbitkv.inventory.Medium;
-import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
-import orbitkv.recovery.RoutePolicy;
-import orbitkv.recovery.RouteSelection;
-import orbitkv.server.tier.CopyOutBudget;
-import orbitkv.server.tier.DramTier;
-import orbitkv.server.tier.LocalTiers;
-import orbitkv.server.tier.ResidencySequence;
 import orbitkv.testing.Await;
-import orbitkv.transfer.AuthorizeOutcome;
-import orbitkv.transfer.BlockResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -47,65 +31,43 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("unit")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RestoreEventTest {
-    private static final Namespace NS = Namespace.utf8("ns");
     private static final int SIZE = 4000;
     private static final List<String> STAGES = List.of("evidenceNanos", "planNanos", "creditsNanos", "grantWaitNanos",
             "grantWakeNanos", "readNanos", "afterReadyNanos", "assembleNanos", "otherNanos");
 
     @TempDir
     Path dir;
-    private LocalTiers tiers;
-    private final FakeEngine engine = new FakeEngine();
-    private final RouteSelection routes = RouteSelection.create(RoutePolicy.defaults());
+    private DramPeerFixture f;
 
     @BeforeEach
     void open() throws Exception {
-        ResidencySequence sequence = new ResidencySequence();
-        tiers = new LocalTiers(DramTier.open(dir, 64 * 1024, 64, sequence), null, sequence, new CopyOutBudget(1 << 20));
-        engine.autoComplete = true;
-        engine.authorize = r -> new AuthorizeOutcome.Granted(FakeEngine.grant(r.blocks().stream()
-                .map(b -> (BlockResult) new BlockResult.Granted(b, SIZE, 0)).toList()));
+        f = new DramPeerFixture(dir, 64 * 1024, SIZE);
     }
 
     @AfterEach
     void close() throws Exception {
-        assertThat(tiers.copyOut().heldBytes()).isZero();
-        tiers.close();
-        routes.close();
-    }
-
-    private static StateKey key(int i) {
-        return new StateKey(NS, new byte[] {(byte) i});
+        f.close();
     }
 
     /** A restore of {@code keys}, each listed by the index at the fake engine's source only when {@code peer}. */
-    private RestoreResult restore(List<StateKey> keys, boolean peer) {
-        List<List<Replica>> replicas = new ArrayList<>();
-        for (int k = 0; k < keys.size(); k++) {
-            replicas.add(peer ? List.of(new Replica(FakeEngine.SOURCE, Medium.DRAM, 7, SIZE, false)) : List.of());
-        }
-        IndexEvidence evidence = new IndexEvidence(Coverage.CompleteAtWatermarks, 1, replicas,
-                Collections.nCopies(keys.size(), false));
-        RestoreRequest req = new RestoreRequest(NS, keys, 30_000, Optional.empty(), false, false);
-        RestoreResult r = new Restoration(tiers, evidence, Optional.of(engine.transfer(1 << 20, 4, true)), routes, 1 << 20,
-                UnpooledByteBufAllocator.DEFAULT, req, System.nanoTime() + TimeUnit.SECONDS.toNanos(30)).run();
+    private void restore(List<StateKey> keys, boolean peer) {
+        RestoreResult r = f.restoration(keys, peer, false).run();
         assertThat(r.restoredKeys()).isEqualTo(keys.size());
         r.release();
-        return r;
     }
 
     @Test
     @DisplayName("issue 37 item 5 enabled, a restore is one orbitkv.Restore event whose disjoint stages add up to its total")
     void enabledEventTimesDisjointStages() {
-        assertThat(tiers.save(key(9), new byte[SIZE]).getClass().getSimpleName()).isEqualTo("Stored");
+        assertThat(f.tiers.save(DramPeerFixture.key(9), new byte[SIZE]).getClass().getSimpleName()).isEqualTo("Stored");
         List<RecordedEvent> events = new CopyOnWriteArrayList<>();
         try (RecordingStream stream = new RecordingStream()) {
             stream.setReuse(false);
             stream.enable("orbitkv.Restore");
             stream.onEvent("orbitkv.Restore", events::add);
             stream.startAsync();
-            restore(List.of(key(1), key(2)), true);
-            restore(List.of(key(9)), false);
+            restore(List.of(DramPeerFixture.key(1), DramPeerFixture.key(2)), true);
+            restore(List.of(DramPeerFixture.key(9)), false);
             Await.inJvm("two restore events streamed", Duration.ofSeconds(20), () -> events.size() >= 2);
         }
         assertThat(events).hasSize(2).allSatisfy(e -> {
@@ -139,7 +101,7 @@ class RestoreEventTest {
         try (Recording r = new Recording()) {
             r.enable("jdk.ThreadStart"); // a recording runs, with the JDK's own event only
             r.start();
-            restore(List.of(key(1)), true);
+            restore(List.of(DramPeerFixture.key(1)), true);
             r.stop();
             Path file = Files.createTempFile(dir, "restore", ".jfr");
             r.dump(file);

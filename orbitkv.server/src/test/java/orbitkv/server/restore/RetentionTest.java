@@ -5,26 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import orbitkv.index.Coverage;
-import orbitkv.index.Replica;
 import orbitkv.inventory.Medium;
-import orbitkv.inventory.Namespace;
 import orbitkv.inventory.StateKey;
-import orbitkv.recovery.RoutePolicy;
-import orbitkv.recovery.RouteSelection;
 import orbitkv.server.config.SpeculationOptions;
-import orbitkv.server.tier.CopyOutBudget;
-import orbitkv.server.tier.DramTier;
 import orbitkv.server.tier.LocalTiers;
 import orbitkv.server.tier.Residence;
 import orbitkv.server.tier.ResidencySequence;
-import orbitkv.transfer.AuthorizeOutcome;
-import orbitkv.transfer.BlockResult;
 import orbitkv.transfer.PayloadSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,35 +30,29 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("unit")
 @Timeout(60)
 class RetentionTest {
-    private static final Namespace NS = Namespace.utf8("ns");
     private static final int SIZE = 4000;
     private static final long DRAM = 64 * 1024;
 
     @TempDir
     Path dir;
+    private DramPeerFixture f;
     private LocalTiers tiers;
     private ResidencySequence sequence;
-    private final FakeEngine engine = new FakeEngine();
-    private final RouteSelection routes = RouteSelection.create(RoutePolicy.defaults());
 
     @BeforeEach
     void open() throws Exception {
-        sequence = new ResidencySequence();
-        tiers = new LocalTiers(DramTier.open(dir, DRAM, 64, sequence), null, sequence, new CopyOutBudget(1 << 20));
-        engine.autoComplete = true;
-        engine.authorize = r -> new AuthorizeOutcome.Granted(FakeEngine.grant(r.blocks().stream()
-                .map(b -> (BlockResult) new BlockResult.Granted(b, SIZE, 0)).toList()));
+        f = new DramPeerFixture(dir, DRAM, SIZE);
+        tiers = f.tiers;
+        sequence = f.sequence;
     }
 
     @AfterEach
     void close() throws Exception {
-        assertThat(tiers.copyOut().heldBytes()).isZero();
-        tiers.close();
-        routes.close();
+        f.close();
     }
 
     private static StateKey key(int i) {
-        return new StateKey(NS, new byte[] {(byte) i});
+        return DramPeerFixture.key(i);
     }
 
     private static ByteBuffer bytes(int value) {
@@ -142,15 +124,7 @@ class RetentionTest {
     }
 
     private RestoreResult restore(Speculation s, boolean storeLocal, List<StateKey> keys) {
-        List<List<Replica>> replicas = new ArrayList<>();
-        for (int k = 0; k < keys.size(); k++) {
-            replicas.add(List.of(new Replica(FakeEngine.SOURCE, Medium.DRAM, 7, SIZE, false)));
-        }
-        IndexEvidence evidence = new IndexEvidence(Coverage.CompleteAtWatermarks, 1, replicas,
-                java.util.Collections.nCopies(keys.size(), false));
-        RestoreRequest req = new RestoreRequest(NS, keys, 30_000, Optional.empty(), false, storeLocal);
-        return new Restoration(tiers, evidence, Optional.of(engine.transfer(1 << 20, 4, true)), routes, 1 << 20,
-                UnpooledByteBufAllocator.DEFAULT, req, System.nanoTime() + TimeUnit.SECONDS.toNanos(30)).with(s).run();
+        return f.restoration(keys, true, storeLocal).with(s).run();
     }
 
     @Test
