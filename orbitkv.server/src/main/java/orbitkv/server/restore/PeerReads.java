@@ -53,7 +53,7 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
     private long unchargedBytes;
     private final Optional<NodeAdmissionService> node;
     private final RestoreStages stages;
-    /** When {@link #read} was called, for {@link RestoreStages#ready} (0 when no recording times the restore). */
+    /** When {@link #read} was called, for {@link RestoreStages#ready} (0 when no recording times it); guarded by this. */
     private long submittedNanos;
 
     PeerReads(RestoreTransfer t, Grant grant, BackendPolicy policy, RestoreNotes notes, LongSupplier remainingMs,
@@ -173,6 +173,7 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
         boolean isReady = false;
         boolean isFailed = false;
         boolean isDrained;
+        long submitted;
         synchronized (this) {
             inFlight--;
             inFlightBytes -= size(b);
@@ -187,11 +188,12 @@ final class PeerReads implements TransferPorts.SourceGrant<RestoreRecords> {
                 cancel = List.copyOf(handles);
             }
             isDrained = inFlight == 0 && (failed || completed == dst.records.size()) && !submitting;
+            submitted = submittedNanos;
         }
         cancel.forEach(ReadHandle::cancel);
         if (isReady) {
             dst.ready();
-            stages.ready(submittedNanos);
+            stages.ready(submitted);
             ready.complete(new TransferPorts.ReadyOutcome.Ready());
         }
         if (isFailed) {
