@@ -18,7 +18,9 @@ import jdk.jfr.Timespan;
  * is assembled, before the HTTP layer encodes it.
  *
  * <p>Peer routes only in the grant and READ stages: a local route's pin and copy are part of {@code other}. Sums over
- * the restore's peer routes; a one-route restore (the case this event was built for) has one of each.
+ * the restore's peer routes; a one-route restore (the case this event was built for) has one of each, and its stages
+ * are disjoint, so they add up to the total. When routes overlap in time, the sums can exceed the total and
+ * {@code other} is then negative: read such an event's stages as work done, not as a split of its duration.
  */
 @Name("orbitkv.Restore")
 @Label("Restore")
