@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/bench qualify [--smoke] [--force] [--runs N] [--skip STEP[,STEP]] [Maven args...]   (issue 37 item 1)
+# scripts/bench qualify [--smoke] [--force] [--runs N] [--skip STEP[,STEP]] [--isolation-pairs DIR] [Maven args...]
+#   (issue 37 item 1)
 # Runs every formal contract cell of docs/performance.md in sequence on a quiet machine, under the shared bench lock:
 #   visibility collection, P1/P2 (N consecutive runs), bootstrap (N consecutive runs), isolation (PERF-3, DRAM and SSD),
 #   restore end to end (local, peer TCP/shm vs raw and the raw relay arm, Mooncake margin, one block, save),
@@ -13,11 +14,15 @@
 #   --skip S  steps not run in this sitting (visibility, p1, bootstrap, isolation, restore, read-ratio, engine): each
 #             is a COLLECTION FAILED row saying so, so the sitting still exits non-zero (the formal isolation alone
 #             takes about 6 h: 2 media x 5 pairs x 2 arms x 1,050 rounds at 1 s; it is its own sitting)
+#   --isolation-pairs DIR  the isolation step judges the pairs recorded in DIR (an isolation resume directory, filled
+#             by earlier sittings of `scripts/bench isolation -Dbench.isolation.resumeDir=DIR` with the same settings)
+#             and runs no new pair (pairsThisSitting=0): a matrix DIR does not complete is COLLECTION FAILED. The table
+#             names DIR, its pair count and when its pairs were recorded, so the figures' dates are not this sitting's.
 # Other arguments (for example -o) are handed to every Maven run. Files: ${TMPDIR:-/tmp}/orbitkv-bench/<UTC>-qualify/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/jdk.sh
-smoke=0 force=0 runs="" skip=","
+smoke=0 force=0 runs="" skip="," iso_pairs=""
 extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -25,6 +30,7 @@ while [ $# -gt 0 ]; do
         --force) force=1 ;;
         --runs) runs=${2:?--runs N}; shift ;;
         --skip) skip=",${2:?--skip STEP[,STEP]},"; shift ;;
+        --isolation-pairs) iso_pairs=${2:?--isolation-pairs DIR}; shift ;;
         *) extra+=("$1") ;;
     esac
     shift
@@ -32,6 +38,15 @@ done
 [ -n "$runs" ] || runs=$([ $smoke = 1 ] && echo 1 || echo 3)
 case "$runs" in ''|*[!0-9]*|0) echo "scripts/bench qualify: --runs takes a positive number, got '$runs'" >&2; exit 2 ;; esac
 LOAD_MAX=1.5
+iso_from=()
+iso_note="isolation: run in this sitting"
+if [ -n "$iso_pairs" ]; then
+    [ -f "$iso_pairs/matrix.properties" ] || { echo "scripts/bench qualify: --isolation-pairs '$iso_pairs' is not an isolation resume directory (no matrix.properties)" >&2; exit 2; }
+    iso_pairs=$(cd "$iso_pairs" && pwd)
+    iso_from=(-Dbench.isolation.resumeDir="$iso_pairs" -Dbench.isolation.pairsThisSitting=0)
+    recorded=$(sed -n 's/^recorded=//p' "$iso_pairs"/*/pair.properties 2>/dev/null | sed 's/\\//g' | sort)
+    iso_note="isolation: no new pair; judged over the $(printf '%s\n' "$recorded" | grep -c .) pairs recorded in $iso_pairs ($(printf '%s\n' "$recorded" | head -1 | cut -c1-16) to $(printf '%s\n' "$recorded" | tail -1 | cut -c1-16) UTC)"
+fi
 
 dir="${TMPDIR:-/tmp}/orbitkv-bench/$(date -u +%Y%m%d-%H%M%S)-qualify"
 mkdir -p "$dir"
@@ -99,7 +114,7 @@ fi
 step visibility scripts/bench visibility "${vis[@]}"
 for i in $(seq 1 "$runs"); do step "p1-run$i" scripts/bench p1 "${p1[@]}"; done
 for i in $(seq 1 "$runs"); do step "bootstrap-run$i" scripts/bench bootstrap "${boot[@]}"; done
-step isolation scripts/bench isolation "${iso[@]}"
+step isolation scripts/bench isolation "${iso[@]}" "${iso_from[@]}"
 step restore scripts/bench restore "${restore[@]}"
 step read-ratio scripts/bench read "${read[@]}"
 step engine scripts/bench engine "${engine[@]}"
@@ -109,6 +124,6 @@ load_end=$(uptime)
 javac -nowarn -d "$dir/classes" orbitkv.testing/src/main/java/orbitkv/testing/ContractVerdicts.java || exit 2
 java -cp "$dir/classes" orbitkv.testing.ContractVerdicts "$verdicts" \
     "$([ $smoke = 1 ] && echo "SMOKE sitting (shortened: figures judge nothing)" || echo "formal sitting"), commit $commit, $runs run(s) of P1/P2 and bootstrap, $(date -u '+%Y-%m-%d %H:%M UTC')" \
-    "quiet machine (1-min load ≤ $LOAD_MAX at start): $quiet$([ $force = 1 ] && echo ' (--force)')" \
+    "quiet machine (1-min load ≤ $LOAD_MAX at start): $quiet$([ $force = 1 ] && echo ' (--force)')" "$iso_note" \
     "at start: $load_start" "at end:   $load_end" "files: $dir" | tee "$dir/table.md"
 exit "${PIPESTATUS[0]}"
