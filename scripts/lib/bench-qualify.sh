@@ -18,7 +18,9 @@
 #             by earlier sittings of `scripts/bench isolation -Dbench.isolation.resumeDir=DIR` with the same settings)
 #             and runs no new pair (pairsThisSitting=0): a matrix DIR does not complete is COLLECTION FAILED. The table
 #             names DIR, its pair count and when its pairs were recorded, so the figures' dates are not this sitting's.
-# Other arguments (for example -o) are handed to every Maven run. Files: ${TMPDIR:-/tmp}/orbitkv-bench/<UTC>-qualify/.
+# Other arguments (for example -o) are handed to every Maven run. Files: ${TMPDIR:-/tmp}/orbitkv-bench/<UTC>-qualify/,
+# the harnesses' plots in its plots/ (not docs/perf/: a sitting leaves the checkout as it found it, so the plots that
+# earlier records show stay theirs; copy a plot into docs/perf/ with the record that shows it).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/jdk.sh
@@ -47,6 +49,8 @@ if [ -n "$iso_pairs" ]; then
     recorded=$(sed -n 's/^recorded=//p' "$iso_pairs"/*/pair.properties 2>/dev/null | sed 's/\\//g' | sort)
     iso_note="isolation: no new pair; judged over the $(printf '%s\n' "$recorded" | grep -c .) pairs recorded in $iso_pairs ($(printf '%s\n' "$recorded" | head -1 | cut -c1-16) to $(printf '%s\n' "$recorded" | tail -1 | cut -c1-16) UTC)"
 fi
+
+case "$skip" in *,isolation,*) iso_note="isolation: not run in this sitting (--skip)${iso_pairs:+; the pairs in $iso_pairs not judged}" ;; esac
 
 dir="${TMPDIR:-/tmp}/orbitkv-bench/$(date -u +%Y%m%d-%H%M%S)-qualify"
 mkdir -p "$dir"
@@ -86,7 +90,7 @@ step() {
     esac
     before=$(wc -l < "$verdicts")
     echo "== $name: $* (log $log)"
-    "$@" "-Dbench.verdicts=$verdicts" "${extra[@]}" > "$log" 2>&1
+    "$@" "-Dbench.verdicts=$verdicts" "-Dbench.docsPlots=$dir/plots" "${extra[@]}" > "$log" 2>&1
     code=$?
     grep -aE '^(PASS|FAIL|COLLECTION FAILED) ' "$log" | sed 's/^/   /'
     after=$(wc -l < "$verdicts")
